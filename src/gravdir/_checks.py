@@ -137,7 +137,8 @@ def check_unit_vector(
     if normalize:
         if np.any(norm <= 1e-12):
             raise ValueError(f"Expected `{name}` to be non-zero vector(s), got a zero vector.")
-        return v / norm
+        unit: NDArray[np.float64] = v / norm
+        return unit
     worst = float(np.max(np.abs(norm - 1.0))) if norm.size else 0.0
     if worst > atol:
         raise ValueError(

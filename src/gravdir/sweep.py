@@ -1,0 +1,917 @@
+"""Fit the gravity sinusoid of a forward/backward joint sweep.
+
+A joint swept forward and backward at constant speed, every other joint locked, measures
+
+.. math:: \\tau(q, v) = c + a \\sin q + b \\cos q + F_c\\, \\mathrm{sgn}\\, v + F_v v
+          \\; [+\\ \\text{load-dependent friction}] \\; [+\\ \\text{harmonics}] + \\varepsilon,
+
+whose gravity part is :math:`a \\sin q + b \\cos q = A \\sin(q + \\varphi)` with
+:math:`A = \\operatorname{hypot}(a, b) \\ge 0` and :math:`\\varphi = \\operatorname{atan2}(b, a)`.
+:func:`fit_sweep` estimates every term in one linear least-squares solve, batched over leading
+axes. :func:`fit_sweep_common_mode` is the seed's method (average of the forward and backward
+passes on a common grid), offered for comparison.
+
+References
+----------
+Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques), and DESIGN.md,
+"Sweep fitting".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import (
+    InsufficientDataError,
+    check_array,
+    check_option,
+    check_positive,
+    check_same_shape,
+)
+
+__all__ = [
+    "SweepFit",
+    "SweepZeros",
+    "amplitude_phase_bound",
+    "fit_sweep",
+    "fit_sweep_common_mode",
+    "wrap_angle",
+]
+
+FRICTION_OPTIONS = ("auto", "coulomb-viscous", "coulomb", "none")
+LOAD_FRICTION_OPTIONS = ("none", "signed", "abs")
+
+# A sweep shorter than this cannot separate the offset from the gravity sinusoid in practice:
+# on a 30 degree arc the amplitude variance is already ~1e3 times its full-circle value
+# (docs/sweep.md tabulates the inflation against the arc length).
+DEFAULT_MIN_ARC = float(np.deg2rad(30.0))
+# Relative spread of |velocity| below which the Coulomb and viscous columns are collinear to
+# rounding: a commanded constant speed gives a spread of exactly zero.
+DEFAULT_SINGLE_SPEED_RTOL = 1e-6
+
+
+@dataclass(frozen=True)
+class SweepZeros:
+    """Joint positions where the fitted gravity torque vanishes.
+
+    Attributes
+    ----------
+    unstable : ndarray, shape (...)
+        The zero with :math:`d\\tau/dq < 0`: the distal mass is highest there.
+        :math:`q = \\pi - \\varphi`, wrapped to (-pi, pi].
+    stable : ndarray, shape (...)
+        The zero with :math:`d\\tau/dq > 0`: the distal mass is lowest there.
+        :math:`q = -\\varphi`, wrapped to (-pi, pi].
+    std : ndarray, shape (...)
+        Standard deviation of either zero (that of the phase), radians.
+    """
+
+    unstable: NDArray[np.float64]
+    stable: NDArray[np.float64]
+    std: NDArray[np.float64]
+
+
+@dataclass(frozen=True, repr=False)
+class SweepFit:
+    """The fitted model of one sweep (or of a batch of sweeps, over leading axes).
+
+    The gravity part of the measured torque is ``amplitude * sin(q + phase)``.
+
+    Attributes
+    ----------
+    amplitude : ndarray, shape (...)
+        Gravity amplitude :math:`A \\ge 0`, in the torque's units.
+    phase : ndarray, shape (...)
+        Phase :math:`\\varphi` in (-pi, pi], radians.
+    offset : ndarray, shape (...)
+        Constant torque offset :math:`c`.
+    coulomb : ndarray, shape (...)
+        Coulomb friction :math:`F_c` (coefficient of ``sign(velocity)``). Where ``single_speed``
+        is true this is the whole friction at the sweep speed and ``viscous`` is zero.
+    viscous : ndarray, shape (...)
+        Viscous friction :math:`F_v` (coefficient of ``velocity``).
+    load_coefficient : ndarray, shape (...)
+        Load-dependent friction :math:`\\mu` in :math:`\\mu\\,|\\tau_g|\\,\\mathrm{sgn}\\,v`;
+        zero when ``load_friction="none"``.
+    harmonic_orders : tuple of float
+        Orders :math:`k` of the nuisance harmonics :math:`\\sin kq, \\cos kq` that were fitted.
+    harmonic_coefficients : ndarray, shape (..., len(harmonic_orders), 2)
+        Their ``(sin, cos)`` coefficients.
+    coefficients : ndarray, shape (..., p)
+        All linear coefficients, in the order of ``column_names``.
+    column_names : tuple of str
+        Names of the design-matrix columns.
+    covariance : ndarray, shape (..., p, p)
+        Covariance of ``coefficients``, :math:`\\hat\\sigma^2 (X^\\top X)^{-1}` with
+        :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(n_{used} - p)` (for ``load_friction="abs"`` the
+        Gauss-Newton Jacobian replaces :math:`X`).
+    residual_rms : ndarray, shape (...)
+        Root mean square of the residuals over the samples used.
+    n_used : ndarray of int, shape (...)
+        Number of samples used (those with ``|velocity| >= min_speed``).
+    single_speed : ndarray of bool, shape (...)
+        True where all used samples share one speed, so a single friction term was fitted.
+    arc : ndarray, shape (...)
+        Span of the joint angles used, radians.
+    method : str
+        ``"least-squares"`` or ``"common-mode"``.
+    """
+
+    amplitude: NDArray[np.float64]
+    phase: NDArray[np.float64]
+    offset: NDArray[np.float64]
+    coulomb: NDArray[np.float64]
+    viscous: NDArray[np.float64]
+    load_coefficient: NDArray[np.float64]
+    harmonic_orders: tuple[float, ...]
+    harmonic_coefficients: NDArray[np.float64]
+    coefficients: NDArray[np.float64]
+    column_names: tuple[str, ...]
+    covariance: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
+    n_used: NDArray[np.int64]
+    single_speed: NDArray[np.bool_]
+    arc: NDArray[np.float64]
+    method: str
+
+    @property
+    def amplitude_phase_covariance(self) -> NDArray[np.float64]:
+        """Covariance of ``(amplitude, phase)``, shape (..., 2, 2), to first order.
+
+        With :math:`a = A\\cos\\varphi`, :math:`b = A\\sin\\varphi` the Jacobian of
+        :math:`(A, \\varphi)` with respect to :math:`(a, b)` is
+        :math:`\\begin{pmatrix} a/A & b/A \\\\ -b/A^2 & a/A^2 \\end{pmatrix}`. Where the amplitude
+        is exactly zero the phase variance is infinite.
+        """
+        return _amplitude_phase_covariance(
+            self.coefficients[..., 1:3], self.covariance[..., 1:3, 1:3]
+        )
+
+    @property
+    def amplitude_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``amplitude``, shape (...)."""
+        return np.sqrt(self.amplitude_phase_covariance[..., 0, 0])
+
+    @property
+    def phase_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``phase`` in radians, shape (...); infinite where A = 0."""
+        return np.sqrt(self.amplitude_phase_covariance[..., 1, 1])
+
+    def gravity_torque(self, q: ArrayLike) -> NDArray[np.float64]:
+        """The fitted gravity torque :math:`A \\sin(q + \\varphi)` at joint angles `q`.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., m)
+            Joint angles; the leading axes broadcast against the fit's batch shape.
+
+        Returns
+        -------
+        ndarray, shape (..., m)
+        """
+        qq = check_array(q, "q", min_ndim=1)
+        return self.amplitude[..., None] * np.sin(qq + self.phase[..., None])
+
+    def friction_torque(self, velocity: ArrayLike) -> NDArray[np.float64]:
+        """The fitted load-free friction :math:`F_c\\,\\mathrm{sgn}\\,v + F_v v` at `velocity`.
+
+        Parameters
+        ----------
+        velocity : array_like, shape (..., m)
+            Joint velocities; the leading axes broadcast against the fit's batch shape.
+
+        Returns
+        -------
+        ndarray, shape (..., m)
+        """
+        v = check_array(velocity, "velocity", min_ndim=1)
+        return self.coulomb[..., None] * np.sign(v) + self.viscous[..., None] * v
+
+    def zeros(self) -> SweepZeros:
+        """The joint positions where the fitted gravity torque vanishes.
+
+        Returns
+        -------
+        SweepZeros
+            ``unstable`` (:math:`q = \\pi - \\varphi`, distal mass highest, torque slope
+            negative) and ``stable`` (:math:`q = -\\varphi`, mass lowest), wrapped to (-pi, pi].
+
+        Notes
+        -----
+        :math:`A \\sin(q + \\varphi) = 0` at :math:`q + \\varphi \\in \\{0, \\pi\\}` and
+        :math:`d\\tau/dq = A \\cos(q + \\varphi)` is :math:`-A` at the first and :math:`+A` at
+        the second. Holding torque opposes gravity, so a negative slope means a small forward
+        step lets gravity pull further forward: the mass is at its highest.
+        """
+        return SweepZeros(
+            unstable=wrap_angle(np.pi - self.phase),
+            stable=wrap_angle(-self.phase),
+            std=self.phase_std,
+        )
+
+    def __repr__(self) -> str:
+        if self.amplitude.ndim:
+            return (
+                f"SweepFit(batch shape {self.amplitude.shape}, method={self.method!r}, "
+                f"columns={self.column_names})"
+            )
+        z = self.zeros()
+        return (
+            f"SweepFit(amplitude={float(self.amplitude):.6g} ± {float(self.amplitude_std):.2g}, "
+            f"phase={np.degrees(float(self.phase)):.4f}° "
+            f"± {np.degrees(float(self.phase_std)):.2g}°, "
+            f"zeros: unstable={np.degrees(float(z.unstable)):.4f}° "
+            f"stable={np.degrees(float(z.stable)):.4f}°, offset={float(self.offset):.6g}, "
+            f"coulomb={float(self.coulomb):.6g}, viscous={float(self.viscous):.6g}, "
+            f"residual_rms={float(self.residual_rms):.3g}, n_used={int(self.n_used)}, "
+            f"arc={np.degrees(float(self.arc)):.1f}°, method={self.method!r})"
+        )
+
+
+def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
+    """Wrap angles to (-pi, pi].
+
+    Examples
+    --------
+    >>> wrap_angle([np.pi, -np.pi, 3 * np.pi / 2]).round(6)
+    array([ 3.141593,  3.141593, -1.570796])
+    """
+    a = np.asarray(x, dtype=np.float64)
+    w = np.mod(a + np.pi, 2 * np.pi) - np.pi
+    return np.where(w <= -np.pi, w + 2 * np.pi, w)
+
+
+def _amplitude_phase_covariance(
+    ab: NDArray[np.float64], cov_ab: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    a, b = ab[..., 0], ab[..., 1]
+    amp2 = a * a + b * b
+    amp = np.sqrt(amp2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jac = np.stack([np.stack([a / amp, b / amp], -1), np.stack([-b / amp2, a / amp2], -1)], -2)
+        out = jac @ cov_ab @ np.swapaxes(jac, -1, -2)
+    zero = amp2 == 0
+    if np.any(zero):
+        # At A = 0 the phase is undefined: report its variance as infinite and the amplitude's
+        # as the larger principal variance of (a, b).
+        out = np.array(out)
+        out[zero] = np.array([[0.0, 0.0], [0.0, np.inf]])
+        out[zero, 0, 0] = np.linalg.eigvalsh(cov_ab[zero])[..., -1]
+    return out
+
+
+def _batch_index(shape: tuple[int, ...], mask: NDArray[np.bool_]) -> str:
+    if not shape:
+        return ""
+    idx = np.argwhere(mask)[0]
+    return f" (at batch index {tuple(int(i) for i in idx)})"
+
+
+def _design(
+    q: NDArray[np.float64],
+    velocity: NDArray[np.float64],
+    used: NDArray[np.float64],
+    friction_terms: int,
+    load_signed: bool,
+    harmonics: tuple[float, ...],
+) -> tuple[NDArray[np.float64], list[str]]:
+    """Design matrix with columns first, shape (..., p, n); unused samples are zero rows."""
+    names = ["offset", "sin", "cos"]
+    sin_q, cos_q = np.sin(q), np.cos(q)
+    sgn = np.sign(velocity)
+    cols: list[NDArray[np.float64]] = [np.ones_like(q), sin_q, cos_q]
+    if friction_terms >= 1:
+        cols.append(sgn)
+        names.append("coulomb")
+    if friction_terms == 2:
+        cols.append(velocity)
+        names.append("viscous")
+    if load_signed:
+        cols += [sgn * sin_q, sgn * cos_q]
+        names += ["load_sin", "load_cos"]
+    for k in harmonics:
+        cols += [np.sin(k * q), np.cos(k * q)]
+        names += [f"sin_{k:g}", f"cos_{k:g}"]
+    x = np.stack(cols, axis=-2) * used[..., None, :]
+    return x, names
+
+
+def _solve_normal(
+    x: NDArray[np.float64], y: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Least squares from equilibrated normal equations plus one step of refinement.
+
+    ``x`` is (..., p, n) with unused samples zeroed, ``y`` is (..., n) with the same zeros.
+    Returns the coefficients (..., p) and :math:`(X^T X)^{-1}` (..., p, p).
+    """
+    gram = x @ np.swapaxes(x, -1, -2)
+    d = np.sqrt(np.diagonal(gram, axis1=-2, axis2=-1))
+    d = np.where(d > 0, d, 1.0)
+    scaled = gram / (d[..., :, None] * d[..., None, :])
+    inv_scaled = np.linalg.inv(scaled)
+    rhs = np.einsum("...pn,...n->...p", x, y)
+    beta = np.einsum("...pq,...q->...p", inv_scaled, rhs / d) / d
+    # One refinement step: the normal equations square the condition number, refinement
+    # recovers the accuracy of an orthogonal factorisation on well-posed sweeps.
+    resid = y - np.einsum("...p,...pn->...n", beta, x)
+    rhs2 = np.einsum("...pn,...n->...p", x, resid)
+    beta = beta + np.einsum("...pq,...q->...p", inv_scaled, rhs2 / d) / d
+    inv_gram = inv_scaled / (d[..., :, None] * d[..., None, :])
+    return beta, inv_gram
+
+
+def _check_sweep_inputs(
+    q: ArrayLike, tau: ArrayLike, velocity: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    qq = check_array(q, "q", min_ndim=1)
+    tt = check_array(tau, "tau", min_ndim=1)
+    vv = check_array(velocity, "velocity", min_ndim=1)
+    shape = check_same_shape(q=qq, tau=tt, velocity=vv)
+    return (
+        np.broadcast_to(qq, shape),
+        np.broadcast_to(tt, shape),
+        np.broadcast_to(vv, shape),
+    )
+
+
+def _check_harmonics(harmonics: Sequence[float]) -> tuple[float, ...]:
+    try:
+        orders = tuple(float(k) for k in harmonics)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"Expected `harmonics` to be a sequence of numbers, got {harmonics!r}."
+        ) from exc
+    for k in orders:
+        if not np.isfinite(k) or k <= 0 or k == 1.0:
+            raise ValueError(
+                f"Expected `harmonics` to hold positive orders other than 1 (order 1 is the "
+                f"gravity sinusoid), got {k!r}."
+            )
+    if len(set(orders)) != len(orders):
+        raise ValueError(f"Expected `harmonics` to hold distinct orders, got {orders!r}.")
+    return orders
+
+
+@dataclass(frozen=True)
+class _Design:
+    x: NDArray[np.float64]
+    names: list[str]
+    used: NDArray[np.float64]
+    used_b: NDArray[np.bool_]
+    sgn: NDArray[np.float64]
+    n_used: NDArray[np.int64]
+    single_speed: NDArray[np.bool_]
+    arc: NDArray[np.float64]
+    friction_terms: int
+
+
+def _prepare(
+    qq: NDArray[np.float64],
+    vv: NDArray[np.float64],
+    min_speed: float | None,
+    friction: str,
+    load_friction: str,
+    orders: tuple[float, ...],
+    min_arc: float,
+    single_speed_rtol: float,
+) -> _Design:
+    """Speed mask, checks on what it leaves, and the design matrix of a sweep fit."""
+    batch = qq.shape[:-1]
+    speed = np.abs(vv)
+    vmax = np.max(speed, axis=-1)
+    if min_speed is None:
+        threshold = 0.1 * vmax
+    else:
+        threshold = np.full(batch, check_positive(min_speed, "min_speed", allow_zero=True))
+    used_b = speed >= threshold[..., None]
+    if friction != "none" or load_friction != "none":
+        used_b &= speed > 0
+    used = used_b.astype(np.float64)
+    n_used = np.count_nonzero(used_b, axis=-1)
+
+    # Direction coverage and single-speed detection, per sweep.
+    sgn = np.sign(vv)
+    n_fwd = np.count_nonzero(used_b & (sgn > 0), axis=-1)
+    n_bwd = np.count_nonzero(used_b & (sgn < 0), axis=-1)
+    needs_both = friction != "none" or load_friction != "none"
+    if needs_both and np.any((n_fwd == 0) | (n_bwd == 0)):
+        bad = (n_fwd == 0) | (n_bwd == 0)
+        raise InsufficientDataError(
+            "Expected `velocity` to have samples in both directions above `min_speed` when "
+            "friction columns are on, got a sweep with one direction only"
+            f"{_batch_index(batch, bad)}; pass friction='none' and load_friction='none' to fit "
+            "a one-way sweep."
+        )
+    # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v):
+    # then a single friction term is all the data can tell.
+    single_speed = np.ones(batch, dtype=bool)
+    for side in (sgn > 0, sgn < 0):
+        sel = used_b & side
+        big = np.where(sel, speed, -np.inf).max(axis=-1)
+        small = np.where(sel, speed, np.inf).min(axis=-1)
+        with np.errstate(invalid="ignore"):
+            spread = np.where(big > 0, (big - small) / np.where(big > 0, big, 1.0), 0.0)
+        single_speed &= spread <= single_speed_rtol
+    if friction == "coulomb-viscous" and np.any(single_speed):
+        raise InsufficientDataError(
+            "Expected `velocity` to hold more than one speed for friction='coulomb-viscous', got "
+            f"a single speed{_batch_index(batch, single_speed)}: Coulomb and viscous friction are "
+            "collinear there; use friction='auto' or 'coulomb'."
+        )
+    if friction == "coulomb":
+        single_speed = np.ones(batch, dtype=bool)
+    elif friction == "none":
+        single_speed = np.zeros(batch, dtype=bool)
+    friction_terms = {"none": 0, "coulomb": 1}.get(friction, 2)
+
+    n_params = 3 + friction_terms + (2 if load_friction == "signed" else 0)
+    n_params += (1 if load_friction == "abs" else 0) + 2 * len(orders)
+    n_params -= 1 if friction_terms == 2 and bool(np.all(single_speed)) else 0
+    if np.any(n_used <= n_params):
+        bad = n_used <= n_params
+        raise InsufficientDataError(
+            f"Expected more than {n_params} samples with |`velocity`| >= `min_speed` "
+            f"(one more than the {n_params} fitted coefficients), got {int(np.min(n_used))}"
+            f"{_batch_index(batch, bad)}."
+        )
+    q_hi = np.where(used_b, qq, -np.inf).max(axis=-1)
+    q_lo = np.where(used_b, qq, np.inf).min(axis=-1)
+    arc = q_hi - q_lo
+    if np.any(arc < min_arc):
+        raise InsufficientDataError(
+            f"Expected the used samples of `q` to span at least {np.degrees(min_arc):.1f}° "
+            f"(`min_arc`), got {np.degrees(float(np.min(arc))):.2f}°"
+            f"{_batch_index(batch, arc < min_arc)}: the offset and the gravity sinusoid cannot "
+            "be separated on a shorter arc."
+        )
+
+    x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
+    if friction_terms == 2 and np.any(single_speed):
+        # One friction term where the speeds are equal: the viscous column is zeroed there and
+        # its diagonal made 1 below, so its coefficient and covariance come out exactly zero.
+        x[..., names.index("viscous"), :] *= ~single_speed[..., None]
+    return _Design(x, names, used, used_b, sgn, n_used, single_speed, arc, friction_terms)
+
+
+def fit_sweep(
+    q: ArrayLike,
+    tau: ArrayLike,
+    velocity: ArrayLike,
+    *,
+    min_speed: float | None = None,
+    friction: str = "auto",
+    load_friction: str = "none",
+    harmonics: Sequence[float] = (),
+    min_arc: float = DEFAULT_MIN_ARC,
+    single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
+    max_iter: int = 50,
+) -> SweepFit:
+    """Fit the gravity sinusoid, offset and friction of a joint sweep by linear least squares.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n)
+        Joint angles of the swept joint, radians (unwrapped: a sweep is a continuous arc).
+    tau : array_like, shape (..., n)
+        Measured joint torque (τ = torque the actuator applies about +axis).
+    velocity : array_like, shape (..., n)
+        Joint velocity, rad/s; its sign says the direction of motion. The three arrays broadcast
+        together; leading axes are independent sweeps, fitted in one batched solve.
+    min_speed : float, optional
+        Samples with ``|velocity| < min_speed`` (reversals, the slow ends of acceleration ramps,
+        where stiction is not modelled) are dropped. Default: 10% of the largest ``|velocity|``
+        of each sweep.
+    friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
+        Friction columns. ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``; ``"coulomb"`` only
+        ``sign(v)``; ``"none"`` neither. ``"auto"`` (default) fits both unless each direction
+        moves at a single speed (relative spread of ``|v|`` below `single_speed_rtol`): then
+        ``[1, sign(v), v]`` has rank 2 and a single term is fitted; ``single_speed`` in the
+        result says which. (With different single speeds per direction the offset then absorbs
+        :math:`F_v (v_+ - v_-)/2`; gravity is unaffected.) With ``"coulomb-viscous"`` at a single speed an error is raised.
+    load_friction : {"none", "signed", "abs"}, optional
+        Friction growing with the gravity load, :math:`\\mu |\\tau_g| \\mathrm{sgn}\\, v`.
+        ``"signed"`` adds the columns ``sign(v) sin q`` and ``sign(v) cos q`` (exact while the
+        gravity torque keeps its sign over the arc); ``"abs"`` fits the column
+        ``sign(v) |A sin(q + φ)|`` by Gauss-Newton from the load-free fit (exact across gravity
+        zeros too).
+    harmonics : sequence of float, optional
+        Orders :math:`k \\ne 1` of nuisance harmonics ``sin(k q), cos(k q)`` (gear ripple,
+        unmodelled posture dependence) fitted beside gravity.
+    min_arc : float, optional
+        Smallest accepted span of the used joint angles, radians (default 30°: below it the
+        offset and the gravity sinusoid are nearly collinear; see docs/sweep.md).
+    single_speed_rtol : float, optional
+        Relative spread ``(max|v| - min|v|) / max|v|`` within a direction below which that
+        direction counts as moving at one speed.
+    max_iter : int, optional
+        Gauss-Newton iteration limit for ``load_friction="abs"``.
+
+    Returns
+    -------
+    SweepFit
+        Amplitude, phase, offset, friction, covariance and residuals of each sweep.
+
+    Raises
+    ------
+    ValueError
+        If the arrays do not broadcast, contain NaN or infinity, or an option is unknown.
+    InsufficientDataError
+        If, in any sweep, too few samples remain after the speed mask, a direction has no samples
+        while friction columns are on, or the arc is shorter than `min_arc`.
+
+    Notes
+    -----
+    The model is linear in its coefficients,
+    :math:`\\tau = X\\beta + \\varepsilon` with columns
+    :math:`[1, \\sin q, \\cos q, \\mathrm{sgn}\\,v, v, \\dots]`, so one least-squares solve gives
+    the maximum-likelihood estimate under white Gaussian noise; no interpolation of the forward
+    and backward passes is needed. Then :math:`A = \\operatorname{hypot}(a, b)` and
+    :math:`\\varphi = \\operatorname{atan2}(b, a)`. The covariance is
+    :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`; amplitude and phase variances follow to first order
+    (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated normal equations
+    with one step of iterative refinement; unused samples are zero rows, so sweeps with different
+    masks share one batched solve.
+
+    References
+    ----------
+    Seed ``000_fd3a83f130b85770.txt``; DESIGN.md, "Sweep fitting".
+
+    Examples
+    --------
+    >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
+    >>> tau = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
+    >>> fit = fit_sweep(q, tau, v)
+    >>> print(f"{fit.amplitude:.6f} {fit.phase:.6f} {fit.coulomb:.6f} {bool(fit.single_speed)}")
+    5.000000 0.400000 0.800000 True
+    """
+    qq, tt, vv = _check_sweep_inputs(q, tau, velocity)
+    friction = check_option(friction, "friction", FRICTION_OPTIONS)
+    load_friction = check_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
+    orders = _check_harmonics(harmonics)
+    min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
+    single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
+    if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
+    d = _prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
+    x, names, used, single_speed = d.x, d.names, d.used, d.single_speed
+    friction_terms = d.friction_terms
+    y = tt * used
+    x_fit = x
+    if load_friction == "abs":
+        beta, inv_gram, x_fit, names = _fit_load_abs(qq, y, x, used, d.sgn, names, max_iter)
+    else:
+        beta, inv_gram = _solve_with_pinned(x, y, names, single_speed)
+    resid = (y - np.einsum("...p,...pn->...n", beta, x_fit)) * used
+    rss = np.einsum("...n,...n->...", resid, resid)
+    dof = d.n_used - len(names) + (single_speed & (friction_terms == 2)).astype(np.int64)
+    sigma2 = rss / dof
+    cov = sigma2[..., None, None] * inv_gram
+    if friction_terms == 2 and np.any(single_speed):
+        iv = names.index("viscous")
+        cov[..., iv, :] *= ~single_speed[..., None]
+        cov[..., :, iv] *= ~single_speed[..., None]
+    return _make_fit(
+        beta,
+        cov,
+        names,
+        orders,
+        qq,
+        d.used_b,
+        d.sgn,
+        load_friction,
+        np.sqrt(rss / d.n_used),
+        d.n_used,
+        single_speed,
+        d.arc,
+        "least-squares",
+    )
+
+
+def _solve_with_pinned(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    names: list[str],
+    single_speed: NDArray[np.bool_],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    if "viscous" in names and np.any(single_speed):
+        # The zeroed viscous column gets one unit "sample" outside the data, making its normal
+        # equation beta_v = 0 exactly without touching the other coefficients.
+        iv = names.index("viscous")
+        pad = np.zeros(x.shape[:-1] + (1,))
+        pad[..., iv, 0] = single_speed.astype(np.float64)
+        x = np.concatenate([x, pad], axis=-1)
+        y = np.concatenate([y, np.zeros(y.shape[:-1] + (1,))], axis=-1)
+    return _solve_normal(x, y)
+
+
+def _fit_load_abs(
+    q: NDArray[np.float64],
+    y: NDArray[np.float64],
+    x: NDArray[np.float64],
+    used: NDArray[np.float64],
+    sgn: NDArray[np.float64],
+    names: list[str],
+    max_iter: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
+    """Gauss-Newton for tau = X beta + mu sgn(v) |a sin q + b cos q|, from the load-free fit."""
+    single = np.zeros(x.shape[:-2], dtype=bool)
+    beta0, _ = _solve_with_pinned(x, y, names, single)
+    names = [*names, "load_abs"]
+    sin_q, cos_q = np.sin(q), np.cos(q)
+    beta = np.concatenate([beta0, np.zeros(beta0.shape[:-1] + (1,))], axis=-1)
+    jac = x
+    inv_gram = np.zeros(beta.shape + beta.shape[-1:])
+    for _ in range(max_iter):
+        a, b, mu = beta[..., 1:2], beta[..., 2:3], beta[..., -1:]
+        tg = a * sin_q + b * cos_q
+        sg = np.sign(tg)
+        load_col = sgn * np.abs(tg) * used
+        model = np.concatenate([x, load_col[..., None, :]], axis=-2)
+        # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b).
+        jac = model.copy()
+        jac[..., 1, :] = x[..., 1, :] * (1 + mu * sgn * sg)
+        jac[..., 2, :] = x[..., 2, :] * (1 + mu * sgn * sg)
+        resid = (y - np.einsum("...p,...pn->...n", beta, model)) * used
+        step, inv_gram = _solve_normal(jac, resid)
+        beta = beta + step
+        if np.all(np.abs(step) <= 1e-14 * (1.0 + np.abs(beta))):
+            break
+    a, b = beta[..., 1:2], beta[..., 2:3]
+    load_col = sgn * np.abs(a * sin_q + b * cos_q) * used
+    x_fit = np.concatenate([x, load_col[..., None, :]], axis=-2)
+    return beta, inv_gram, x_fit, names
+
+
+def _make_fit(
+    beta: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    names: list[str],
+    orders: tuple[float, ...],
+    q: NDArray[np.float64],
+    used_b: NDArray[np.bool_],
+    sgn: NDArray[np.float64],
+    load_friction: str,
+    residual_rms: NDArray[np.float64],
+    n_used: NDArray[np.int64],
+    single_speed: NDArray[np.bool_],
+    arc: NDArray[np.float64],
+    method: str,
+) -> SweepFit:
+    a, b = beta[..., 1], beta[..., 2]
+    zeros = np.zeros(beta.shape[:-1])
+
+    def coef(name: str) -> NDArray[np.float64]:
+        return beta[..., names.index(name)] if name in names else zeros
+
+    load = coef("load_abs")
+    if load_friction == "signed":
+        # sgn(v)(d sin q + e cos q) = mu sgn(v) |tau_g| with tau_g = a sin q + b cos q of one sign
+        # s over the arc: (d, e) = mu s (a, b), so mu = s (d a + e b) / A^2.
+        tg = a[..., None] * np.sin(q) + b[..., None] * np.cos(q)
+        side = np.sign(np.sum(np.where(used_b, tg, 0.0), axis=-1))
+        amp2 = a * a + b * b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            load = np.where(
+                amp2 > 0, side * (coef("load_sin") * a + coef("load_cos") * b) / amp2, 0.0
+            )
+    harm = (
+        np.stack([np.stack([coef(f"sin_{k:g}"), coef(f"cos_{k:g}")], -1) for k in orders], -2)
+        if orders
+        else np.zeros(beta.shape[:-1] + (0, 2))
+    )
+    return SweepFit(
+        amplitude=np.hypot(a, b),
+        phase=wrap_angle(np.arctan2(b, a)),
+        offset=coef("offset"),
+        coulomb=coef("coulomb"),
+        viscous=coef("viscous"),
+        load_coefficient=load,
+        harmonic_orders=orders,
+        harmonic_coefficients=harm,
+        coefficients=beta,
+        column_names=tuple(names),
+        covariance=cov,
+        residual_rms=residual_rms,
+        n_used=n_used.astype(np.int64),
+        single_speed=np.asarray(single_speed, dtype=bool),
+        arc=arc,
+        method=method,
+    )
+
+
+def amplitude_phase_bound(
+    q: ArrayLike,
+    velocity: ArrayLike,
+    amplitude: ArrayLike,
+    phase: ArrayLike,
+    noise_std: ArrayLike,
+    *,
+    min_speed: float | None = None,
+    friction: str = "auto",
+    harmonics: Sequence[float] = (),
+    single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
+) -> NDArray[np.float64]:
+    """Cramér-Rao bound of ``(amplitude, phase)`` for a planned sweep under white noise.
+
+    Parameters
+    ----------
+    q, velocity : array_like, shape (..., n)
+        Joint angles and velocities of the sweep, as they will be passed to :func:`fit_sweep`.
+    amplitude, phase : array_like, shape (...)
+        The gravity sinusoid assumed for the bound (a prior or a first fit).
+    noise_std : array_like, shape (...)
+        Standard deviation of the white torque noise.
+    min_speed, friction, harmonics, single_speed_rtol
+        As in :func:`fit_sweep`; the bound is that of the same model.
+
+    Returns
+    -------
+    ndarray, shape (..., 2, 2)
+        The smallest covariance of ``(amplitude, phase)`` an unbiased estimator of that model can
+        reach. :func:`fit_sweep` (least squares, hence maximum likelihood for Gaussian noise)
+        attains it to first order.
+
+    Notes
+    -----
+    The model is linear in :math:`\\beta`, so its Fisher information is
+    :math:`X^\\top X / \\sigma^2` and the bound on :math:`(a, b)` is the corresponding block of
+    :math:`\\sigma^2 (X^\\top X)^{-1}`; :math:`(A, \\varphi)` is a smooth reparametrisation, whose
+    bound is :math:`J\\,C_{ab}\\,J^\\top`. For uniform samples over a full period and no other
+    columns this gives :math:`\\mathrm{var}\\,A = 2\\sigma^2/N` and
+    :math:`\\mathrm{var}\\,\\varphi = 2\\sigma^2/(N A^2)`.
+
+    Examples
+    --------
+    >>> q = np.linspace(0, 2 * np.pi, 1000, endpoint=False)
+    >>> bound = amplitude_phase_bound(q, np.ones_like(q), 2.0, 0.3, 0.1, friction="none")
+    >>> var_a, var_phi = bound[0, 0], bound[1, 1]
+    >>> print(f"{var_a / (2 * 0.1**2 / 1000):.6f} {var_phi / (2 * 0.1**2 / (1000 * 2.0**2)):.6f}")
+    1.000000 1.000000
+    """
+    qq = check_array(q, "q", min_ndim=1)
+    vv = check_array(velocity, "velocity", min_ndim=1)
+    amp = check_array(amplitude, "amplitude")
+    ph = check_array(phase, "phase")
+    sd = check_array(noise_std, "noise_std")
+    if np.any(amp < 0) or np.any(sd <= 0):
+        raise ValueError(
+            "Expected `amplitude` >= 0 and `noise_std` > 0, got "
+            f"min amplitude {float(np.min(amp)):g}, min noise_std {float(np.min(sd)):g}."
+        )
+    shape = check_same_shape(q=qq, velocity=vv)
+    orders = _check_harmonics(harmonics)
+    friction = check_option(friction, "friction", FRICTION_OPTIONS)
+    single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
+    d = _prepare(
+        np.broadcast_to(qq, shape),
+        np.broadcast_to(vv, shape),
+        min_speed,
+        friction,
+        "none",
+        orders,
+        0.0,
+        single_speed_rtol,
+    )
+    _, inv_gram = _solve_with_pinned(d.x, np.zeros(shape), d.names, d.single_speed)
+    batch = inv_gram.shape[:-2]
+    ab = np.stack([amp * np.cos(ph), amp * np.sin(ph)], -1)
+    ab = np.broadcast_to(ab, batch + (2,))
+    var = np.broadcast_to(sd**2, batch)[..., None, None]
+    return _amplitude_phase_covariance(ab, var * inv_gram[..., 1:3, 1:3])
+
+
+def fit_sweep_common_mode(
+    q: ArrayLike,
+    tau: ArrayLike,
+    velocity: ArrayLike,
+    *,
+    min_speed: float | None = None,
+    n_grid: int | None = None,
+    min_arc: float = DEFAULT_MIN_ARC,
+) -> SweepFit:
+    """The seed's common-mode method: average the forward and backward passes, then fit.
+
+    Parameters
+    ----------
+    q, tau, velocity : array_like, shape (..., n)
+        As in :func:`fit_sweep`. Samples with ``velocity > 0`` form the forward pass, those with
+        ``velocity < 0`` the backward pass.
+    min_speed : float, optional
+        As in :func:`fit_sweep` (default 10% of the largest speed).
+    n_grid : int, optional
+        Number of points of the common grid (default: the smaller pass's sample count).
+    min_arc : float, optional
+        Smallest accepted span of the overlap of the two passes, radians.
+
+    Returns
+    -------
+    SweepFit
+        ``method="common-mode"``; ``coulomb`` is the mean half-difference of the passes (all the
+        friction at the sweep speed), ``viscous`` and ``load_coefficient`` are zero and
+        ``single_speed`` is true. ``covariance`` covers ``(offset, sin, cos, coulomb)``; it treats
+        the grid values as independent, which interpolation makes only approximately true.
+
+    Raises
+    ------
+    ValueError, InsufficientDataError
+        As :func:`fit_sweep`, and when the passes do not overlap by `min_arc`.
+
+    Notes
+    -----
+    On a common grid :math:`q_k`, the mean of the passes
+    :math:`\\tfrac12(\\tau_+ + \\tau_-) = c + A\\sin(q + \\varphi)` removes every friction term
+    that is odd in the velocity, and the half-difference :math:`\\tfrac12(\\tau_+ - \\tau_-)` is
+    the friction. The interpolation onto the grid is linear, so curvature of the torque between
+    samples biases the result slightly; :func:`fit_sweep` needs no grid and is exact.
+
+    Examples
+    --------
+    >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
+    >>> tau = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
+    >>> fit = fit_sweep_common_mode(q, tau, v)
+    >>> print(f"{fit.amplitude:.4f} {fit.phase:.4f} {fit.coulomb:.4f}")
+    5.0000 0.4000 0.8000
+    """
+    qq, tt, vv = _check_sweep_inputs(q, tau, velocity)
+    min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
+    if n_grid is not None and (not isinstance(n_grid, (int, np.integer)) or n_grid < 8):
+        raise ValueError(f"Expected `n_grid` to be an integer >= 8, got {n_grid!r}.")
+    batch = qq.shape[:-1]
+    flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
+    grids, means, halves = [], [], []
+    for i in range(flat[0].shape[0]):
+        qi, ti, vi = flat[0][i], flat[1][i], flat[2][i]
+        speed = np.abs(vi)
+        thr = (
+            0.1 * speed.max()
+            if min_speed is None
+            else check_positive(min_speed, "min_speed", allow_zero=True)
+        )
+        fwd = (vi > 0) & (speed >= thr)
+        bwd = (vi < 0) & (speed >= thr)
+        where = f" (at batch index {np.unravel_index(i, batch)})" if batch else ""
+        if np.count_nonzero(fwd) < 4 or np.count_nonzero(bwd) < 4:
+            raise InsufficientDataError(
+                "Expected `velocity` to have at least 4 samples in each direction above "
+                f"`min_speed`, got {np.count_nonzero(fwd)} forward and {np.count_nonzero(bwd)} "
+                f"backward{where}."
+            )
+        lo = max(qi[fwd].min(), qi[bwd].min())
+        hi = min(qi[fwd].max(), qi[bwd].max())
+        if hi - lo < max(min_arc, 1e-12):
+            raise InsufficientDataError(
+                f"Expected the forward and backward passes of `q` to overlap by at least "
+                f"{np.degrees(min_arc):.1f}° (`min_arc`), got {np.degrees(max(hi - lo, 0)):.2f}°"
+                f"{where}."
+            )
+        m = n_grid if n_grid is not None else min(np.count_nonzero(fwd), np.count_nonzero(bwd))
+        grid = np.linspace(lo, hi, m)
+        order_f = np.argsort(qi[fwd], kind="stable")
+        order_b = np.argsort(qi[bwd], kind="stable")
+        tf = np.interp(grid, qi[fwd][order_f], ti[fwd][order_f])
+        tb = np.interp(grid, qi[bwd][order_b], ti[bwd][order_b])
+        grids.append(grid)
+        means.append(0.5 * (tf + tb))
+        halves.append(0.5 * (tf - tb))
+    sizes = {g.size for g in grids}
+    if len(sizes) != 1:
+        raise ValueError(
+            "Expected the sweeps of a batch to give grids of one size, got sizes "
+            f"{sorted(sizes)}; pass `n_grid`."
+        )
+    grid_a = np.stack(grids).reshape(batch + (grids[0].size,))
+    mean_a = np.stack(means).reshape(grid_a.shape)
+    half_a = np.stack(halves).reshape(grid_a.shape)
+    ones = np.ones_like(grid_a)
+    x, names = _design(grid_a, ones, ones, 0, False, ())
+    beta, inv_gram = _solve_normal(x, mean_a)
+    resid = mean_a - np.einsum("...p,...pn->...n", beta, x)
+    m_pts = grids[0].size
+    rss = np.einsum("...n,...n->...", resid, resid)
+    coulomb = half_a.mean(axis=-1)
+    var_c = np.var(half_a, axis=-1, ddof=1) / m_pts
+    cov = np.zeros(batch + (4, 4))
+    cov[..., :3, :3] = (rss / (m_pts - 3))[..., None, None] * inv_gram
+    cov[..., 3, 3] = var_c
+    beta4 = np.concatenate([beta, coulomb[..., None]], axis=-1)
+    return _make_fit(
+        beta4,
+        cov,
+        [*names, "coulomb"],
+        (),
+        grid_a,
+        np.ones(grid_a.shape, dtype=bool),
+        ones,
+        "none",
+        np.sqrt(rss / m_pts),
+        np.full(batch, m_pts, dtype=np.int64),
+        np.ones(batch, dtype=bool),
+        grid_a[..., -1] - grid_a[..., 0],
+        "common-mode",
+    )

@@ -1,0 +1,344 @@
+"""Tests of gravdir.sweep: exactness, batching, zeros, uncertainty and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gravdir import InsufficientDataError
+from gravdir.sweep import (
+    amplitude_phase_bound,
+    fit_sweep,
+    fit_sweep_common_mode,
+    wrap_angle,
+)
+
+
+def trapezoid_sweep(
+    start: float, stop: float, speed: float, rate: float = 200.0, ramp: float = 0.3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Forward start->stop then back, trapezoidal velocity with linear ramps of `ramp` seconds."""
+    span = stop - start
+    cruise = span / speed - ramp  # time at full speed such that the distance is span
+    assert cruise > 0
+    t_pass = 2 * ramp + cruise
+    t = np.arange(0.0, t_pass, 1.0 / rate)
+    v = speed * np.clip(np.minimum(t / ramp, (t_pass - t) / ramp), 0.0, 1.0)
+    # Integrate the piecewise-linear velocity exactly.
+    q = np.where(
+        t < ramp,
+        0.5 * speed * t**2 / ramp,
+        np.where(
+            t < ramp + cruise,
+            0.5 * speed * ramp + speed * (t - ramp),
+            span - 0.5 * speed * (t_pass - t) ** 2 / ramp,
+        ),
+    )
+    q_all = np.concatenate([start + q, stop - q])
+    v_all = np.concatenate([v, -v])
+    return q_all, v_all
+
+
+def model_torque(q, v, amp, phase, offset=0.0, coulomb=0.0, viscous=0.0, load=0.0):
+    tg = amp * np.sin(q + phase)
+    return offset + tg + (coulomb + load * np.abs(tg)) * np.sign(v) + viscous * v
+
+
+angles = st.floats(-np.pi, np.pi)
+
+
+@given(
+    amp=st.floats(0.5, 50.0),
+    phase=angles,
+    offset=st.floats(-3, 3),
+    coulomb=st.floats(0.0, 2.0),
+    viscous=st.floats(0.0, 5.0),
+    arc_deg=st.floats(60.0, 360.0),
+    centre=angles,
+    speed=st.floats(0.05, 1.0),
+)
+def test_exact_on_noise_free_sweeps(amp, phase, offset, coulomb, viscous, arc_deg, centre, speed):
+    arc = np.radians(arc_deg)
+    q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, speed, ramp=0.2 * arc / speed)
+    tau = model_torque(q, v, amp, phase, offset, coulomb, viscous)
+    fit = fit_sweep(q, tau, v, min_speed=0.05 * speed)
+    assert abs(fit.amplitude - amp) <= 1e-10 * amp
+    assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
+    assert fit.offset == pytest.approx(offset, abs=1e-9 * amp)
+    assert fit.coulomb == pytest.approx(coulomb, abs=1e-8 * amp)
+    assert fit.viscous == pytest.approx(viscous, abs=1e-7 * amp)
+    assert not fit.single_speed
+    assert fit.residual_rms <= 1e-10 * amp
+
+
+@given(
+    amp=st.floats(0.5, 50.0),
+    phase=angles,
+    load=st.floats(0.0, 0.1),
+    coulomb=st.floats(0.0, 2.0),
+    arc_deg=st.floats(60.0, 360.0),
+    centre=angles,
+)
+def test_load_dependent_friction_abs_is_exact_across_zeros(
+    amp, phase, load, coulomb, arc_deg, centre
+):
+    arc = np.radians(arc_deg)
+    q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.3, ramp=0.1)
+    tau = model_torque(q, v, amp, phase, 0.5, coulomb, 0.7, load)
+    fit = fit_sweep(q, tau, v, load_friction="abs")
+    assert abs(fit.amplitude - amp) <= 1e-10 * amp
+    assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
+    assert fit.load_coefficient == pytest.approx(load, abs=1e-8)
+    assert fit.coulomb == pytest.approx(coulomb, abs=1e-8 * amp)
+
+
+def test_load_dependent_friction_signed_exact_without_zero_crossing():
+    # Gravity torque 10 sin(q + 0.2) keeps its sign on q in [0.3, 2.2].
+    q, v = trapezoid_sweep(0.3, 2.2, 0.4, ramp=0.1)
+    tau = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.04)
+    fit = fit_sweep(q, tau, v, load_friction="signed")
+    assert fit.amplitude == pytest.approx(10.0, rel=1e-10)
+    assert fit.load_coefficient == pytest.approx(0.04, rel=1e-8)
+    # and the same data on the negative side of gravity
+    fit_neg = fit_sweep(
+        q, model_torque(q, v, 10.0, 0.2 + np.pi, 0, 0.5, 0.3, 0.04), v, load_friction="signed"
+    )
+    assert fit_neg.load_coefficient == pytest.approx(0.04, rel=1e-8)
+
+
+def test_ignoring_load_friction_biases_the_fit_that_models_it_does_not():
+    q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
+    tau = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
+    plain = fit_sweep(q, tau, v)
+    modelled = fit_sweep(q, tau, v, load_friction="abs")
+    assert plain.residual_rms > 1e-3
+    assert modelled.residual_rms < 1e-10
+
+
+def test_harmonics_are_fitted_exactly():
+    q, v = trapezoid_sweep(-np.pi, np.pi, 0.5, ramp=0.1)
+    tau = model_torque(q, v, 3.0, -1.0, 0.2, 0.4) + 0.05 * np.sin(30 * q + 0.3)
+    fit = fit_sweep(q, tau, v, harmonics=[30])
+    assert fit.amplitude == pytest.approx(3.0, rel=1e-10)
+    assert fit.harmonic_coefficients.shape == (1, 2)
+    np.testing.assert_allclose(
+        fit.harmonic_coefficients[0], [0.05 * np.cos(0.3), 0.05 * np.sin(0.3)], atol=1e-11
+    )
+    unmodelled = fit_sweep(q, tau, v)
+    assert unmodelled.residual_rms > 0.01
+
+
+def test_single_speed_fits_one_friction_term_and_says_so():
+    q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 300)])
+    v = np.concatenate([np.full(300, 0.2), np.full(300, -0.2)])
+    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)  # viscous 2.0 at 0.2 rad/s = 0.4
+    fit = fit_sweep(q, tau, v)
+    assert fit.single_speed
+    assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.2, rel=1e-10)
+    assert fit.viscous == 0.0
+    iv = fit.column_names.index("viscous")
+    assert np.all(fit.covariance[iv] == 0.0)
+    with pytest.raises(InsufficientDataError, match="single speed"):
+        fit_sweep(q, tau, v, friction="coulomb-viscous")
+
+
+def test_one_speed_per_direction_is_still_a_single_friction_term():
+    # v = -0.1 + 0.3 sgn(v): offset, Coulomb and viscous are not separable, gravity is.
+    q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 150)])
+    v = np.concatenate([np.full(300, 0.2), np.full(150, -0.4)])
+    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(q, tau, v)
+    assert fit.single_speed
+    assert fit.amplitude == pytest.approx(5.0, rel=1e-10)
+    assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.3, rel=1e-9)
+    assert fit.offset == pytest.approx(0.3 - 2.0 * 0.1, rel=1e-9)
+
+
+def test_two_speeds_in_one_direction_separate_coulomb_and_viscous():
+    q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, 0, 100), np.linspace(0, -1, 50)])
+    v = np.concatenate([np.full(300, 0.2), np.full(100, -0.2), np.full(50, -0.4)])
+    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(q, tau, v)
+    assert not fit.single_speed
+    assert fit.coulomb == pytest.approx(0.8, rel=1e-9)
+    assert fit.viscous == pytest.approx(2.0, rel=1e-9)
+    assert fit.offset == pytest.approx(0.3, rel=1e-9)
+
+
+def test_batched_call_equals_loop_of_single_calls():
+    rng = np.random.default_rng(1)
+    batch = []
+    for _ in range(6):
+        arc = rng.uniform(np.radians(60), 2 * np.pi)
+        c = rng.uniform(-np.pi, np.pi)
+        q, v = trapezoid_sweep(c - arc / 2, c + arc / 2, rng.uniform(0.1, 0.5), ramp=0.15)
+        # Common length: resample the index so every sweep has 400 samples.
+        idx = np.linspace(0, q.size - 1, 400).astype(int)
+        q, v = q[idx], v[idx]
+        tau = model_torque(q, v, rng.uniform(1, 10), rng.uniform(-3, 3), 0.2, 0.5, 0.3)
+        tau = tau + rng.normal(0, 0.05, q.size)
+        batch.append((q, tau, v))
+    qb, tb, vb = (np.stack(a).reshape(2, 3, -1) for a in zip(*batch, strict=True))
+    fb = fit_sweep(qb, tb, vb, min_speed=0.05)
+    for i, (q, tau, v) in enumerate(batch):
+        f = fit_sweep(q, tau, v, min_speed=0.05)
+        j = np.unravel_index(i, (2, 3))
+        for name in ("amplitude", "phase", "offset", "coulomb", "viscous", "residual_rms"):
+            assert getattr(fb, name)[j] == pytest.approx(
+                float(getattr(f, name)), rel=1e-9, abs=1e-12
+            )
+        assert fb.n_used[j] == f.n_used
+        np.testing.assert_allclose(fb.covariance[j], f.covariance, rtol=1e-8, atol=1e-15)
+
+
+@given(amp=st.floats(0.1, 20.0), phase=angles)
+def test_zeros_are_true_zeros_with_right_stability(amp, phase):
+    q, v = trapezoid_sweep(-2.0, 1.0, 0.3, ramp=0.1)
+    fit = fit_sweep(q, model_torque(q, v, amp, phase, 0.1, 0.2), v)
+    z = fit.zeros()
+    for q0, slope_sign in ((z.unstable, -1.0), (z.stable, 1.0)):
+        assert -np.pi < q0 <= np.pi
+        assert abs(amp * np.sin(q0 + phase)) <= 1e-9 * amp  # a zero of the true torque
+        h = 1e-4
+        slope = (amp * np.sin(q0 + h + phase) - amp * np.sin(q0 - h + phase)) / (2 * h)
+        assert np.sign(slope) == slope_sign
+    assert abs(wrap_angle(z.unstable - z.stable)) == pytest.approx(np.pi)
+
+
+def test_zero_amplitude_gives_infinite_phase_std_not_nan():
+    q, v = trapezoid_sweep(-2.0, 2.0, 0.3, ramp=0.1)
+    tau = 0.5 + 0.2 * np.sign(v)
+    fit = fit_sweep(q, tau, v)
+    assert fit.amplitude == pytest.approx(0.0, abs=1e-12)
+    assert not np.isnan(fit.phase_std)
+    assert not np.isnan(fit.amplitude_std)
+
+
+def test_common_mode_method_matches_on_smooth_data():
+    q, v = trapezoid_sweep(-1.5, 1.5, 0.3, rate=500, ramp=0.2)
+    tau = model_torque(q, v, 8.0, 0.7, 0.4, 0.6)
+    cm = fit_sweep_common_mode(q, tau, v, min_speed=0.05)
+    assert cm.method == "common-mode"
+    assert cm.amplitude == pytest.approx(8.0, rel=1e-4)
+    assert cm.phase == pytest.approx(0.7, abs=1e-4)
+    assert cm.coulomb == pytest.approx(0.6, rel=1e-3)
+    batched = fit_sweep_common_mode(
+        np.stack([q, q]), np.stack([tau, 2 * tau]), np.stack([v, v]), min_speed=0.05
+    )
+    assert batched.amplitude[1] == pytest.approx(2 * float(cm.amplitude), rel=1e-12)
+
+
+def test_bound_matches_full_circle_formula():
+    n = 720
+    q = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    bound = amplitude_phase_bound(q, np.ones(n), 3.0, 1.0, 0.2, friction="none")
+    assert bound[0, 0] == pytest.approx(2 * 0.04 / n, rel=1e-10)
+    assert bound[1, 1] == pytest.approx(2 * 0.04 / (n * 9.0), rel=1e-10)
+
+
+def test_partial_arc_costs_more_than_full_circle():
+    # DESIGN.md: 90 degree arc, N var(A) / sigma^2 from 5.5 (arc centred on a zero crossing) to
+    # 129 (centred on the torque peak), with columns [1, sin q, cos q].
+    n = 2000
+    arc = np.linspace(-np.pi / 4, np.pi / 4, n)
+    on_zero = amplitude_phase_bound(arc, np.ones(n), 1.0, 0.0, 1.0, friction="none")
+    on_peak = amplitude_phase_bound(arc + np.pi / 2, np.ones(n), 1.0, 0.0, 1.0, friction="none")
+    assert n * on_zero[0, 0] == pytest.approx(5.5, abs=0.1)
+    assert n * on_peak[0, 0] == pytest.approx(129, rel=0.02)
+
+
+@pytest.mark.parametrize("arc_deg, centre", [(360.0, 0.0), (90.0, 0.3)])
+def test_monte_carlo_variance_reaches_the_cramer_rao_bound(arc_deg, centre):
+    rng = np.random.default_rng(20261202)
+    draws, sigma, amp, phase = 2000, 0.05, 4.0, 0.5
+    arc = np.radians(arc_deg)
+    q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.4, rate=100, ramp=0.1)
+    clean = model_torque(q, v, amp, phase, 0.3, 0.5, 0.8)
+    tau = clean + rng.normal(0.0, sigma, (draws, q.size))
+    fit = fit_sweep(q, tau, v, min_speed=0.02)
+    bound = amplitude_phase_bound(q, v, amp, phase, sigma, min_speed=0.02)
+    emp_a = np.var(fit.amplitude)
+    emp_p = np.var(wrap_angle(fit.phase - phase))
+    assert emp_a / bound[0, 0] == pytest.approx(1.0, abs=0.1)
+    assert emp_p / bound[1, 1] == pytest.approx(1.0, abs=0.1)
+    # The covariance each fit reports, averaged, matches the spread across draws.
+    assert np.mean(fit.amplitude_std**2) / emp_a == pytest.approx(1.0, abs=0.1)
+    assert np.mean(fit.phase_std**2) / emp_p == pytest.approx(1.0, abs=0.1)
+    cov_emp = np.cov(fit.coefficients.T)
+    np.testing.assert_allclose(np.diag(np.mean(fit.covariance, axis=0)), np.diag(cov_emp), rtol=0.1)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(q=np.zeros((2, 5)), tau=np.zeros((3, 5)), velocity=np.ones(5)), "broadcastable"),
+        (dict(q=[0.0, np.nan, 1.0], tau=[0, 0, 0], velocity=[1, 1, 1]), "`q` to be finite"),
+        (dict(q=[0.0, 0.5, 1.0], tau=[0, np.inf, 0], velocity=[1, 1, 1]), "`tau` to be finite"),
+        (
+            dict(q=[0.0, 0.5, 1.0], tau=[0, 0, 0], velocity=[1, 1, np.nan]),
+            "`velocity` to be finite",
+        ),
+        (dict(q=5.0, tau=1.0, velocity=1.0), "shape"),
+    ],
+)
+def test_bad_arrays_raise_value_error_naming_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fit_sweep(**kwargs)
+
+
+def test_bad_options_raise():
+    q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
+    tau = np.sin(q)
+    with pytest.raises(ValueError, match="`friction`"):
+        fit_sweep(q, tau, v, friction="stribeck")
+    with pytest.raises(ValueError, match="`load_friction`"):
+        fit_sweep(q, tau, v, load_friction="yes")
+    with pytest.raises(ValueError, match="`harmonics`"):
+        fit_sweep(q, tau, v, harmonics=[1])
+    with pytest.raises(ValueError, match="`harmonics`"):
+        fit_sweep(q, tau, v, harmonics=[3, 3])
+    with pytest.raises(ValueError, match="`min_speed`"):
+        fit_sweep(q, tau, v, min_speed=-1.0)
+    with pytest.raises(ValueError, match="`max_iter`"):
+        fit_sweep(q, tau, v, max_iter=0)
+
+
+def test_too_few_samples_after_speed_mask():
+    q = np.array([-1.0, 0.0, 1.0, 1.0, 0.0, -1.0])
+    v = np.array([0.3, 0.3, 0.01, -0.01, -0.3, -0.3])  # four samples above min_speed, four terms
+    with pytest.raises(InsufficientDataError, match="more than 4 samples"):
+        fit_sweep(q, np.sin(q), v, min_speed=0.1, friction="coulomb")
+
+
+def test_one_direction_only_with_friction_columns():
+    q = np.linspace(-1, 1, 100)
+    v = np.full(100, 0.3)
+    with pytest.raises(InsufficientDataError, match="both directions"):
+        fit_sweep(q, np.sin(q), v)
+    fit = fit_sweep(q, 2 * np.sin(q + 0.1), v, friction="none")
+    assert fit.amplitude == pytest.approx(2.0, rel=1e-10)
+
+
+def test_arc_too_short():
+    q, v = trapezoid_sweep(0.0, np.radians(20), 0.1, ramp=0.1)
+    with pytest.raises(InsufficientDataError, match="min_arc"):
+        fit_sweep(q, np.sin(q), v)
+    fit = fit_sweep(q, np.sin(q), v, min_arc=np.radians(10))
+    assert fit.amplitude == pytest.approx(1.0, rel=1e-8)
+
+
+def test_batch_error_names_the_failing_sweep():
+    q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
+    vb = np.stack([v, np.abs(v)])
+    with pytest.raises(InsufficientDataError, match=r"batch index \(1,\)"):
+        fit_sweep(np.stack([q, q]), np.stack([q, q]), vb)
+
+
+def test_repr_is_readable_in_degrees():
+    q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
+    fit = fit_sweep(q, 2 * np.sin(q + np.radians(30)), v)
+    text = repr(fit)
+    assert "phase=30.0000°" in text
+    assert "unstable=150.0000°" in text and "stable=-30.0000°" in text
