@@ -491,7 +491,8 @@ def fit_sweep(
         moves at a single speed (relative spread of ``|v|`` below `single_speed_rtol`): then
         ``[1, sign(v), v]`` has rank 2 and a single term is fitted; ``single_speed`` in the
         result says which. (With different single speeds per direction the offset then absorbs
-        :math:`F_v (v_+ - v_-)/2`; gravity is unaffected.) With ``"coulomb-viscous"`` at a single speed an error is raised.
+        :math:`F_v (v_+ - v_-)/2`; gravity is unaffected.) With ``"coulomb-viscous"`` at a
+        single speed an error is raised.
     load_friction : {"none", "signed", "abs"}, optional
         Friction growing with the gravity load, :math:`\\mu |\\tau_g| \\mathrm{sgn}\\, v`.
         ``"signed"`` adds the columns ``sign(v) sin q`` and ``sign(v) cos q`` (exact while the
