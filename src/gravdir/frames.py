@@ -53,4 +53,5 @@ def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> ND
     """
     v = check_vectors(v_base, "v_base")
     r = check_rotation_matrix(base_from_target, "base_from_target")
-    return np.einsum("...ji,...j->...i", r, v)
+    out: NDArray[np.float64] = np.einsum("...ji,...j->...i", r, v)
+    return out
