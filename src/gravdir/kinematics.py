@@ -1,0 +1,606 @@
+"""Link frames of a serial chain of revolute joints, batched over configurations.
+
+A chain is described by standard Denavit-Hartenberg parameters (:func:`chain_from_dh`), by
+modified (Craig) Denavit-Hartenberg parameters (:func:`chain_from_modified_dh`) or as a product
+of exponentials (:func:`chain_from_poe`). Every description is turned into one representation,
+:class:`SerialChain`: the axis of each joint (a direction and a point, in the base frame, at
+``q = 0``), the pose of each link frame and of the flange at ``q = 0``. :func:`link_frames`
+evaluates the chain at joint positions ``q`` of shape ``(..., n)``.
+
+Conventions. Joint ``i`` (0-based in arrays) moves link ``i``; the frame of link ``i`` moves
+rigidly with that link. Joint ``i``'s axis is then a constant vector in link ``i``'s frame
+(:attr:`SerialChain.axes_in_link`), whatever the joint positions. Only revolute joints are
+supported. All poses are 4x4 homogeneous transforms ``[[R, p], [0, 0, 0, 1]]`` and all outputs
+are in the base frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_finite, check_positive, check_rotation_matrix
+
+__all__ = [
+    "ChainFrames",
+    "SerialChain",
+    "chain_from_dh",
+    "chain_from_modified_dh",
+    "chain_from_poe",
+    "link_frames",
+]
+
+# Default tolerance for unit axes, zero screw pitch and rigid poses. Parameters typed from a
+# datasheet or computed in float64 meet these to ~1e-12; 1e-6 still catches a wrong unit
+# (millimetres for metres) or a pose that is not a rigid transform.
+_ATOL = 1e-6
+
+
+def _describe(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _readonly(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    out = np.array(x, dtype=np.float64, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+def _orthonormalize(r: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Nearest rotation matrix (polar factor) of nearly orthonormal matrices, det > 0."""
+    u, _, vt = np.linalg.svd(r)
+    return u @ vt  # type: ignore[no-any-return]
+
+
+def _check_poses(
+    x: ArrayLike, name: str, atol: float, *, lead: int | None = None
+) -> NDArray[np.float64]:
+    """Validate a rigid transform (4, 4), or `lead` of them (lead, 4, 4) if `lead` is set."""
+    t = check_array(x, name, finite=False)
+    want = (4, 4) if lead is None else (lead, 4, 4)
+    if t.shape != want:
+        raise ValueError(
+            f"Expected `{name}` to have shape {_describe(want)}, got {_describe(t.shape)}."
+        )
+    check_finite(t, name)
+    rot = check_rotation_matrix(t[..., :3, :3], f"{name}[..., :3, :3]", atol=atol)
+    bottom = t[..., 3, :]
+    worst = float(np.max(np.abs(bottom - [0.0, 0.0, 0.0, 1.0]))) if bottom.size else 0.0
+    if worst > atol:
+        raise ValueError(
+            f"Expected the last row of `{name}` to be (0, 0, 0, 1) within {atol:g}, "
+            f"got a deviation of {worst:.3g}."
+        )
+    out = t.copy()
+    out[..., :3, :3] = _orthonormalize(rot)
+    out[..., 3, :] = [0.0, 0.0, 0.0, 1.0]
+    return out
+
+
+def _rot_z(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    c, s = np.cos(angle), np.sin(angle)
+    t = np.zeros(np.shape(angle) + (4, 4))
+    t[..., 0, 0], t[..., 0, 1], t[..., 1, 0], t[..., 1, 1] = c, -s, s, c
+    t[..., 2, 2] = t[..., 3, 3] = 1.0
+    return t
+
+
+def _rot_x(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    c, s = np.cos(angle), np.sin(angle)
+    t = np.zeros(np.shape(angle) + (4, 4))
+    t[..., 1, 1], t[..., 1, 2], t[..., 2, 1], t[..., 2, 2] = c, -s, s, c
+    t[..., 0, 0] = t[..., 3, 3] = 1.0
+    return t
+
+
+def _trans(x: float, y: float, z: float) -> NDArray[np.float64]:
+    t = np.eye(4)
+    t[:3, 3] = (x, y, z)
+    return t
+
+
+def _skew(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    k = np.zeros(w.shape[:-1] + (3, 3))
+    k[..., 0, 1], k[..., 0, 2] = -w[..., 2], w[..., 1]
+    k[..., 1, 0], k[..., 1, 2] = w[..., 2], -w[..., 0]
+    k[..., 2, 0], k[..., 2, 1] = -w[..., 1], w[..., 0]
+    return k
+
+
+def _revolute_exp(
+    axis: NDArray[np.float64], point: NDArray[np.float64], angle: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Rigid motion turning by `angle` (shape (...)) about the line (axis, point): (..., 4, 4)."""
+    k = _skew(axis)
+    s = np.sin(angle)[..., None, None]
+    c = np.cos(angle)[..., None, None]
+    r = np.eye(3) + s * k + (1.0 - c) * (k @ k)
+    t = np.zeros(np.shape(angle) + (4, 4))
+    t[..., :3, :3] = r
+    t[..., :3, 3] = point - r @ point
+    t[..., 3, 3] = 1.0
+    return t
+
+
+@dataclass(frozen=True, repr=False)
+class SerialChain:
+    """A serial chain of revolute joints, described at ``q = 0`` in the base frame.
+
+    Build one with :func:`chain_from_dh`, :func:`chain_from_modified_dh` or
+    :func:`chain_from_poe`; direct construction validates the fields the same way.
+
+    Attributes
+    ----------
+    home_axes : ndarray, shape (n, 3)
+        Unit direction of joint ``i``'s axis at ``q = 0``, base frame. Positive joint motion
+        turns the distal links right-handedly about it.
+    home_points : ndarray, shape (n, 3)
+        A point on joint ``i``'s axis at ``q = 0``, base frame.
+    home_links : ndarray, shape (n, 4, 4)
+        Pose of link ``i``'s frame (the link joint ``i`` moves) at ``q = 0``, base frame.
+    home_flange : ndarray, shape (4, 4)
+        Pose of the flange at ``q = 0``, base frame; it moves with the last link.
+    description : str
+        Where the chain came from: ``"dh"``, ``"modified_dh"`` or ``"poe"``.
+    atol : float
+        Tolerance the fields were validated with (unit axes, rigid poses); default 1e-6.
+    """
+
+    home_axes: NDArray[np.float64]
+    home_points: NDArray[np.float64]
+    home_links: NDArray[np.float64]
+    home_flange: NDArray[np.float64]
+    description: str = "poe"
+    atol: float = _ATOL
+
+    def __post_init__(self) -> None:
+        atol = check_positive(self.atol, "atol")
+        axes = check_array(self.home_axes, "home_axes", tail=(3,))
+        if axes.ndim != 2 or axes.shape[0] < 1:
+            raise ValueError(
+                "Expected `home_axes` to have shape (n, 3) with n >= 1, "
+                f"got {_describe(axes.shape)}."
+            )
+        n = axes.shape[0]
+        norm = np.linalg.norm(axes, axis=-1)
+        worst = float(np.max(np.abs(norm - 1.0)))
+        if worst > atol:
+            raise ValueError(
+                f"Expected `home_axes` to be unit vectors (within {atol:g}), got norms off by "
+                f"{worst:.3g}."
+            )
+        points = check_array(self.home_points, "home_points", tail=(3,))
+        if points.shape != (n, 3):
+            raise ValueError(
+                f"Expected `home_points` to have shape {_describe((n, 3))} like `home_axes`, "
+                f"got {_describe(points.shape)}."
+            )
+        links = _check_poses(self.home_links, "home_links", atol, lead=n)
+        flange = _check_poses(self.home_flange, "home_flange", atol)
+        object.__setattr__(self, "home_axes", _readonly(axes / norm[:, None]))
+        object.__setattr__(self, "home_points", _readonly(points))
+        object.__setattr__(self, "home_links", _readonly(links))
+        object.__setattr__(self, "home_flange", _readonly(flange))
+        object.__setattr__(self, "atol", atol)
+
+    @property
+    def n_joints(self) -> int:
+        """Number of joints ``n``."""
+        return int(self.home_axes.shape[0])
+
+    @property
+    def screws(self) -> NDArray[np.float64]:
+        """Screw axes at ``q = 0`` in the base frame, shape (n, 6): ``[w, v]``, ``v = -w x p``."""
+        v = -np.cross(self.home_axes, self.home_points)
+        return np.concatenate([self.home_axes, v], axis=-1)
+
+    @property
+    def axes_in_link(self) -> NDArray[np.float64]:
+        """Joint ``i``'s axis in link ``i``'s own frame, shape (n, 3); constant in ``q``."""
+        r = self.home_links[:, :3, :3]
+        return np.asarray(np.einsum("nji,nj->ni", r, self.home_axes), dtype=np.float64)
+
+    @property
+    def points_in_link(self) -> NDArray[np.float64]:
+        """The point of joint ``i``'s axis given by `home_points`, in link ``i``'s frame (n, 3)."""
+        r = self.home_links[:, :3, :3]
+        offset = self.home_points - self.home_links[:, :3, 3]
+        return np.asarray(np.einsum("nji,nj->ni", r, offset), dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return f"SerialChain(n_joints={self.n_joints}, description={self.description!r})"
+
+
+def _dh_params(
+    d: ArrayLike, theta_offset: ArrayLike, a: ArrayLike, alpha: ArrayLike
+) -> tuple[NDArray[np.float64], ...]:
+    arrays = {
+        "d": check_array(d, "d"),
+        "theta_offset": check_array(theta_offset, "theta_offset"),
+        "a": check_array(a, "a"),
+        "alpha": check_array(alpha, "alpha"),
+    }
+    if arrays["d"].ndim != 1 or arrays["d"].size < 1:
+        raise ValueError(
+            f"Expected `d` to have shape (n,) with n >= 1, got {_describe(arrays['d'].shape)}."
+        )
+    n = arrays["d"].size
+    for name, arr in arrays.items():
+        if arr.shape != (n,):
+            raise ValueError(
+                f"Expected `{name}` to have shape ({n},) like `d`, got {_describe(arr.shape)}."
+            )
+    return arrays["d"], arrays["theta_offset"], arrays["a"], arrays["alpha"]
+
+
+def _optional_pose(x: ArrayLike | None, name: str, atol: float) -> NDArray[np.float64]:
+    return np.eye(4) if x is None else _check_poses(x, name, atol)
+
+
+def chain_from_dh(
+    d: ArrayLike,
+    theta_offset: ArrayLike,
+    a: ArrayLike,
+    alpha: ArrayLike,
+    *,
+    base: ArrayLike | None = None,
+    link_from_flange: ArrayLike | None = None,
+    atol: float = _ATOL,
+) -> SerialChain:
+    """A revolute chain from standard Denavit-Hartenberg parameters.
+
+    Parameters
+    ----------
+    d, theta_offset, a, alpha : array_like, shape (n,)
+        Row ``i`` of the standard DH table: offset along, and angle about, the previous z axis
+        (``theta_i = q_i + theta_offset[i]``), length along, and twist about, the new x axis.
+        Metres and radians.
+    base : array_like, shape (4, 4), optional
+        Pose of DH frame 0 in the base frame (default identity).
+    link_from_flange : array_like, shape (4, 4), optional
+        Pose of the flange in the last DH frame ``n`` (default identity: the flange is frame
+        ``n``).
+    atol : float, optional
+        Tolerance for rigid `base` and `link_from_flange` (default 1e-6).
+
+    Returns
+    -------
+    SerialChain
+        The chain; link ``i``'s frame is DH frame ``i`` (1-based) and joint ``i`` turns about
+        the z axis of DH frame ``i - 1``.
+
+    Raises
+    ------
+    ValueError
+        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite, or a
+        pose is not a rigid transform.
+
+    Notes
+    -----
+    Each joint contributes
+
+    .. math:: A_i = R_z(\\theta_i)\\, T_z(d_i)\\, T_x(a_i)\\, R_x(\\alpha_i),
+       \\qquad T_i = T_{\\text{base}} A_1 \\cdots A_i,
+
+    so joint ``i`` turns about :math:`z_{i-1}` through the origin of frame ``i - 1``. In link
+    ``i``'s frame that axis is the constant :math:`(0, \\sin\\alpha_i, \\cos\\alpha_i)`. Only
+    revolute joints are supported (a prismatic joint's variable would be `d`).
+
+    References
+    ----------
+    J. Denavit and R. S. Hartenberg, "A kinematic notation for lower-pair mechanisms based on
+    matrices", J. Appl. Mech. 22 (1955); M. W. Spong et al., Robot Modeling and Control, ch. 3.
+
+    Examples
+    --------
+    A planar two-link arm with unit links, straight along x at ``q = 0``:
+
+    >>> chain = chain_from_dh([0, 0], [0, 0], [1, 1], [0, 0])
+    >>> frames = link_frames(chain, [np.pi / 2, 0.0])
+    >>> frames.flange[:3, 3].round(12) + 0.0
+    array([0., 2., 0.])
+    >>> chain.axes_in_link
+    array([[0., 0., 1.],
+           [0., 0., 1.]])
+    """
+    check_positive(atol, "atol")
+    d_, th, a_, al = _dh_params(d, theta_offset, a, alpha)
+    frame = _optional_pose(base, "base", atol)
+    tool = _optional_pose(link_from_flange, "link_from_flange", atol)
+    n = d_.size
+    axes, points, links = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4, 4))
+    for i in range(n):
+        axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+        frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i]) @ _trans(a_[i], 0.0, 0.0)
+        frame = frame @ _rot_x(al[i])
+        links[i] = frame
+    return SerialChain(axes, points, links, frame @ tool, description="dh", atol=atol)
+
+
+def chain_from_modified_dh(
+    d: ArrayLike,
+    theta_offset: ArrayLike,
+    a: ArrayLike,
+    alpha: ArrayLike,
+    *,
+    base: ArrayLike | None = None,
+    link_from_flange: ArrayLike | None = None,
+    atol: float = _ATOL,
+) -> SerialChain:
+    """A revolute chain from modified (Craig) Denavit-Hartenberg parameters.
+
+    Parameters
+    ----------
+    d, theta_offset, a, alpha : array_like, shape (n,)
+        Row ``i`` of the modified DH table, in the same order as :func:`chain_from_dh`:
+        ``d[i]`` = :math:`d_i`, ``theta_offset[i]`` = :math:`\\theta_i - q_i`, and ``a[i]``,
+        ``alpha[i]`` = :math:`a_{i-1}`, :math:`\\alpha_{i-1}` (the length and twist *before*
+        joint ``i``; Craig's table puts them on joint ``i``'s row too). Metres and radians.
+    base : array_like, shape (4, 4), optional
+        Pose of frame 0 in the base frame (default identity).
+    link_from_flange : array_like, shape (4, 4), optional
+        Pose of the flange in the last frame ``n`` (default identity).
+    atol : float, optional
+        Tolerance for rigid `base` and `link_from_flange` (default 1e-6).
+
+    Returns
+    -------
+    SerialChain
+        The chain; link ``i``'s frame is frame ``i`` and joint ``i`` turns about its z axis.
+
+    Raises
+    ------
+    ValueError
+        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite, or a
+        pose is not a rigid transform.
+
+    Notes
+    -----
+    .. math:: A_i = R_x(\\alpha_{i-1})\\, T_x(a_{i-1})\\, R_z(\\theta_i)\\, T_z(d_i),
+       \\qquad T_i = T_{\\text{base}} A_1 \\cdots A_i,
+
+    so joint ``i`` turns about :math:`z_i` through the origin of frame ``i``, and its axis in
+    link ``i``'s frame is :math:`(0, 0, 1)`. Only revolute joints are supported.
+
+    References
+    ----------
+    J. J. Craig, Introduction to Robotics: Mechanics and Control, 3rd ed., ch. 3.
+
+    Examples
+    --------
+    The planar two-link arm of :func:`chain_from_dh`: the first link's length sits on the
+    second row and the second link's length becomes the flange offset:
+
+    >>> tool = np.eye(4)
+    >>> tool[0, 3] = 1.0
+    >>> chain = chain_from_modified_dh([0, 0], [0, 0], [0, 1], [0, 0], link_from_flange=tool)
+    >>> link_frames(chain, [np.pi / 2, 0.0]).flange[:3, 3].round(12) + 0.0
+    array([0., 2., 0.])
+    """
+    check_positive(atol, "atol")
+    d_, th, a_, al = _dh_params(d, theta_offset, a, alpha)
+    frame = _optional_pose(base, "base", atol)
+    tool = _optional_pose(link_from_flange, "link_from_flange", atol)
+    n = d_.size
+    axes, points, links = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4, 4))
+    for i in range(n):
+        frame = frame @ _rot_x(al[i]) @ _trans(a_[i], 0.0, 0.0)
+        frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i])
+        axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+        links[i] = frame
+    return SerialChain(axes, points, links, frame @ tool, description="modified_dh", atol=atol)
+
+
+def chain_from_poe(
+    screws: ArrayLike,
+    home_flange: ArrayLike,
+    *,
+    home_links: ArrayLike | None = None,
+    base: ArrayLike | None = None,
+    atol: float = _ATOL,
+) -> SerialChain:
+    """A revolute chain from a product of exponentials in the space frame.
+
+    Parameters
+    ----------
+    screws : array_like, shape (n, 6)
+        Screw axis ``[w, v]`` of each joint at ``q = 0`` in the space frame: ``w`` the unit
+        axis direction, ``v = -w x p`` for a point ``p`` on the axis (zero pitch: revolute).
+    home_flange : array_like, shape (4, 4)
+        Pose ``M`` of the flange at ``q = 0`` in the space frame.
+    home_links : array_like, shape (n, 4, 4), optional
+        Pose of each link's frame at ``q = 0`` in the space frame. Default: a frame with the
+        space frame's orientation at the point of joint ``i``'s axis nearest the space origin,
+        ``w x v``.
+    base : array_like, shape (4, 4), optional
+        Pose of the space frame in the base frame (default identity).
+    atol : float, optional
+        Tolerance (default 1e-6) on ``|w| - 1``, on the pitch ``w . v`` (in length units) and
+        on the rigidity of the poses. Accepted axes are normalised and their pitch removed.
+
+    Returns
+    -------
+    SerialChain
+        The chain, in the base frame.
+
+    Raises
+    ------
+    ValueError
+        If `screws` is not ``(n, 6)`` with ``n >= 1``, an axis is not unit or has non-zero
+        pitch (a prismatic or helical joint), or a pose is not a rigid transform of the
+        expected shape.
+
+    Notes
+    -----
+    .. math:: T_i(q) = e^{[S_1] q_1} \\cdots e^{[S_i] q_i} M_i, \\qquad
+       T_{\\text{flange}}(q) = e^{[S_1] q_1} \\cdots e^{[S_n] q_n} M,
+
+    each exponential a rotation by :math:`q_k` about the line of :math:`S_k`. Joint ``i``'s
+    axis is fixed in link ``i``'s frame, so any rigid choice of :math:`M_i` is valid.
+
+    References
+    ----------
+    K. M. Lynch and F. C. Park, Modern Robotics, ch. 4 (space-frame product of exponentials).
+
+    Examples
+    --------
+    >>> screws = [[0, 0, 1, 0, 0, 0], [0, 0, 1, 0, -1, 0]]
+    >>> home = np.eye(4)
+    >>> home[0, 3] = 2.0
+    >>> chain = chain_from_poe(screws, home)
+    >>> link_frames(chain, [np.pi / 2, 0.0]).flange[:3, 3].round(12) + 0.0
+    array([0., 2., 0.])
+    """
+    check_positive(atol, "atol")
+    s = check_array(screws, "screws", tail=(6,))
+    if s.ndim != 2 or s.shape[0] < 1:
+        raise ValueError(
+            f"Expected `screws` to have shape (n, 6) with n >= 1, got {_describe(s.shape)}."
+        )
+    n = s.shape[0]
+    w, v = s[:, :3], s[:, 3:]
+    norm = np.linalg.norm(w, axis=-1)
+    worst = float(np.max(np.abs(norm - 1.0)))
+    if worst > atol:
+        raise ValueError(
+            f"Expected the axes `screws[:, :3]` to be unit (revolute joints only, within "
+            f"{atol:g}), got norms off by {worst:.3g}."
+        )
+    w = w / norm[:, None]
+    v = v / norm[:, None]
+    pitch = np.abs(np.einsum("ij,ij->i", w, v))
+    if float(np.max(pitch)) > atol:
+        raise ValueError(
+            f"Expected zero pitch `screws[:, :3] . screws[:, 3:]` (revolute joints only, within "
+            f"{atol:g}), got {float(np.max(pitch)):.3g}."
+        )
+    p = np.cross(w, v)
+    flange = _check_poses(home_flange, "home_flange", atol)
+    if home_links is None:
+        links = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+        links[:, :3, 3] = p
+    else:
+        links = _check_poses(home_links, "home_links", atol, lead=n)
+    frame = _optional_pose(base, "base", atol)
+    r, o = frame[:3, :3], frame[:3, 3]
+    return SerialChain(
+        w @ r.T, p @ r.T + o, frame @ links, frame @ flange, description="poe", atol=atol
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class ChainFrames:
+    """Link frames and joint axes of a serial chain at joint positions ``q``, base frame.
+
+    Attributes
+    ----------
+    rotations : ndarray, shape (..., n, 3, 3)
+        Orientation of link ``i``'s frame (columns: its axes in base coordinates).
+    origins : ndarray, shape (..., n, 3)
+        Origin of link ``i``'s frame.
+    joint_axes : ndarray, shape (..., n, 3)
+        Unit direction of joint ``i``'s axis, ``rotations @ axes_in_link``.
+    joint_points : ndarray, shape (..., n, 3)
+        A point on joint ``i``'s axis (the one given by :attr:`SerialChain.home_points`,
+        carried along with link ``i``).
+    flange : ndarray, shape (..., 4, 4)
+        Pose of the flange.
+    axes_in_link : ndarray, shape (n, 3)
+        Joint ``i``'s axis in link ``i``'s own frame; constant, not batched.
+    """
+
+    rotations: NDArray[np.float64]
+    origins: NDArray[np.float64]
+    joint_axes: NDArray[np.float64]
+    joint_points: NDArray[np.float64]
+    flange: NDArray[np.float64]
+    axes_in_link: NDArray[np.float64]
+
+    @property
+    def link_poses(self) -> NDArray[np.float64]:
+        """Pose of link ``i``'s frame, shape (..., n, 4, 4)."""
+        t = np.zeros(self.rotations.shape[:-2] + (4, 4))
+        t[..., :3, :3] = self.rotations
+        t[..., :3, 3] = self.origins
+        t[..., 3, 3] = 1.0
+        return t
+
+    def __repr__(self) -> str:
+        batch = self.origins.shape[:-2]
+        return f"ChainFrames(batch_shape={batch}, n_joints={self.origins.shape[-2]})"
+
+
+def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
+    """Evaluate the link frames and joint axes of `chain` at joint positions `q`.
+
+    Parameters
+    ----------
+    chain : SerialChain
+        The chain, from :func:`chain_from_dh`, :func:`chain_from_modified_dh` or
+        :func:`chain_from_poe`.
+    q : array_like, shape (..., n)
+        Joint positions, radians; leading axes are batch axes.
+
+    Returns
+    -------
+    ChainFrames
+        Link frame orientations and origins, joint axes and points, and the flange pose, all in
+        the base frame, with the batch shape of `q`.
+
+    Raises
+    ------
+    ValueError
+        If `chain` is not a :class:`SerialChain`, or `q` is not finite with last axis ``n``.
+
+    Notes
+    -----
+    With :math:`(\\omega_k, p_k)` the axis of joint ``k`` at ``q = 0`` and
+    :math:`E_k(q_k) = e^{[S_k] q_k}` the rotation by :math:`q_k` about that line,
+
+    .. math:: T_i(q) = E_1(q_1) \\cdots E_i(q_i)\\, M_i, \\qquad
+       \\omega_i(q) = R_i(q)\\, a_i, \\qquad p_i(q) = T_i(q)\\, \\bar p_i,
+
+    with :math:`M_i` the home pose of link ``i``, :math:`a_i = R_{M_i}^\\top \\omega_i` its
+    axis and :math:`\\bar p_i = M_i^{-1} p_i` its point in link coordinates. The batch is
+    vectorised; the loop runs over joints.
+
+    Examples
+    --------
+    >>> chain = chain_from_dh([0.1, 0], [0, 0], [0, 0.5], [np.pi / 2, 0])
+    >>> frames = link_frames(chain, np.zeros((4, 2)))
+    >>> frames.rotations.shape, frames.joint_axes.shape, frames.flange.shape
+    ((4, 2, 3, 3), (4, 2, 3), (4, 4, 4))
+    >>> frames.joint_axes[0].round(12) + 0.0
+    array([[ 0.,  0.,  1.],
+           [ 0., -1.,  0.]])
+    """
+    if not isinstance(chain, SerialChain):
+        raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
+    n = chain.n_joints
+    qq = check_array(q, "q", min_ndim=1)
+    if qq.shape[-1] != n:
+        raise ValueError(
+            f"Expected `q` to have shape (..., {n}) for a chain of {n} joints, "
+            f"got {_describe(qq.shape)}."
+        )
+    batch = qq.shape[:-1]
+    prod = np.broadcast_to(np.eye(4), batch + (4, 4))
+    links = np.empty(batch + (n, 4, 4))
+    for i in range(n):
+        prod = prod @ _revolute_exp(chain.home_axes[i], chain.home_points[i], qq[..., i])
+        links[..., i, :, :] = prod @ chain.home_links[i]
+    rot = links[..., :3, :3]
+    org = links[..., :3, 3]
+    a_local = chain.axes_in_link
+    axes = np.einsum("...nij,nj->...ni", rot, a_local)
+    points = np.einsum("...nij,nj->...ni", rot, chain.points_in_link) + org
+    return ChainFrames(
+        rotations=rot,
+        origins=org,
+        joint_axes=axes,
+        joint_points=points,
+        flange=prod @ chain.home_flange,
+        axes_in_link=a_local,
+    )

@@ -1,0 +1,403 @@
+"""Tests for gravdir.frames: up <-> tilt/azimuth, minimal rotations, canonical angles."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+from gravdir.frames import (
+    CanonicalAngles,
+    TiltAzimuth,
+    angle_between,
+    azimuth_from_up,
+    canonical_from_up,
+    rotation_from_up,
+    rotation_matrix_from_up,
+    tilt_azimuth_from_up,
+    tilt_from_up,
+    up_from_canonical,
+    up_from_tilt_azimuth,
+    vector_in_target_frame,
+)
+
+Z = np.array([0.0, 0.0, 1.0])
+
+tilts = st.floats(0.0, np.pi)
+azimuths = st.floats(-np.pi, np.pi, exclude_min=True)
+unit_vectors = (
+    st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1))
+    .filter(lambda v: np.linalg.norm(v) > 1e-3)
+    .map(lambda v: np.array(v) / np.linalg.norm(v))
+)
+
+
+def random_unit(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    v = rng.normal(size=shape + (3,))
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+# --------------------------------------------------------------------------------------------
+# tilt / azimuth
+# --------------------------------------------------------------------------------------------
+
+
+def test_up_from_tilt_azimuth_known_values() -> None:
+    np.testing.assert_allclose(up_from_tilt_azimuth(0.0, 1.3), [0, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(up_from_tilt_azimuth(np.pi / 2, 0.0), [1, 0, 0], atol=1e-15)
+    np.testing.assert_allclose(
+        up_from_tilt_azimuth(np.pi / 3, -np.pi / 2),
+        [0, -np.sin(np.pi / 3), 0.5],
+        atol=1e-15,
+    )
+
+
+def test_up_from_tilt_azimuth_broadcasts() -> None:
+    up = up_from_tilt_azimuth(np.linspace(0, 1, 4)[:, None], np.linspace(-1, 1, 5))
+    assert up.shape == (4, 5, 3)
+    np.testing.assert_allclose(np.linalg.norm(up, axis=-1), 1.0, atol=1e-15)
+
+
+@given(tilts, azimuths)
+def test_tilt_azimuth_round_trip(tilt: float, azimuth: float) -> None:
+    up = up_from_tilt_azimuth(tilt, azimuth)
+    result = tilt_azimuth_from_up(up)
+    assert abs(result.tilt - tilt) <= 1e-14
+    assert -np.pi < result.azimuth <= np.pi
+    if np.sin(tilt) > 1e-9:
+        assert result.azimuth_defined
+        assert (
+            angle_between(
+                [np.cos(result.azimuth), np.sin(result.azimuth), 0],
+                [np.cos(azimuth), np.sin(azimuth), 0],
+            )
+            <= 1e-14 / np.sin(tilt) + 1e-15
+        )
+    # Inside the vertical band (sin tilt <= 1e-12) the azimuth is reset to 0, which moves the
+    # rebuilt vector by at most 2e-12.
+    np.testing.assert_allclose(result.up, up, atol=2e-12 if result.tilt < 1e-9 else 1e-14)
+
+
+@given(unit_vectors)
+def test_up_round_trip_through_tilt_azimuth(up: np.ndarray) -> None:
+    back = up_from_tilt_azimuth(tilt_from_up(up), azimuth_from_up(up))
+    np.testing.assert_allclose(back, up, atol=2e-15)
+
+
+def test_tilt_is_accurate_near_zero_and_pi() -> None:
+    for t in (1e-10, 1e-6, np.pi - 1e-10):
+        up = up_from_tilt_azimuth(t, 0.7)
+        assert tilt_from_up(up) == pytest.approx(t, rel=1e-12, abs=1e-24)
+
+
+def test_azimuth_minus_zero_folds_to_pi() -> None:
+    assert azimuth_from_up([-1.0, -0.0, 0.0]) == np.pi
+    assert azimuth_from_up([-1.0, 0.0, 0.0]) == np.pi
+
+
+def test_vertical_up_has_zero_azimuth_and_is_flagged() -> None:
+    ups = np.array(
+        [[0, 0, 1.0], [0, 0, -1.0], [1e-13, -1e-13, 1.0], [-1e-13, 0, -1.0], [-1e-10, 0, -1]]
+    )
+    result = tilt_azimuth_from_up(ups)
+    np.testing.assert_array_equal(result.azimuth[:4], 0.0)
+    np.testing.assert_array_equal(result.azimuth_defined, [False, False, False, False, True])
+    assert result.azimuth[4] == np.pi
+    np.testing.assert_allclose(result.tilt, [0, np.pi, 0, np.pi, np.pi], atol=1e-9)
+    # A looser tolerance widens the vertical band.
+    assert azimuth_from_up([-1e-10, 0, -1], vertical_atol=1e-9) == 0.0
+
+
+def test_unit_requirement_and_normalize() -> None:
+    with pytest.raises(ValueError, match="`up` to have unit norm"):
+        tilt_from_up([0, 0, 9.81])
+    assert tilt_from_up([0, 3.0, 3.0], normalize=True) == pytest.approx(np.pi / 4, abs=1e-15)
+    assert azimuth_from_up([0, 3.0, 3.0], normalize=True) == pytest.approx(np.pi / 2, abs=1e-15)
+    # Within atol is accepted; a looser atol accepts more.
+    assert tilt_from_up([0, 0, 1 + 1e-8]) == 0.0
+    assert tilt_from_up([0, 0, 1.01], atol=0.1) == 0.0
+    with pytest.raises(ValueError, match="`up` to be non-zero"):
+        tilt_from_up([0, 0, 0], normalize=True)
+
+
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        ([0, 1], r"`up` to have shape \(\.\.\., 3\)"),
+        ([0, np.nan, 1], "`up` to be finite"),
+        ("abc", "`up` to be numeric"),
+    ],
+)
+def test_bad_up_raises(bad: object, match: str) -> None:
+    for func in (tilt_from_up, azimuth_from_up, tilt_azimuth_from_up, rotation_matrix_from_up):
+        with pytest.raises(ValueError, match=match):
+            func(bad)  # type: ignore[operator]
+
+
+def test_bad_tolerances_and_angles_raise() -> None:
+    with pytest.raises(ValueError, match="`atol`"):
+        tilt_from_up([0, 0, 1], atol=-1.0)
+    with pytest.raises(ValueError, match="`vertical_atol`"):
+        azimuth_from_up([0, 0, 1], vertical_atol=0.0)
+    with pytest.raises(ValueError, match="`vertical_atol`"):
+        rotation_matrix_from_up([0, 0, 1], vertical_atol=np.inf)
+    with pytest.raises(ValueError, match="`tilt` and `azimuth` to broadcast"):
+        up_from_tilt_azimuth([0.1, 0.2], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="`azimuth` to be finite"):
+        up_from_tilt_azimuth(0.1, np.inf)
+
+
+def test_tilt_azimuth_result_is_frozen_and_prints_degrees() -> None:
+    result = tilt_azimuth_from_up(up_from_tilt_azimuth(np.radians(30.0), np.radians(-120.0)))
+    assert isinstance(result, TiltAzimuth)
+    assert repr(result) == "TiltAzimuth(tilt_deg=30.0000, azimuth_deg=-120.0000)"
+    assert result.tilt_deg == pytest.approx(30.0)
+    assert result.azimuth_deg == pytest.approx(-120.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.tilt = 0.0  # type: ignore[misc]
+    batch = tilt_azimuth_from_up(up_from_tilt_azimuth([0.0, np.pi / 2], [0.0, np.pi / 2]))
+    assert "tilt_deg=[ 0., 90.]" in repr(batch)
+    assert batch.tilt.shape == (2,)
+
+
+def test_batched_tilt_azimuth_equals_loop() -> None:
+    rng = np.random.default_rng(1)
+    ups = random_unit(rng, (4, 5))
+    result = tilt_azimuth_from_up(ups)
+    for idx in np.ndindex(4, 5):
+        single = tilt_azimuth_from_up(ups[idx])
+        assert result.tilt[idx] == single.tilt
+        assert result.azimuth[idx] == single.azimuth
+
+
+# --------------------------------------------------------------------------------------------
+# Minimal rotation
+# --------------------------------------------------------------------------------------------
+
+
+def reference_rotation(tilt: float, azimuth: float) -> np.ndarray:
+    """Rotation by `tilt` about the horizontal axis z x up, by SciPy from a rotation vector."""
+    axis = np.array([-np.sin(azimuth), np.cos(azimuth), 0.0])
+    return Rotation.from_rotvec(tilt * axis).as_matrix()
+
+
+@given(st.floats(0.0, np.pi - 1e-9), azimuths)
+def test_rotation_matrix_from_up_properties(tilt: float, azimuth: float) -> None:
+    up = up_from_tilt_azimuth(tilt, azimuth)
+    r = rotation_matrix_from_up(up)
+    np.testing.assert_allclose(r @ Z, up, atol=1e-15)
+    np.testing.assert_allclose(r.T @ r, np.eye(3), atol=4e-15)
+    assert np.linalg.det(r) == pytest.approx(1.0, abs=4e-15)
+    angle = Rotation.from_matrix(r).magnitude()
+    assert angle == pytest.approx(tilt, abs=2e-8)
+    # Independent construction: Rodrigues via SciPy's rotation vector about z x up.
+    np.testing.assert_allclose(r, reference_rotation(tilt, azimuth), atol=1e-14)
+
+
+@given(unit_vectors)
+def test_rotation_matrix_maps_z_to_any_up(up: np.ndarray) -> None:
+    r = rotation_matrix_from_up(up)
+    np.testing.assert_allclose(r @ Z, up, atol=1e-12)
+    np.testing.assert_allclose(r @ r.T, np.eye(3), atol=1e-14)
+    # Minimal: the rotation angle equals the angle between z and up, and the axis is z x up.
+    rotvec = Rotation.from_matrix(r).as_rotvec()
+    assert np.linalg.norm(rotvec) == pytest.approx(angle_between(Z, up), abs=1e-7)
+    assert abs(rotvec[2]) <= 1e-7
+
+
+def test_rotation_near_tilt_zero_is_exact() -> None:
+    for tilt in (0.0, 1e-300, 1e-12, 1e-8):
+        r = rotation_matrix_from_up(up_from_tilt_azimuth(tilt, 0.4))
+        np.testing.assert_allclose(r, reference_rotation(tilt, 0.4), rtol=0, atol=1e-16)
+
+
+def test_rotation_near_tilt_pi() -> None:
+    for eps in (1e-6, 1e-9, 1e-11):
+        tilt = np.pi - eps
+        up = up_from_tilt_azimuth(tilt, -2.2)
+        r = rotation_matrix_from_up(up)
+        np.testing.assert_allclose(r @ Z, up, atol=1e-16)
+        np.testing.assert_allclose(r, reference_rotation(tilt, -2.2), atol=1e-10)
+        np.testing.assert_allclose(r.T @ r, np.eye(3), atol=1e-15)
+
+
+def test_rotation_at_down_is_pi_about_x() -> None:
+    expected = np.diag([1.0, -1.0, -1.0])
+    np.testing.assert_array_equal(rotation_matrix_from_up([0, 0, -1]), expected)
+    np.testing.assert_array_equal(rotation_matrix_from_up([3e-13, -1e-13, -1]), expected)
+    # Outside the vertical band the exact minimal rotation is used.
+    up = np.array([1e-10, 0, -1.0])
+    r = rotation_matrix_from_up(up)
+    np.testing.assert_allclose(r @ Z, up, atol=1e-18)
+    assert not np.allclose(r, expected)
+
+
+def test_rotation_matrix_batched_equals_loop() -> None:
+    rng = np.random.default_rng(2)
+    ups = random_unit(rng, (2, 3))
+    ups[0, 0] = [0, 0, -1]
+    ups[1, 2] = [0, 0, 1]
+    r = rotation_matrix_from_up(ups)
+    assert r.shape == (2, 3, 3, 3)
+    for idx in np.ndindex(2, 3):
+        np.testing.assert_array_equal(r[idx], rotation_matrix_from_up(ups[idx]))
+
+
+def test_rotation_matrix_normalises_accepted_input() -> None:
+    r = rotation_matrix_from_up([0, 3.0, 4.0], normalize=True)
+    np.testing.assert_allclose(r @ Z, [0, 0.6, 0.8], atol=1e-15)
+    r = rotation_matrix_from_up([0, 0.6, 0.8 + 5e-7])
+    np.testing.assert_allclose(r.T @ r, np.eye(3), atol=1e-15)
+
+
+def test_rotation_from_up_returns_scipy_rotation() -> None:
+    rng = np.random.default_rng(3)
+    ups = random_unit(rng, (5,))
+    rot = rotation_from_up(ups)
+    assert isinstance(rot, Rotation)
+    assert len(rot) == 5
+    np.testing.assert_allclose(rot.apply(Z), ups, atol=1e-14)
+    single = rotation_from_up(ups[0])
+    assert single.single
+    np.testing.assert_allclose(single.magnitude(), angle_between(Z, ups[0]), atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# Canonical two-joint model
+# --------------------------------------------------------------------------------------------
+
+
+def point_mass_torque_and_height(
+    up: np.ndarray, q1: np.ndarray, arm_azimuth: float, gamma: float, length: float = 0.7
+) -> tuple[np.ndarray, np.ndarray]:
+    """Holding torque about +z and height of a point mass on the arm, by explicit cross product.
+
+    The holding torque is the actuator's, the opposite of the gravity torque (design notes).
+    """
+    h = np.stack([np.cos(q1 + arm_azimuth), np.sin(q1 + arm_azimuth), 0 * q1], axis=-1)
+    c = length * (np.cos(gamma) * Z + np.sin(gamma) * h)
+    force = -9.81 * 2.0 * up
+    torque = -np.cross(c, force) @ Z
+    return torque, c @ up
+
+
+@given(
+    st.floats(-np.pi, np.pi),
+    st.floats(0.05, np.pi - 0.05),
+    st.floats(-np.pi, np.pi),
+    st.floats(0.2, np.pi - 0.2),
+)
+def test_up_from_canonical_matches_point_mass_model(
+    theta1: float, theta2: float, arm_azimuth: float, gamma: float
+) -> None:
+    up = up_from_canonical(theta1, theta2, arm_azimuth=arm_azimuth)
+    assert angle_between(up, Z) == pytest.approx(theta2, abs=1e-12)
+    q1 = theta1 + np.linspace(-np.pi, np.pi, 721)
+    torque, height = point_mass_torque_and_height(up, q1, arm_azimuth, gamma)
+    t0, h0 = point_mass_torque_and_height(up, np.array(theta1), arm_azimuth, gamma)
+    assert abs(t0) <= 1e-12
+    assert h0 >= height.max() - 1e-12  # unstable zero: the mass is highest
+    stable = up_from_canonical(theta1, theta2, arm_azimuth=arm_azimuth, zero="stable")
+    t1, h1 = point_mass_torque_and_height(stable, np.array(theta1), arm_azimuth, gamma)
+    torque_s, height_s = point_mass_torque_and_height(stable, q1, arm_azimuth, gamma)
+    assert abs(t1) <= 1e-12
+    assert h1 <= height_s.min() + 1e-12  # stable zero: the mass is lowest
+    # The holding torque falls through the unstable zero: dtau/dq1 < 0 there.
+    tp, _ = point_mass_torque_and_height(up, np.array(theta1 + 1e-3), arm_azimuth, gamma)
+    assert tp < 0 < np.max(np.abs(torque))
+
+
+@given(st.floats(-np.pi, np.pi, exclude_min=True), st.floats(1e-6, np.pi - 1e-6))
+def test_canonical_round_trip(theta1: float, theta2: float) -> None:
+    for zero in ("unstable", "stable"):
+        up = up_from_canonical(theta1, theta2, arm_azimuth=0.3, zero=zero)
+        angles = canonical_from_up(up, arm_azimuth=0.3, zero=zero)
+        assert isinstance(angles, CanonicalAngles)
+        assert angles.theta2 == pytest.approx(theta2, abs=1e-13)
+        assert -np.pi < angles.theta1 <= np.pi
+        dtheta = np.angle(np.exp(1j * (angles.theta1 - theta1)))
+        assert abs(dtheta) <= 1e-9
+        assert angles.theta1_defined
+
+
+def test_canonical_batch_and_vertical() -> None:
+    up = up_from_canonical([0.0, 1.0, 2.0], [0.0, 0.5, np.pi])
+    angles = canonical_from_up(up, zero="stable")
+    np.testing.assert_array_equal(angles.theta1_defined, [False, True, False])
+    np.testing.assert_allclose(angles.theta1, [np.pi, 1.0 - np.pi, np.pi], atol=1e-12)
+    np.testing.assert_allclose(angles.theta2_deg, np.degrees([0.0, 0.5, np.pi]), atol=1e-9)
+    assert "zero='stable'" in repr(angles)
+    per_arm = canonical_from_up([0, 1.0, 0], arm_azimuth=[0.0, np.pi / 2])
+    np.testing.assert_allclose(per_arm.theta1, [np.pi / 2, 0.0], atol=1e-15)
+
+
+def test_canonical_bad_input() -> None:
+    with pytest.raises(ValueError, match="`zero` to be one of"):
+        up_from_canonical(0.0, 0.1, zero="highest")
+    with pytest.raises(ValueError, match="`zero` to be one of"):
+        canonical_from_up([0, 0, 1], zero="low")
+    with pytest.raises(ValueError, match="`theta2` to be finite"):
+        up_from_canonical(0.0, np.nan)
+    with pytest.raises(ValueError, match="to broadcast"):
+        up_from_canonical([0.0, 1.0], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="`arm_azimuth` to broadcast"):
+        canonical_from_up(np.tile(Z, (3, 1)), arm_azimuth=[0.0, 1.0])
+
+
+# --------------------------------------------------------------------------------------------
+# angle_between and vector_in_target_frame
+# --------------------------------------------------------------------------------------------
+
+
+def test_angle_between_small_and_near_pi() -> None:
+    for eps in (1e-12, 1e-9, 1e-5):
+        u = np.array([1.0, 0, 0])
+        v = np.array([np.cos(eps), np.sin(eps), 0])
+        assert angle_between(u, v) == pytest.approx(eps, rel=1e-9)
+        assert angle_between(u, -v) == pytest.approx(np.pi - eps, rel=1e-15)
+    # For comparison, arccos of the dot product cannot resolve 1e-12 rad at all.
+    assert np.arccos(np.clip(np.cos(1e-12), -1, 1)) == 0.0
+
+
+@given(unit_vectors, unit_vectors, st.floats(1e-3, 1e3), st.floats(1e-3, 1e3))
+def test_angle_between_scale_invariant_and_symmetric(
+    u: np.ndarray, v: np.ndarray, su: float, sv: float
+) -> None:
+    angle = angle_between(u, v)
+    assert 0.0 <= angle <= np.pi
+    assert angle_between(su * u, sv * v) == pytest.approx(angle, abs=1e-14)
+    assert angle_between(v, u) == angle
+    assert angle + angle_between(u, -v) == pytest.approx(np.pi, abs=1e-14)
+
+
+def test_angle_between_batched_and_errors() -> None:
+    rng = np.random.default_rng(4)
+    u, v = random_unit(rng, (3, 4)), random_unit(rng, (4,))
+    angles = angle_between(u, v)
+    assert angles.shape == (3, 4)
+    np.testing.assert_allclose(angles, np.arccos(np.einsum("...i,...i", u, v)), atol=1e-7)
+    with pytest.raises(ValueError, match="`u` to be non-zero"):
+        angle_between([0, 0, 0], [1, 0, 0])
+    with pytest.raises(ValueError, match="`v` to have shape"):
+        angle_between([0, 0, 1], [1, 0])
+    with pytest.raises(ValueError, match="`u` and `v` to broadcast"):
+        angle_between(np.ones((2, 3)), np.ones((3, 3)))
+
+
+def test_vector_in_target_frame_inverts_rotation() -> None:
+    rng = np.random.default_rng(5)
+    r = Rotation.random(6, rng=rng).as_matrix()
+    v_target = random_unit(rng, (6,))
+    v_base = np.einsum("nij,nj->ni", r, v_target)
+    np.testing.assert_allclose(vector_in_target_frame(v_base, r), v_target, atol=1e-15)
+    # The frame whose z axis is `up` sees `up` as its +z.
+    up = random_unit(rng, ())
+    np.testing.assert_allclose(
+        vector_in_target_frame(up, rotation_matrix_from_up(up)), Z, atol=1e-15
+    )
+    with pytest.raises(ValueError, match="`base_from_target`"):
+        vector_in_target_frame(Z, 2 * np.eye(3))
