@@ -56,7 +56,8 @@ def _describe_shape(shape: tuple[int, ...]) -> str:
 
 def check_finite(x: NDArray[np.float64], name: str) -> NDArray[np.float64]:
     """Raise ``ValueError`` naming `name` if `x` contains NaN or infinity; return `x`."""
-    if not np.all(np.isfinite(x)):
+    # The sum is NaN or infinite whenever an element is; only then (or on overflow) look closer.
+    if not np.isfinite(x.sum()) and not np.isfinite(x).all():
         bad = int(np.size(x) - np.count_nonzero(np.isfinite(x)))
         raise ValueError(f"Expected `{name}` to be finite, got {bad} NaN or infinite value(s).")
     return x

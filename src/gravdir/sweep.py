@@ -274,54 +274,113 @@ def _batch_index(shape: tuple[int, ...], mask: NDArray[np.bool_]) -> str:
 def _design(
     q: NDArray[np.float64],
     velocity: NDArray[np.float64],
-    used: NDArray[np.float64],
+    used: NDArray[np.float64] | None,
     friction_terms: int,
     load_signed: bool,
     harmonics: tuple[float, ...],
 ) -> tuple[NDArray[np.float64], list[str]]:
-    """Design matrix with columns first, shape (..., p, n); unused samples are zero rows."""
+    """Design matrix with columns first, shape (..., p, n); unused samples are zero rows.
+
+    Written in place into one array: the batched fit is bound by memory traffic, and this keeps
+    it to one pass per column.
+    """
     names = ["offset", "sin", "cos"]
-    sin_q, cos_q = np.sin(q), np.cos(q)
-    sgn = np.sign(velocity)
-    cols: list[NDArray[np.float64]] = [np.ones_like(q), sin_q, cos_q]
     if friction_terms >= 1:
-        cols.append(sgn)
         names.append("coulomb")
     if friction_terms == 2:
-        cols.append(velocity)
         names.append("viscous")
     if load_signed:
-        cols += [sgn * sin_q, sgn * cos_q]
         names += ["load_sin", "load_cos"]
     for k in harmonics:
-        cols += [np.sin(k * q), np.cos(k * q)]
         names += [f"sin_{k:g}", f"cos_{k:g}"]
-    x = np.stack(cols, axis=-2) * used[..., None, :]
+    x = np.empty(q.shape[:-1] + (len(names),) + q.shape[-1:])
+    x[..., 0, :] = 1.0
+    np.sin(q, out=x[..., 1, :])
+    np.cos(q, out=x[..., 2, :])
+    col = 3
+    if friction_terms >= 1 or load_signed:
+        sgn = x[..., col, :] if friction_terms >= 1 else np.empty_like(q)
+        np.sign(velocity, out=sgn)
+        col += 1 if friction_terms >= 1 else 0
+    if friction_terms == 2:
+        x[..., col, :] = velocity
+        col += 1
+    if load_signed:
+        np.multiply(sgn, x[..., 1, :], out=x[..., col, :])
+        np.multiply(sgn, x[..., 2, :], out=x[..., col + 1, :])
+        col += 2
+    for k in harmonics:
+        np.sin(k * q, out=x[..., col, :])
+        np.cos(k * q, out=x[..., col + 1, :])
+        col += 2
+    if used is not None:
+        x *= used[..., None, :]
     return x, names
 
 
+def _matvec(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(..., p, n) @ (..., n) -> (..., p)."""
+    out: NDArray[np.float64] = (x @ y[..., None])[..., 0]
+    return out
+
+
+def _predict(beta: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(..., p) times (..., p, n) -> (..., n)."""
+    out: NDArray[np.float64] = (beta[..., None, :] @ x)[..., 0, :]
+    return out
+
+
+# Condition number (1-norm estimate, equilibrated normal equations) above which one step of
+# iterative refinement is taken: below it the normal equations are already accurate to
+# ~1e4 * eps relative, well inside the 1e-10 the property tests demand.
+_REFINE_ABOVE_COND = 1e4
+
+
 def _solve_normal(
-    x: NDArray[np.float64], y: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Least squares from equilibrated normal equations plus one step of refinement.
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    gram: NDArray[np.float64] | None = None,
+    pinned: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Least squares from equilibrated normal equations, refined once where ill-conditioned.
 
     ``x`` is (..., p, n) with unused samples zeroed, ``y`` is (..., n) with the same zeros.
-    Returns the coefficients (..., p) and :math:`(X^T X)^{-1}` (..., p, p).
+    ``pinned`` (..., p) marks coefficients held at exactly zero. Returns the coefficients
+    (..., p), :math:`(X^T X)^{-1}` (..., p, p) with zero rows and columns for pinned
+    coefficients, and the residuals (..., n).
     """
-    gram = x @ np.swapaxes(x, -1, -2)
+    if gram is None:
+        gram = x @ np.swapaxes(x, -1, -2)
+    rhs = _matvec(x, y)
+    if pinned is not None:
+        gram = gram.copy()
+        keep = ~pinned
+        gram *= keep[..., :, None] * keep[..., None, :]
+        gram[pinned[..., None, :] & np.eye(pinned.shape[-1], dtype=bool)] = 1.0
+        rhs *= keep
     d = np.sqrt(np.diagonal(gram, axis1=-2, axis2=-1))
     d = np.where(d > 0, d, 1.0)
-    scaled = gram / (d[..., :, None] * d[..., None, :])
+    dd = d[..., :, None] * d[..., None, :]
+    scaled = gram / dd
     inv_scaled = np.linalg.inv(scaled)
-    rhs = np.einsum("...pn,...n->...p", x, y)
-    beta = np.einsum("...pq,...q->...p", inv_scaled, rhs / d) / d
-    # One refinement step: the normal equations square the condition number, refinement
-    # recovers the accuracy of an orthogonal factorisation on well-posed sweeps.
-    resid = y - np.einsum("...p,...pn->...n", beta, x)
-    rhs2 = np.einsum("...pn,...n->...p", x, resid)
-    beta = beta + np.einsum("...pq,...q->...p", inv_scaled, rhs2 / d) / d
-    inv_gram = inv_scaled / (d[..., :, None] * d[..., None, :])
-    return beta, inv_gram
+    beta = _matvec(inv_scaled, rhs / d) / d
+    resid = y - _predict(beta, x)
+    # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
+    # bounds the 2-norm condition number from above at the cost of one reduction.
+    cond = scaled.shape[-1] * np.trace(inv_scaled, axis1=-2, axis2=-1)
+    if (cond > _REFINE_ABOVE_COND).any():
+        # The normal equations square the condition number; one refinement step with the
+        # residual restores the accuracy of an orthogonal factorisation.
+        rhs2 = _matvec(x, resid)
+        if pinned is not None:
+            rhs2 *= ~pinned
+        delta = _matvec(inv_scaled, rhs2 / d) / d
+        beta = beta + delta
+        resid = resid - _predict(delta, x)
+    inv_gram = inv_scaled / dd
+    if pinned is not None:
+        inv_gram *= ~pinned[..., :, None] & ~pinned[..., None, :]
+    return beta, inv_gram, resid
 
 
 def _check_sweep_inputs(
@@ -330,6 +389,8 @@ def _check_sweep_inputs(
     qq = check_array(q, "q", min_ndim=1)
     tt = check_array(tau, "tau", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
+    if qq.shape == tt.shape == vv.shape:
+        return qq, tt, vv
     shape = check_same_shape(q=qq, tau=tt, velocity=vv)
     return (
         np.broadcast_to(qq, shape),
@@ -359,14 +420,13 @@ def _check_harmonics(harmonics: Sequence[float]) -> tuple[float, ...]:
 @dataclass(frozen=True)
 class _Design:
     x: NDArray[np.float64]
+    gram: NDArray[np.float64]
     names: list[str]
-    used: NDArray[np.float64]
-    used_b: NDArray[np.bool_]
-    sgn: NDArray[np.float64]
+    used: NDArray[np.float64] | None
     n_used: NDArray[np.int64]
+    pinned: NDArray[np.bool_] | None
     single_speed: NDArray[np.bool_]
     arc: NDArray[np.float64]
-    friction_terms: int
 
 
 def _prepare(
@@ -379,82 +439,87 @@ def _prepare(
     min_arc: float,
     single_speed_rtol: float,
 ) -> _Design:
-    """Speed mask, checks on what it leaves, and the design matrix of a sweep fit."""
+    """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold."""
     batch = qq.shape[:-1]
     speed = np.abs(vv)
-    vmax = np.max(speed, axis=-1)
     if min_speed is None:
-        threshold = 0.1 * vmax
+        threshold = 0.1 * speed.max(axis=-1, keepdims=True)
     else:
-        threshold = np.full(batch, check_positive(min_speed, "min_speed", allow_zero=True))
-    used_b = speed >= threshold[..., None]
-    if friction != "none" or load_friction != "none":
-        used_b &= speed > 0
-    used = used_b.astype(np.float64)
-    n_used = np.count_nonzero(used_b, axis=-1)
-
-    # Direction coverage and single-speed detection, per sweep.
-    sgn = np.sign(vv)
-    n_fwd = np.count_nonzero(used_b & (sgn > 0), axis=-1)
-    n_bwd = np.count_nonzero(used_b & (sgn < 0), axis=-1)
+        threshold = np.full(batch + (1,), check_positive(min_speed, "min_speed", allow_zero=True))
+    used_b = speed >= threshold
     needs_both = friction != "none" or load_friction != "none"
-    if needs_both and np.any((n_fwd == 0) | (n_bwd == 0)):
-        bad = (n_fwd == 0) | (n_bwd == 0)
-        raise InsufficientDataError(
-            "Expected `velocity` to have samples in both directions above `min_speed` when "
-            "friction columns are on, got a sweep with one direction only"
-            f"{_batch_index(batch, bad)}; pass friction='none' and load_friction='none' to fit "
-            "a one-way sweep."
-        )
-    # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v):
-    # then a single friction term is all the data can tell.
-    single_speed = np.ones(batch, dtype=bool)
-    for side in (sgn > 0, sgn < 0):
-        sel = used_b & side
-        big = np.where(sel, speed, -np.inf).max(axis=-1)
-        small = np.where(sel, speed, np.inf).min(axis=-1)
-        with np.errstate(invalid="ignore"):
-            spread = np.where(big > 0, (big - small) / np.where(big > 0, big, 1.0), 0.0)
-        single_speed &= spread <= single_speed_rtol
-    if friction == "coulomb-viscous" and np.any(single_speed):
-        raise InsufficientDataError(
-            "Expected `velocity` to hold more than one speed for friction='coulomb-viscous', got "
-            f"a single speed{_batch_index(batch, single_speed)}: Coulomb and viscous friction are "
-            "collinear there; use friction='auto' or 'coulomb'."
-        )
-    if friction == "coulomb":
-        single_speed = np.ones(batch, dtype=bool)
-    elif friction == "none":
-        single_speed = np.zeros(batch, dtype=bool)
+    if needs_both and (threshold <= 0).any():
+        used_b &= speed > 0
+    all_used = bool(used_b.all())
+    used = None if all_used else used_b.astype(np.float64)
     friction_terms = {"none": 0, "coulomb": 1}.get(friction, 2)
+    x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
+    gram = x @ np.swapaxes(x, -1, -2)
+    n_used = np.rint(gram[..., 0, 0]).astype(np.int64)
 
-    n_params = 3 + friction_terms + (2 if load_friction == "signed" else 0)
-    n_params += (1 if load_friction == "abs" else 0) + 2 * len(orders)
-    n_params -= 1 if friction_terms == 2 and bool(np.all(single_speed)) else 0
-    if np.any(n_used <= n_params):
-        bad = n_used <= n_params
+    # Direction counts: with the sgn(v) column c, G[0, c] = n_fwd - n_bwd and G[c, c] = n_fwd +
+    # n_bwd, so the Gram matrix already holds them.
+    if needs_both:
+        if friction_terms >= 1:
+            diff, total = gram[..., 0, 3], gram[..., 3, 3]
+        else:
+            s = np.sign(vv) if used is None else np.sign(vv) * used
+            diff, total = s.sum(axis=-1), np.abs(s).sum(axis=-1)
+        n_fwd, n_bwd = np.rint((total + diff) / 2), np.rint((total - diff) / 2)
+        bad = (n_fwd == 0) | (n_bwd == 0)
+        if bad.any():
+            raise InsufficientDataError(
+                "Expected `velocity` to have samples in both directions above `min_speed` when "
+                "friction columns are on, got a sweep with one direction only"
+                f"{_batch_index(batch, bad)}; pass friction='none' and load_friction='none' to "
+                "fit a one-way sweep."
+            )
+
+    # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v).
+    # The Schur complement of the (1, sgn v) block in the Gram matrix is the sum of squared
+    # deviations of v from its per-direction means: zero exactly then.
+    if friction_terms == 2:
+        g00, g03, g33 = gram[..., 0, 0], gram[..., 0, 3], gram[..., 3, 3]
+        g04, g34, g44 = gram[..., 0, 4], gram[..., 3, 4], gram[..., 4, 4]
+        det = g00 * g33 - g03 * g03  # = 4 n_fwd n_bwd > 0: both directions were checked above
+        explained = (g33 * g04 * g04 - 2 * g03 * g04 * g34 + g00 * g34 * g34) / det
+        deviation = np.maximum(g44 - explained, 0.0)
+        single_speed = deviation <= single_speed_rtol**2 * g44
+        if friction == "coulomb-viscous" and single_speed.any():
+            raise InsufficientDataError(
+                "Expected `velocity` to hold more than one speed in some direction for "
+                "friction='coulomb-viscous', got a single speed per direction"
+                f"{_batch_index(batch, single_speed)}: Coulomb and viscous friction are "
+                "collinear there; use friction='auto' or 'coulomb'."
+            )
+    else:
+        single_speed = np.full(batch, friction == "coulomb")
+    pinned = None
+    if friction_terms == 2 and single_speed.any():
+        pinned = np.zeros(batch + (len(names),), dtype=bool)
+        pinned[..., 4] = single_speed
+
+    n_params = len(names) + (1 if load_friction == "abs" else 0)
+    n_free = n_params - (0 if pinned is None else pinned.sum(axis=-1))
+    bad = n_used <= n_free
+    if bad.any():
         raise InsufficientDataError(
-            f"Expected more than {n_params} samples with |`velocity`| >= `min_speed` "
-            f"(one more than the {n_params} fitted coefficients), got {int(np.min(n_used))}"
+            f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= `min_speed` "
+            f"(one more than the fitted coefficients), got {int(np.min(n_used))}"
             f"{_batch_index(batch, bad)}."
         )
-    q_hi = np.where(used_b, qq, -np.inf).max(axis=-1)
-    q_lo = np.where(used_b, qq, np.inf).min(axis=-1)
-    arc = q_hi - q_lo
-    if np.any(arc < min_arc):
+    if all_used:
+        arc = qq.max(axis=-1) - qq.min(axis=-1)
+    else:
+        arc = np.where(used_b, qq, -np.inf).max(axis=-1) - np.where(used_b, qq, np.inf).min(axis=-1)
+    if (arc < min_arc).any():
         raise InsufficientDataError(
             f"Expected the used samples of `q` to span at least {np.degrees(min_arc):.1f}° "
             f"(`min_arc`), got {np.degrees(float(np.min(arc))):.2f}°"
             f"{_batch_index(batch, arc < min_arc)}: the offset and the gravity sinusoid cannot "
             "be separated on a shorter arc."
         )
-
-    x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
-    if friction_terms == 2 and np.any(single_speed):
-        # One friction term where the speeds are equal: the viscous column is zeroed there and
-        # its diagonal made 1 below, so its coefficient and covariance come out exactly zero.
-        x[..., names.index("viscous"), :] *= ~single_speed[..., None]
-    return _Design(x, names, used, used_b, sgn, n_used, single_speed, arc, friction_terms)
+    return _Design(x, gram, names, used, n_used, pinned, single_speed, arc)
 
 
 def fit_sweep(
@@ -559,93 +624,74 @@ def fit_sweep(
     if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
     d = _prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
-    x, names, used, single_speed = d.x, d.names, d.used, d.single_speed
-    friction_terms = d.friction_terms
-    y = tt * used
-    x_fit = x
+    y = tt if d.used is None else tt * d.used
+    names = d.names
     if load_friction == "abs":
-        beta, inv_gram, x_fit, names = _fit_load_abs(qq, y, x, used, d.sgn, names, max_iter)
+        beta, inv_gram, resid = _fit_load_abs(qq, vv, y, d, max_iter)
+        names = [*names, "load_abs"]
     else:
-        beta, inv_gram = _solve_with_pinned(x, y, names, single_speed)
-    resid = (y - np.einsum("...p,...pn->...n", beta, x_fit)) * used
+        beta, inv_gram, resid = _solve_normal(d.x, y, d.gram, d.pinned)
     rss = np.einsum("...n,...n->...", resid, resid)
-    dof = d.n_used - len(names) + (single_speed & (friction_terms == 2)).astype(np.int64)
-    sigma2 = rss / dof
-    cov = sigma2[..., None, None] * inv_gram
-    if friction_terms == 2 and np.any(single_speed):
-        iv = names.index("viscous")
-        cov[..., iv, :] *= ~single_speed[..., None]
-        cov[..., :, iv] *= ~single_speed[..., None]
+    n_free = len(names) - (0 if d.pinned is None else d.pinned.sum(axis=-1))
+    cov = (rss / (d.n_used - n_free))[..., None, None] * inv_gram
+    if load_friction == "signed":
+        load = _signed_load_coefficient(beta, d.gram, names)
+    elif load_friction == "abs":
+        load = beta[..., -1]
+    else:
+        load = np.zeros(beta.shape[:-1])
     return _make_fit(
         beta,
         cov,
         names,
         orders,
-        qq,
-        d.used_b,
-        d.sgn,
-        load_friction,
+        load,
         np.sqrt(rss / d.n_used),
         d.n_used,
-        single_speed,
+        d.single_speed,
         d.arc,
         "least-squares",
     )
 
 
-def _solve_with_pinned(
-    x: NDArray[np.float64],
-    y: NDArray[np.float64],
-    names: list[str],
-    single_speed: NDArray[np.bool_],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    if "viscous" in names and np.any(single_speed):
-        # The zeroed viscous column gets one unit "sample" outside the data, making its normal
-        # equation beta_v = 0 exactly without touching the other coefficients.
-        iv = names.index("viscous")
-        pad = np.zeros(x.shape[:-1] + (1,))
-        pad[..., iv, 0] = single_speed.astype(np.float64)
-        x = np.concatenate([x, pad], axis=-1)
-        y = np.concatenate([y, np.zeros(y.shape[:-1] + (1,))], axis=-1)
-    return _solve_normal(x, y)
-
-
 def _fit_load_abs(
     q: NDArray[np.float64],
+    v: NDArray[np.float64],
     y: NDArray[np.float64],
-    x: NDArray[np.float64],
-    used: NDArray[np.float64],
-    sgn: NDArray[np.float64],
-    names: list[str],
+    d: _Design,
     max_iter: int,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], list[str]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Gauss-Newton for tau = X beta + mu sgn(v) |a sin q + b cos q|, from the load-free fit."""
-    single = np.zeros(x.shape[:-2], dtype=bool)
-    beta0, _ = _solve_with_pinned(x, y, names, single)
-    names = [*names, "load_abs"]
-    sin_q, cos_q = np.sin(q), np.cos(q)
+    x = d.x
+    sgn = np.sign(v) if d.used is None else np.sign(v) * d.used
+    beta0, _, _ = _solve_normal(x, y, d.gram, d.pinned)
     beta = np.concatenate([beta0, np.zeros(beta0.shape[:-1] + (1,))], axis=-1)
-    jac = x
+    pinned = (
+        None
+        if d.pinned is None
+        else np.concatenate([d.pinned, np.zeros(d.pinned.shape[:-1] + (1,), dtype=bool)], axis=-1)
+    )
+    model = np.concatenate([x, np.empty_like(x[..., :1, :])], axis=-2)
+    jac = model.copy()
     inv_gram = np.zeros(beta.shape + beta.shape[-1:])
+    resid = y
     for _ in range(max_iter):
         a, b, mu = beta[..., 1:2], beta[..., 2:3], beta[..., -1:]
-        tg = a * sin_q + b * cos_q
-        sg = np.sign(tg)
-        load_col = sgn * np.abs(tg) * used
-        model = np.concatenate([x, load_col[..., None, :]], axis=-2)
+        tg = a * x[..., 1, :] + b * x[..., 2, :]
+        model[..., -1, :] = sgn * np.abs(tg)
         # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b).
-        jac = model.copy()
-        jac[..., 1, :] = x[..., 1, :] * (1 + mu * sgn * sg)
-        jac[..., 2, :] = x[..., 2, :] * (1 + mu * sgn * sg)
-        resid = (y - np.einsum("...p,...pn->...n", beta, model)) * used
-        step, inv_gram = _solve_normal(jac, resid)
+        jac[...] = model
+        factor = 1 + mu * sgn * np.sign(tg)
+        jac[..., 1, :] *= factor
+        jac[..., 2, :] *= factor
+        resid = y - _predict(beta, model)
+        step, inv_gram, _ = _solve_normal(jac, resid, None, pinned)
         beta = beta + step
         if np.all(np.abs(step) <= 1e-14 * (1.0 + np.abs(beta))):
             break
-    a, b = beta[..., 1:2], beta[..., 2:3]
-    load_col = sgn * np.abs(a * sin_q + b * cos_q) * used
-    x_fit = np.concatenate([x, load_col[..., None, :]], axis=-2)
-    return beta, inv_gram, x_fit, names
+    tg = beta[..., 1:2] * x[..., 1, :] + beta[..., 2:3] * x[..., 2, :]
+    model[..., -1, :] = sgn * np.abs(tg)
+    return beta, inv_gram, y - _predict(beta, model)
 
 
 def _make_fit(
@@ -653,10 +699,7 @@ def _make_fit(
     cov: NDArray[np.float64],
     names: list[str],
     orders: tuple[float, ...],
-    q: NDArray[np.float64],
-    used_b: NDArray[np.bool_],
-    sgn: NDArray[np.float64],
-    load_friction: str,
+    load: NDArray[np.float64],
     residual_rms: NDArray[np.float64],
     n_used: NDArray[np.int64],
     single_speed: NDArray[np.bool_],
@@ -669,17 +712,6 @@ def _make_fit(
     def coef(name: str) -> NDArray[np.float64]:
         return beta[..., names.index(name)] if name in names else zeros
 
-    load = coef("load_abs")
-    if load_friction == "signed":
-        # sgn(v)(d sin q + e cos q) = mu sgn(v) |tau_g| with tau_g = a sin q + b cos q of one sign
-        # s over the arc: (d, e) = mu s (a, b), so mu = s (d a + e b) / A^2.
-        tg = a[..., None] * np.sin(q) + b[..., None] * np.cos(q)
-        side = np.sign(np.sum(np.where(used_b, tg, 0.0), axis=-1))
-        amp2 = a * a + b * b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            load = np.where(
-                amp2 > 0, side * (coef("load_sin") * a + coef("load_cos") * b) / amp2, 0.0
-            )
     harm = (
         np.stack([np.stack([coef(f"sin_{k:g}"), coef(f"cos_{k:g}")], -1) for k in orders], -2)
         if orders
@@ -698,11 +730,29 @@ def _make_fit(
         column_names=tuple(names),
         covariance=cov,
         residual_rms=residual_rms,
-        n_used=n_used.astype(np.int64),
-        single_speed=np.asarray(single_speed, dtype=bool),
+        n_used=n_used,
+        single_speed=single_speed,
         arc=arc,
         method=method,
     )
+
+
+def _signed_load_coefficient(
+    beta: NDArray[np.float64], gram: NDArray[np.float64], names: list[str]
+) -> NDArray[np.float64]:
+    """mu from the signed load columns.
+
+    sgn(v)(d sin q + e cos q) = mu sgn(v)|tau_g| with tau_g = a sin q + b cos q of one sign s over
+    the arc gives (d, e) = mu s (a, b), so mu = s (d a + e b) / A^2; s is the sign of the sum of
+    tau_g over the used samples, a G[0, 1] + b G[0, 2].
+    """
+    a, b = beta[..., 1], beta[..., 2]
+    d, e = beta[..., names.index("load_sin")], beta[..., names.index("load_cos")]
+    side = np.sign(a * gram[..., 0, 1] + b * gram[..., 0, 2])
+    amp2 = a * a + b * b
+    safe = np.where(amp2 > 0, amp2, 1.0)
+    out: NDArray[np.float64] = np.where(amp2 > 0, side * (d * a + e * b) / safe, 0.0)
+    return out
 
 
 def amplitude_phase_bound(
@@ -778,7 +828,7 @@ def amplitude_phase_bound(
         0.0,
         single_speed_rtol,
     )
-    _, inv_gram = _solve_with_pinned(d.x, np.zeros(shape), d.names, d.single_speed)
+    _, inv_gram, _ = _solve_normal(d.x, np.zeros(shape), d.gram, d.pinned)
     batch = inv_gram.shape[:-2]
     ab = np.stack([amp * np.cos(ph), amp * np.sin(ph)], -1)
     ab = np.broadcast_to(ab, batch + (2,))
@@ -889,10 +939,8 @@ def fit_sweep_common_mode(
     grid_a = np.stack(grids).reshape(batch + (grids[0].size,))
     mean_a = np.stack(means).reshape(grid_a.shape)
     half_a = np.stack(halves).reshape(grid_a.shape)
-    ones = np.ones_like(grid_a)
-    x, names = _design(grid_a, ones, ones, 0, False, ())
-    beta, inv_gram = _solve_normal(x, mean_a)
-    resid = mean_a - np.einsum("...p,...pn->...n", beta, x)
+    x, names = _design(grid_a, grid_a, None, 0, False, ())
+    beta, inv_gram, resid = _solve_normal(x, mean_a)
     m_pts = grids[0].size
     rss = np.einsum("...n,...n->...", resid, resid)
     coulomb = half_a.mean(axis=-1)
@@ -906,10 +954,7 @@ def fit_sweep_common_mode(
         cov,
         [*names, "coulomb"],
         (),
-        grid_a,
-        np.ones(grid_a.shape, dtype=bool),
-        ones,
-        "none",
+        np.zeros(batch),
         np.sqrt(rss / m_pts),
         np.full(batch, m_pts, dtype=np.int64),
         np.ones(batch, dtype=bool),

@@ -1,0 +1,340 @@
+"""Joint-torque sensor model with the errors real torque estimates carry.
+
+A :class:`TorqueSensor` turns the true holding torque of one joint into what a controller would
+report while the joint moves: a gain error, an offset, friction (Coulomb, viscous and a part that
+grows with the gravity load), gear ripple at a high joint-angle order and white noise.
+:func:`realistic_sensors` draws one sensor per joint with the error magnitudes gravdir calls
+"realistic" in its design notes.
+
+Sign convention: a torque is the torque the actuator applies to the distal link about the joint's
++axis. Holding a load still, it is minus the gravity torque about +axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_positive, check_same_shape
+
+if TYPE_CHECKING:
+    from gravdir.synthetic.robot import SyntheticArm
+
+__all__ = ["TorqueSensor", "realistic_sensors"]
+
+
+def _check_finite_scalar(x: float, name: str) -> float:
+    try:
+        value = float(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
+    if not np.isfinite(value):
+        raise ValueError(f"Expected `{name}` to be a finite number, got {x!r}.")
+    return value
+
+
+@dataclass(frozen=True)
+class TorqueSensor:
+    """Error model of one joint's torque measurement.
+
+    Parameters
+    ----------
+    gain : float, optional
+        Multiplicative gain on the actuator torque (holding torque plus friction); positive.
+        ``1`` is a perfect scale.
+    offset : float, optional
+        Constant added to every reading, N·m.
+    coulomb : float, optional
+        Coulomb friction level :math:`F_c \\ge 0`, N·m.
+    viscous : float, optional
+        Viscous friction coefficient :math:`F_v \\ge 0`, N·m·s/rad.
+    load_coefficient : float, optional
+        Load-dependent friction coefficient :math:`\\mu \\ge 0`: the friction level grows by
+        :math:`\\mu |\\tau_g|`.
+    ripple_amplitude : float, optional
+        Amplitude of the gear ripple, N·m, :math:`\\ge 0`.
+    ripple_order : float, optional
+        Number of ripple cycles per joint revolution (a joint-angle order), positive. A harmonic
+        drive of ratio 100 ripples at twice the motor frequency, i.e. order 200 in joint angle.
+    ripple_phase : float, optional
+        Phase of the ripple, rad.
+    noise_std : float, optional
+        Standard deviation of the white noise added to each reading, N·m, :math:`\\ge 0`.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is not finite, `gain` or `ripple_order` is not positive, or one of the
+        non-negative parameters is negative.
+
+    Notes
+    -----
+    For joint angle :math:`q`, velocity :math:`v` and true holding torque :math:`\\tau_h`
+    (the gravity torque is :math:`\\tau_g = -\\tau_h`, so :math:`|\\tau_g| = |\\tau_h|`):
+
+    .. math::
+
+        \\tau_f &= (F_c + \\mu |\\tau_h|)\\,\\operatorname{sgn}(v) + F_v v, \\\\
+        \\tau_m &= k\\,(\\tau_h + \\tau_f) + o + a_r \\sin(n_r q + \\varphi_r) + \\varepsilon,
+        \\qquad \\varepsilon \\sim \\mathcal N(0, \\sigma^2).
+
+    The gain :math:`k` scales what the actuator really delivers -- holding torque and the
+    friction it overcomes -- because a current-based torque estimate mis-scales the whole motor
+    torque. Offset, ripple and noise are added after the gain: they belong to the measurement
+    chain. With :math:`\\operatorname{sgn}(0) = 0`, samples at rest carry no friction; stiction
+    is not modelled. Inertial torques are not part of the model (quasi-static motion).
+
+    Examples
+    --------
+    >>> sensor = TorqueSensor(gain=1.1, offset=0.2, coulomb=0.5)
+    >>> float(sensor.measure(q=0.3, velocity=0.1, holding_torque=2.0).round(6))
+    2.95
+    """
+
+    gain: float = 1.0
+    offset: float = 0.0
+    coulomb: float = 0.0
+    viscous: float = 0.0
+    load_coefficient: float = 0.0
+    ripple_amplitude: float = 0.0
+    ripple_order: float = 100.0
+    ripple_phase: float = 0.0
+    noise_std: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gain", check_positive(self.gain, "gain"))
+        object.__setattr__(self, "offset", _check_finite_scalar(self.offset, "offset"))
+        for name in ("coulomb", "viscous", "load_coefficient", "ripple_amplitude", "noise_std"):
+            value = check_positive(getattr(self, name), name, allow_zero=True)
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "ripple_order", check_positive(self.ripple_order, "ripple_order"))
+        phase = _check_finite_scalar(self.ripple_phase, "ripple_phase")
+        object.__setattr__(self, "ripple_phase", phase)
+
+    def friction(self, velocity: ArrayLike, holding_torque: ArrayLike) -> NDArray[np.float64]:
+        """Friction torque the actuator overcomes, before the gain.
+
+        Parameters
+        ----------
+        velocity : array_like, shape (...)
+            Joint velocity, rad/s.
+        holding_torque : array_like, shape (...)
+            True holding torque, N·m; broadcasts against `velocity`.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            :math:`(F_c + \\mu |\\tau_h|)\\operatorname{sgn}(v) + F_v v`, N·m.
+
+        Raises
+        ------
+        ValueError
+            If an argument is not numeric and finite, or the shapes do not broadcast.
+
+        Examples
+        --------
+        >>> TorqueSensor(coulomb=1.0, viscous=2.0).friction([-0.5, 0.0, 0.5], 0.0)
+        array([-2.,  0.,  2.])
+        """
+        v = check_array(velocity, "velocity")
+        tau = check_array(holding_torque, "holding_torque")
+        check_same_shape(velocity=v, holding_torque=tau)
+        level = self.coulomb + self.load_coefficient * np.abs(tau)
+        out: NDArray[np.float64] = level * np.sign(v) + self.viscous * v
+        return out
+
+    def ripple(self, q: ArrayLike) -> NDArray[np.float64]:
+        """Gear ripple :math:`a_r \\sin(n_r q + \\varphi_r)` at joint angle `q`, N·m.
+
+        Parameters
+        ----------
+        q : array_like, shape (...)
+            Joint angle, rad.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            The ripple torque.
+
+        Raises
+        ------
+        ValueError
+            If `q` is not numeric and finite.
+
+        Examples
+        --------
+        >>> r = TorqueSensor(ripple_amplitude=0.1, ripple_order=4).ripple(np.pi / 8)
+        >>> float(r.round(12))
+        0.1
+        """
+        qq = check_array(q, "q")
+        out: NDArray[np.float64] = self.ripple_amplitude * np.sin(
+            self.ripple_order * qq + self.ripple_phase
+        )
+        return out
+
+    def measure(
+        self,
+        q: ArrayLike,
+        velocity: ArrayLike,
+        holding_torque: ArrayLike,
+        rng: np.random.Generator | None = None,
+    ) -> NDArray[np.float64]:
+        """Reading of the sensor while the joint moves.
+
+        Parameters
+        ----------
+        q : array_like, shape (...)
+            Joint angle, rad.
+        velocity : array_like, shape (...)
+            Joint velocity, rad/s.
+        holding_torque : array_like, shape (...)
+            True (noise-free, friction-free) holding torque, N·m.
+        rng : numpy.random.Generator, optional
+            Source of the noise. Required when ``noise_std > 0``.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            Measured torque, the broadcast shape of the three arrays.
+
+        Raises
+        ------
+        ValueError
+            If an array is not numeric and finite, the shapes do not broadcast, or `rng` is
+            missing while ``noise_std > 0``.
+
+        Notes
+        -----
+        :math:`\\tau_m = k(\\tau_h + \\tau_f) + o + a_r \\sin(n_r q + \\varphi_r) + \\varepsilon`;
+        see the class notes.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> sensor = TorqueSensor(noise_std=0.01)
+        >>> sensor.measure(np.zeros(4), np.ones(4), np.ones(4), rng).shape
+        (4,)
+        """
+        qq = check_array(q, "q")
+        v = check_array(velocity, "velocity")
+        tau = check_array(holding_torque, "holding_torque")
+        shape = check_same_shape(q=qq, velocity=v, holding_torque=tau)
+        if self.noise_std > 0 and rng is None:
+            raise ValueError(
+                "Expected `rng` (a numpy.random.Generator) because `noise_std` > 0, got None."
+            )
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ValueError(
+                f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
+            )
+        out = self.gain * (tau + self.friction(v, tau)) + self.offset + self.ripple(qq)
+        out = np.broadcast_to(out, shape).astype(np.float64, copy=True)
+        if self.noise_std > 0 and rng is not None:
+            out += self.noise_std * rng.standard_normal(shape)
+        return out
+
+
+def realistic_sensors(
+    rng: np.random.Generator,
+    arm: SyntheticArm,
+    *,
+    peak: ArrayLike | None = None,
+    min_peak_fraction: float = 0.01,
+) -> tuple[TorqueSensor, ...]:
+    """One torque sensor per joint with realistic errors.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the random draws.
+    arm : SyntheticArm
+        The arm whose joints get the sensors; gives the number of joints and, unless `peak` is
+        given, each joint's peak gravity torque (:meth:`SyntheticArm.peak_gravity_torque`).
+    peak : array_like, shape (n,), optional
+        Peak gravity torque of each joint, N·m, positive. Overrides the arm's.
+    min_peak_fraction : float, optional
+        When the peaks come from the arm, a joint's peak is raised to at least this fraction of
+        the largest joint's peak (default 1%), so a joint without gravity load (a wrist whose
+        distal mass lies on its axis) still gets friction and noise. Ignored with `peak`.
+
+    Returns
+    -------
+    tuple of TorqueSensor, length n
+        Sensor ``j`` belongs to joint ``j`` (0-based); reuse the tuple for every sweep of an arm
+        so that each joint keeps its gain, offset and friction.
+
+    Raises
+    ------
+    ValueError
+        If `rng` is not a Generator or `peak` has the wrong shape or is not positive.
+
+    Notes
+    -----
+    With :math:`P_j` the peak gravity torque of joint :math:`j`, the draws are independent and
+    uniform:
+
+    - gain :math:`k \\in [0.85, 1.15]`;
+    - offset :math:`o \\in [-0.03, 0.03]\\,P_j`;
+    - Coulomb friction :math:`F_c \\in [0.02, 0.10]\\,P_j`;
+    - viscous friction :math:`F_v \\in [0.01, 0.05]\\,P_j` per rad/s;
+    - load coefficient :math:`\\mu \\in [0, 0.05]`;
+    - gear ripple of amplitude :math:`0.005\\,P_j`, order :math:`2N` with gear ratio
+      :math:`N \\in \\{50, \\dots, 160\\}`, phase in :math:`[-\\pi, \\pi)`;
+    - white noise :math:`\\sigma = 0.005\\,P_j`.
+
+    These are the magnitudes gravdir's design notes call "realistic sensor errors"; the viscous
+    range (not fixed there) makes viscous friction at 1 rad/s comparable to the Coulomb level.
+
+    References
+    ----------
+    Seed ``000_fd3a83f130b85770.txt`` (friction, offset and gain errors the gravity method must
+    tolerate) and ``003_a9e7b6dca4bd51db.txt`` (load-dependent friction).
+
+    Examples
+    --------
+    >>> from gravdir.synthetic.robot import ur5_arm
+    >>> sensors = realistic_sensors(np.random.default_rng(1), ur5_arm())
+    >>> len(sensors), all(0.85 <= s.gain <= 1.15 for s in sensors)
+    (6, True)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
+        )
+    n = arm.n_joints
+    min_peak_fraction = check_positive(min_peak_fraction, "min_peak_fraction", allow_zero=True)
+    if peak is None:
+        p = arm.peak_gravity_torque()
+        if not np.any(p > 0):
+            raise ValueError("Expected `arm` to have a gravity load on some joint, got none.")
+        # A joint whose distal mass lies on its axis has no gravity load but still has friction
+        # and noise: give it 1% of the largest joint's peak.
+        p = np.maximum(p, min_peak_fraction * np.max(p))
+    else:
+        p = check_array(peak, "peak")
+        if p.shape != (n,):
+            raise ValueError(f"Expected `peak` to have shape ({n},), got {p.shape}.")
+        if np.any(p <= 0):
+            raise ValueError(
+                f"Expected `peak` to be positive for every joint, got {np.round(p, 6).tolist()}."
+            )
+    sensors = []
+    for pj in p:
+        sensors.append(
+            TorqueSensor(
+                gain=float(rng.uniform(0.85, 1.15)),
+                offset=float(rng.uniform(-0.03, 0.03) * pj),
+                coulomb=float(rng.uniform(0.02, 0.10) * pj),
+                viscous=float(rng.uniform(0.01, 0.05) * pj),
+                load_coefficient=float(rng.uniform(0.0, 0.05)),
+                ripple_amplitude=float(0.005 * pj),
+                ripple_order=float(2 * rng.integers(50, 161)),
+                ripple_phase=float(rng.uniform(-np.pi, np.pi)),
+                noise_std=float(0.005 * pj),
+            )
+        )
+    return tuple(sensors)
