@@ -1,0 +1,129 @@
+"""Optional matplotlib views of gravdir results.
+
+Install the ``plot`` extra (``pip install gravdir[plot]``). matplotlib is imported only when a
+function here is called, so ``import gravdir`` never needs it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from gravdir._checks import check_array, check_same_shape
+from gravdir.sweep import SweepFit
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_sweep"]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("gravdir.plot needs matplotlib: pip install 'gravdir[plot]'") from exc
+    return plt
+
+
+def plot_sweep(
+    fit: SweepFit,
+    q: ArrayLike,
+    tau: ArrayLike,
+    velocity: ArrayLike,
+    *,
+    ax: Axes | None = None,
+    degrees: bool = True,
+) -> Axes:
+    """Draw a sweep with its fitted gravity sinusoid, friction band and gravity zeros.
+
+    Parameters
+    ----------
+    fit : SweepFit
+        The fit of this sweep (a single sweep, not a batch).
+    q, tau, velocity : array_like, shape (n,)
+        The samples that were fitted.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into; a new figure is made when omitted.
+    degrees : bool, optional
+        Label the joint angle in degrees (default) or radians.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes, holding the lines labelled ``"forward"``, ``"backward"`` (measured samples),
+        ``"offset + gravity"`` (:math:`c + A \\sin(q + \\varphi)`), a shaded band labelled
+        ``"friction"`` between the forward and backward model curves, and vertical lines
+        labelled ``"unstable zero"`` and ``"stable zero"`` at the gravity zeros inside the swept
+        range.
+
+    Raises
+    ------
+    ValueError
+        If `fit` is a batch, or the arrays do not match.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from gravdir import fit_sweep
+    >>> q = np.concatenate([np.linspace(-1, 2, 200), np.linspace(2, -1, 200)])
+    >>> v = np.concatenate([np.full(200, 0.3), np.full(200, -0.3)])
+    >>> tau = 4 * np.sin(q - 0.5) + 0.5 * np.sign(v)
+    >>> ax = plot_sweep(fit_sweep(q, tau, v), q, tau, v)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['forward', 'backward', 'offset + gravity', 'stable zero']
+    """
+    if fit.amplitude.ndim != 0:
+        raise ValueError(
+            f"Expected `fit` to be the fit of a single sweep, got a batch of shape "
+            f"{fit.amplitude.shape}."
+        )
+    qq = check_array(q, "q", min_ndim=1)
+    tt = check_array(tau, "tau", min_ndim=1)
+    vv = check_array(velocity, "velocity", min_ndim=1)
+    check_same_shape(q=qq, tau=tt, velocity=vv)
+    if qq.ndim != 1 or not qq.shape == tt.shape == vv.shape:
+        raise ValueError(
+            f"Expected `q`, `tau` and `velocity` of one shape (n,), got {qq.shape}, {tt.shape} "
+            f"and {vv.shape}."
+        )
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    scale = np.degrees(1.0) if degrees else 1.0
+    fwd, bwd = vv > 0, vv < 0
+    ax.plot(qq[fwd] * scale, tt[fwd], ".", ms=2, color="C0", label="forward")
+    ax.plot(qq[bwd] * scale, tt[bwd], ".", ms=2, color="C1", label="backward")
+    grid = np.linspace(qq.min(), qq.max(), 400)
+    gravity = float(fit.offset) + fit.gravity_torque(grid)
+    speed = float(np.median(np.abs(vv[vv != 0]))) if np.any(vv != 0) else 0.0
+    fr = float(fit.friction_torque(np.array([speed]))[0])
+    ax.plot(grid * scale, gravity, "-", color="k", lw=1.5, label="offset + gravity")
+    ax.fill_between(
+        grid * scale, gravity - fr, gravity + fr, color="0.5", alpha=0.25, label="friction"
+    )
+    zeros = fit.zeros()
+    for value, label, style in (
+        (zeros.unstable, "unstable zero", "--"),
+        (zeros.stable, "stable zero", ":"),
+    ):
+        # Draw each zero at its copies inside the swept range (angles may be unwrapped).
+        base = float(value)
+        k = np.arange(
+            np.ceil((qq.min() - base) / (2 * np.pi)), np.floor((qq.max() - base) / (2 * np.pi)) + 1
+        )
+        for i, qz in enumerate(base + 2 * np.pi * k):
+            ax.axvline(
+                qz * scale, color="C3", ls=style, lw=1, label=label if i == 0 else "_nolegend_"
+            )
+    ax.set_xlabel("joint angle [deg]" if degrees else "joint angle [rad]")
+    ax.set_ylabel("torque")
+    ax.set_title(
+        f"A = {float(fit.amplitude):.4g}, φ = {np.degrees(float(fit.phase)):.3f}°, "
+        f"friction at {speed:.3g} rad/s = {fr:.3g}"
+    )
+    ax.legend(loc="best", fontsize="small")
+    return ax
