@@ -4,6 +4,13 @@ Everything here is written independently of the estimators (explicit homogeneous
 cross products), so a convention error cannot cancel out between the generator and gravdir.
 """
 
+from gravdir.synthetic.harmonic_drive import (
+    HarmonicDriveJoint,
+    JointRun,
+    constant_speed_run,
+    oscillating_run,
+    simulate_run,
+)
 from gravdir.synthetic.robot import (
     SweepRecord,
     SyntheticArm,
@@ -13,16 +20,24 @@ from gravdir.synthetic.robot import (
     up_from_base_tilt,
     ur5_arm,
 )
-from gravdir.synthetic.sensors import TorqueSensor, realistic_sensors
+from gravdir.synthetic.sensors import (
+    TorqueSensor,
+    realistic_sensors,
+)
 
 __all__ = [
+    "HarmonicDriveJoint",
+    "JointRun",
     "SweepRecord",
     "SyntheticArm",
     "TorqueSensor",
     "canonical_arm",
+    "constant_speed_run",
     "iiwa_arm",
+    "oscillating_run",
     "random_arm",
     "realistic_sensors",
+    "simulate_run",
     "up_from_base_tilt",
     "ur5_arm",
 ]

@@ -1,0 +1,329 @@
+"""A harmonic-drive joint with a flexible link and an accelerometer, for tests and examples.
+
+The motor follows the corrected command exactly (ideal servo); the output angle carries the
+transmission error :math:`\\theta_o = \\theta_m/N + \\mathrm{TE}(\\theta_m)`; a single bending
+mode of the link (natural frequency, damping) filters the output motion; an accelerometer at a
+radius on the link measures specific force (acceleration minus gravity) in its own frame, with
+white noise and a bias. Kinematics are written with rotation matrices and cross products,
+independently of :func:`gravdir.kinematic_error.expected_acceleration`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import signal as sps
+
+from gravdir._checks import check_array, check_positive, check_unit_vector, check_vectors
+from gravdir.kinematic_error import STANDARD_GRAVITY, KinematicErrorModel
+
+__all__ = [
+    "HarmonicDriveJoint",
+    "JointRun",
+    "constant_speed_run",
+    "oscillating_run",
+    "simulate_run",
+]
+
+
+def _default_te_orders() -> NDArray[np.float64]:
+    return np.array([1.0, 2.0, 4.0, 200 / 202, 2 * 200 / 202])
+
+
+@dataclass(frozen=True, eq=False)
+class HarmonicDriveJoint:
+    """Parameters of the simulated joint.
+
+    Attributes
+    ----------
+    flexspline_teeth, circular_spline_teeth : int
+        :math:`z_f < z_c`; the ratio is :math:`N = z_f/(z_c - z_f)`.
+    te_orders : ndarray, shape (j,)
+        Orders (cycles per motor revolution) of the transmission error.
+    te_amplitudes : ndarray, shape (j,)
+        Amplitudes in radians of output angle.
+    te_phases : ndarray, shape (j,)
+        Phases: :math:`\\mathrm{TE} = \\sum_j A_j \\cos(q_j\\theta_m + \\phi_j)` + the output term.
+    output_amplitude, output_phase : float
+        A once-per-output-revolution term :math:`B\\cos(\\theta_m/N + \\phi_B)` (order :math:`1/N`).
+    natural_frequency : float
+        Link bending mode in Hz.
+    damping_ratio : float
+        Its damping ratio.
+    radius : float
+        Sensor distance from the joint axis (m).
+    up : ndarray, shape (3,)
+        Up in the joint frame (z = joint axis, x toward the sensor at zero output angle).
+    noise_density : float
+        Accelerometer white-noise density in m/s²/√Hz (150 µg/√Hz ≈ 1.47e-3).
+    bias : ndarray, shape (3,)
+        Accelerometer bias (m/s²).
+    sample_rate : float
+        Samples per second.
+    """
+
+    flexspline_teeth: int = 200
+    circular_spline_teeth: int = 202
+    te_orders: NDArray[np.float64] = field(default_factory=_default_te_orders)
+    te_amplitudes: NDArray[np.float64] = field(
+        default_factory=lambda: np.array([2e-5, 5e-5, 1e-5, 1e-5, 1.5e-5])
+    )
+    te_phases: NDArray[np.float64] = field(
+        default_factory=lambda: np.array([0.3, -1.1, 2.0, 0.7, -2.5])
+    )
+    output_amplitude: float = 2e-5
+    output_phase: float = 0.4
+    natural_frequency: float = 10.0
+    damping_ratio: float = 0.05
+    radius: float = 0.8
+    up: NDArray[np.float64] = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    noise_density: float = 0.0
+    bias: NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))
+    sample_rate: float = 500.0
+
+    def __post_init__(self) -> None:
+        zf, zc = self.flexspline_teeth, self.circular_spline_teeth
+        if not (isinstance(zf, int) and isinstance(zc, int) and 2 <= zf < zc):
+            raise ValueError(
+                "Expected integer teeth with 2 ≤ `flexspline_teeth` < `circular_spline_teeth`, "
+                f"got {zf!r} and {zc!r}."
+            )
+        q = check_array(self.te_orders, "te_orders", min_ndim=1)
+        a = check_array(self.te_amplitudes, "te_amplitudes", min_ndim=1)
+        p = check_array(self.te_phases, "te_phases", min_ndim=1)
+        if not (q.shape == a.shape == p.shape) or q.ndim != 1:
+            raise ValueError(
+                "Expected `te_orders`, `te_amplitudes`, `te_phases` of one shape (j,), got "
+                f"{q.shape}, {a.shape}, {p.shape}."
+            )
+        object.__setattr__(self, "te_orders", q)
+        object.__setattr__(self, "te_amplitudes", a)
+        object.__setattr__(self, "te_phases", p)
+        object.__setattr__(self, "up", check_unit_vector(self.up, "up").reshape(3))
+        b = check_vectors(self.bias, "bias")
+        if b.shape != (3,):
+            raise ValueError(f"Expected `bias` to have shape (3,), got {b.shape}.")
+        object.__setattr__(self, "bias", b)
+        check_positive(self.natural_frequency, "natural_frequency")
+        check_positive(self.damping_ratio, "damping_ratio")
+        check_positive(self.radius, "radius")
+        check_positive(self.noise_density, "noise_density", allow_zero=True)
+        check_positive(self.sample_rate, "sample_rate")
+
+    @property
+    def gear_ratio(self) -> float:
+        """:math:`N = z_f/(z_c - z_f)`."""
+        return self.flexspline_teeth / (self.circular_spline_teeth - self.flexspline_teeth)
+
+    def transmission_error(self, motor_angle: ArrayLike, n: int = 0) -> NDArray[np.float64]:
+        """The `n`-th derivative (0, 1 or 2) of TE (output rad) with respect to motor angle."""
+        th = check_array(motor_angle, "motor_angle")
+        q = np.concatenate([self.te_orders, [1.0 / self.gear_ratio]])
+        a = np.concatenate([self.te_amplitudes, [self.output_amplitude]])
+        p = np.concatenate([self.te_phases, [self.output_phase]])
+        arg = th[..., None] * q + p
+        if n == 0:
+            terms = a * np.cos(arg)
+        elif n == 1:
+            terms = -a * q * np.sin(arg)
+        elif n == 2:
+            terms = -a * q**2 * np.cos(arg)
+        else:
+            raise ValueError(f"Expected `n` in (0, 1, 2), got {n!r}.")
+        return np.asarray(np.sum(terms, axis=-1), dtype=np.float64)
+
+    def cancelling_model(self, orders: ArrayLike) -> KinematicErrorModel:
+        """The first-order cancelling correction :math:`u = -N\\,\\mathrm{TE}` on `orders`.
+
+        Orders absent from the joint's TE get zero coefficients.
+        """
+        q = check_array(orders, "orders", min_ndim=1)
+        coef = np.zeros((q.size, 2))
+        for i, qi in enumerate(q):
+            hit = np.flatnonzero(np.abs(self.te_orders - qi) < 1e-9)
+            for j in hit:
+                a, p = self.te_amplitudes[j], self.te_phases[j]
+                # -N A cos(qθ + p) = -N A cos p cos qθ + N A sin p sin qθ
+                coef[i] += self.gear_ratio * a * np.array([-math.cos(p), math.sin(p)])
+        return KinematicErrorModel(q, coef)
+
+
+@dataclass(frozen=True, eq=False)
+class JointRun:
+    """One simulated run.
+
+    Attributes
+    ----------
+    time : ndarray, shape (n,)
+        Sample times (s).
+    motor_angle : ndarray, shape (n,)
+        Measured motor angle (rad), the corrected command the servo follows.
+    command : ndarray, shape (n,)
+        Uncorrected command from the trajectory generator (rad).
+    output_angle : ndarray, shape (n,)
+        Output (flexspline) angle (rad).
+    acceleration : ndarray, shape (n, 3)
+        Accelerometer reading in the sensor frame (m/s²).
+    """
+
+    time: NDArray[np.float64]
+    motor_angle: NDArray[np.float64]
+    command: NDArray[np.float64]
+    output_angle: NDArray[np.float64]
+    acceleration: NDArray[np.float64]
+
+
+def _rot_z(angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    c, s = np.cos(angle), np.sin(angle)
+    r = np.zeros((*angle.shape, 3, 3))
+    r[..., 0, 0], r[..., 0, 1], r[..., 1, 0], r[..., 1, 1], r[..., 2, 2] = c, -s, s, c, 1.0
+    return r
+
+
+def simulate_run(
+    joint: HarmonicDriveJoint,
+    time: ArrayLike,
+    command: ArrayLike,
+    command_velocity: ArrayLike,
+    command_acceleration: ArrayLike,
+    *,
+    correction: KinematicErrorModel | None = None,
+    settle_time: float = 3.0,
+    rng: np.random.Generator | None = None,
+) -> JointRun:
+    """Simulate a run along a commanded motor trajectory.
+
+    Parameters
+    ----------
+    joint : HarmonicDriveJoint
+        The joint.
+    time, command, command_velocity, command_acceleration : array_like, shape (n,)
+        Uniformly sampled time (at ``joint.sample_rate``) and the commanded motor angle and its
+        derivatives.
+    correction : KinematicErrorModel, optional
+        Added to the command: :math:`\\theta_m = \\theta_c + u(\\theta_c)`.
+    settle_time : float, optional
+        Samples before ``time[0] + settle_time`` are simulated but not returned (the link mode
+        starts at rest and its start-up transient decays meanwhile).
+    rng : numpy.random.Generator, optional
+        Source of the accelerometer noise (required if ``joint.noise_density`` > 0).
+
+    Returns
+    -------
+    JointRun
+        The recorded samples.
+    """
+    t = check_array(time, "time", min_ndim=1)
+    th_c = check_array(command, "command", min_ndim=1)
+    w_c = check_array(command_velocity, "command_velocity", min_ndim=1)
+    a_c = check_array(command_acceleration, "command_acceleration", min_ndim=1)
+    if not (t.shape == th_c.shape == w_c.shape == a_c.shape) or t.ndim != 1:
+        raise ValueError("Expected `time` and the command arrays to share one shape (n,).")
+    n_ = joint.gear_ratio
+    if correction is None:
+        u0 = u1 = u2 = np.zeros_like(th_c)
+    else:
+        u0, u1, u2 = (correction.derivative(th_c, k) for k in (0, 1, 2))
+    th_m = th_c + u0
+    w_m = w_c * (1 + u1)
+    a_m = a_c * (1 + u1) + w_c**2 * u2
+    te0, te1, te2 = (joint.transmission_error(th_m, k) for k in (0, 1, 2))
+    th_o = th_m / n_ + te0
+    w_o = w_m / n_ + te1 * w_m
+    a_o = a_m / n_ + te1 * a_m + te2 * w_m**2
+    # link mode: φ'' + 2ζω φ' + ω² φ = -θo''; absolute angle ψ = θo + φ
+    wn = 2 * math.pi * joint.natural_frequency
+    z = joint.damping_ratio
+    sys = sps.StateSpace(
+        [[0.0, 1.0], [-(wn**2), -2 * z * wn]], [[0.0], [-1.0]], np.eye(2), np.zeros((2, 1))
+    )
+    _, _, x = sps.lsim(sys, a_o, t - t[0])
+    x = np.asarray(x).reshape(t.size, 2)
+    phi, dphi = x[:, 0], x[:, 1]
+    ddphi = -a_o - 2 * z * wn * dphi - wn**2 * phi
+    psi, dpsi, ddpsi = th_o + phi, w_o + dphi, a_o + ddphi
+    # sensor position and acceleration in the joint frame, by cross products
+    axis = np.array([0.0, 0.0, 1.0])
+    rot = _rot_z(psi)
+    p = rot @ np.array([joint.radius, 0.0, 0.0])
+    omega = dpsi[:, None] * axis
+    alpha = ddpsi[:, None] * axis
+    acc = np.cross(alpha, p) + np.cross(omega, np.cross(omega, p))
+    f_joint = acc + STANDARD_GRAVITY * joint.up  # a - g, g = -|g| up
+    f_sensor = np.einsum("nji,nj->ni", rot, f_joint) + joint.bias
+    if joint.noise_density > 0:
+        if rng is None:
+            raise ValueError("Expected `rng` when `joint.noise_density` > 0, got None.")
+        sigma = joint.noise_density * math.sqrt(joint.sample_rate / 2)
+        f_sensor = f_sensor + rng.normal(0.0, sigma, f_sensor.shape)
+    keep = t >= t[0] + check_positive(settle_time, "settle_time", allow_zero=True)
+    return JointRun(
+        time=t[keep],
+        motor_angle=th_m[keep],
+        command=th_c[keep],
+        output_angle=th_o[keep],
+        acceleration=f_sensor[keep],
+    )
+
+
+def constant_speed_run(
+    joint: HarmonicDriveJoint,
+    speed: float,
+    revolutions: float,
+    *,
+    correction: KinematicErrorModel | None = None,
+    settle_time: float = 3.0,
+    rng: np.random.Generator | None = None,
+) -> JointRun:
+    """Turn the motor at constant `speed` (rad/s) for `revolutions` recorded motor revolutions."""
+    v = check_positive(speed, "speed")
+    revs = check_positive(revolutions, "revolutions")
+    duration = settle_time + 2 * math.pi * revs / v
+    t = np.arange(int(round(duration * joint.sample_rate)) + 1) / joint.sample_rate
+    return simulate_run(
+        joint,
+        t,
+        v * t,
+        np.full_like(t, v),
+        np.zeros_like(t),
+        correction=correction,
+        settle_time=settle_time,
+        rng=rng,
+    )
+
+
+def oscillating_run(
+    joint: HarmonicDriveJoint,
+    speed: float,
+    stroke_revolutions: float,
+    strokes: int,
+    *,
+    ramp_time: float = 0.5,
+    correction: KinematicErrorModel | None = None,
+    rng: np.random.Generator | None = None,
+) -> JointRun:
+    """Move back and forth: `strokes` constant-speed strokes with cosine-shaped reversals.
+
+    The velocity goes from :math:`\\pm v` to :math:`\\mp v` over `ramp_time` seconds as
+    :math:`v\\cos(\\pi\\tau/T)`; the first stroke starts at full speed after a settling stroke
+    that is not returned.
+    """
+    v = check_positive(speed, "speed")
+    stroke = 2 * math.pi * check_positive(stroke_revolutions, "stroke_revolutions") / v
+    ramp = check_positive(ramp_time, "ramp_time")
+    period = stroke + ramp
+    total = (strokes + 1) * period
+    t = np.arange(int(round(total * joint.sample_rate)) + 1) / joint.sample_rate
+    k = np.floor(t / period)
+    tau = t - k * period
+    sgn = np.where(k % 2 == 0, 1.0, -1.0)
+    in_ramp = tau > stroke
+    phase = np.clip((tau - stroke) / ramp, 0.0, 1.0)
+    vel = np.where(in_ramp, sgn * v * np.cos(math.pi * phase), sgn * v)
+    acc = np.where(in_ramp, -sgn * v * math.pi / ramp * np.sin(math.pi * phase), 0.0)
+    dt = 1.0 / joint.sample_rate
+    pos = np.concatenate([[0.0], np.cumsum(0.5 * dt * (vel[1:] + vel[:-1]))])
+    return simulate_run(joint, t, pos, vel, acc, correction=correction, settle_time=period, rng=rng)

@@ -1,0 +1,78 @@
+"""Tests of the harmonic-drive joint simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gravdir.kinematic_error import harmonic_drive_orders
+from gravdir.synthetic.harmonic_drive import (
+    HarmonicDriveJoint,
+    constant_speed_run,
+    oscillating_run,
+)
+
+G0 = 9.80665
+
+
+def test_gear_ratio_and_output_angle() -> None:
+    joint = HarmonicDriveJoint()
+    assert joint.gear_ratio == pytest.approx(100.0)
+    run = constant_speed_run(joint, 10.0, 3, settle_time=0.0)
+    te = joint.transmission_error(run.motor_angle)
+    np.testing.assert_allclose(run.output_angle, run.motor_angle / 100 + te, atol=1e-15)
+    assert np.max(np.abs(te)) > 5e-5
+
+
+def test_cancelling_model_removes_output_error_to_second_order() -> None:
+    joint = HarmonicDriveJoint(output_amplitude=0.0)
+    orders = harmonic_drive_orders(200, 202)
+    fix = joint.cancelling_model(orders)
+    raw = constant_speed_run(joint, 10.0, 5, settle_time=0.0)
+    cor = constant_speed_run(joint, 10.0, 5, correction=fix, settle_time=0.0)
+    err_raw = raw.output_angle - raw.command / joint.gear_ratio
+    err_cor = cor.output_angle - cor.command / joint.gear_ratio
+    # what is left is TE'(θ)·u, of order N·A², about 1% of A here
+    assert np.max(np.abs(err_cor)) < 0.02 * np.max(np.abs(err_raw))
+
+
+def test_static_reading_is_gravity_in_sensor_frame() -> None:
+    up = np.array([0.0, 0.6, 0.8])
+    joint = HarmonicDriveJoint(
+        te_amplitudes=np.zeros(5), output_amplitude=0.0, up=up, bias=np.array([0.01, 0.02, 0.03])
+    )
+    t = np.arange(1001) / joint.sample_rate
+    from gravdir.synthetic.harmonic_drive import simulate_run
+
+    psi0 = np.pi / 2 * joint.gear_ratio  # output at 90 degrees: sensor x along joint y
+    run = simulate_run(joint, t, np.full_like(t, psi0), 0 * t, 0 * t, settle_time=0.0)
+    # rotated by 90° about z: sensor x = joint y, sensor y = -joint x
+    want = G0 * np.array([0.6, 0.0, 0.8]) + joint.bias
+    np.testing.assert_allclose(run.acceleration, np.broadcast_to(want, (t.size, 3)), atol=1e-9)
+
+
+def test_noise_density() -> None:
+    density = 150e-6 * G0
+    joint = HarmonicDriveJoint(
+        te_amplitudes=np.zeros(5), output_amplitude=0.0, noise_density=density
+    )
+    rng = np.random.default_rng(4)
+    run = constant_speed_run(joint, 1.0, 3, settle_time=0.0, rng=rng)
+    resid = run.acceleration - run.acceleration.mean(axis=0)
+    sigma = density * np.sqrt(joint.sample_rate / 2)
+    assert np.std(resid[:, 2]) == pytest.approx(sigma, rel=0.05)
+
+
+def test_oscillating_run_reverses() -> None:
+    run = oscillating_run(HarmonicDriveJoint(), 20.0, 2, 3)
+    d = np.sign(np.diff(run.motor_angle))
+    assert np.count_nonzero(d[1:] != d[:-1]) >= 2
+
+
+def test_bad_joint_parameters() -> None:
+    with pytest.raises(ValueError, match="flexspline_teeth"):
+        HarmonicDriveJoint(flexspline_teeth=202, circular_spline_teeth=200)
+    with pytest.raises(ValueError, match="te_amplitudes"):
+        HarmonicDriveJoint(te_amplitudes=np.zeros(2))
+    with pytest.raises(ValueError, match="rng"):
+        constant_speed_run(HarmonicDriveJoint(noise_density=1e-3), 1.0, 1)

@@ -1,0 +1,339 @@
+"""Tests of gravdir.kinematic_error: model, spectrum, expected acceleration, tuners."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gravdir._checks import InsufficientDataError
+from gravdir.kinematic_error import (
+    InfluenceTuner,
+    KinematicErrorModel,
+    RpropTuner,
+    SeedTuner,
+    combine_axes,
+    expected_acceleration,
+    fit_phasor_response,
+    harmonic_drive_orders,
+    measure_run,
+    motor_speed_for_resonance,
+    moving_average_expected,
+    order_spectrum,
+    phasor_gradient,
+    rprop_update,
+    seed_update,
+    split_at_reversals,
+)
+from gravdir.synthetic.harmonic_drive import (
+    HarmonicDriveJoint,
+    constant_speed_run,
+    oscillating_run,
+)
+
+ORDERS = harmonic_drive_orders(200, 202)
+SPEED = motor_speed_for_resonance(10.0)  # 2x order on the 10 Hz link mode
+G0 = 9.80665
+
+
+# ---- orders and model ---------------------------------------------------------------------
+
+
+def test_orders_of_a_200_202_drive() -> None:
+    np.testing.assert_allclose(ORDERS, [200 / 202, 1, 400 / 202, 2, 4])
+
+
+@pytest.mark.parametrize(
+    ("zf", "zc", "match"),
+    [
+        (202, 200, "circular_spline_teeth"),
+        (200, 200, "circular_spline_teeth"),
+        (200.5, 202, "flexspline_teeth"),
+        (1, 3, "flexspline_teeth"),
+    ],
+)
+def test_orders_reject_non_harmonic_drives(zf: float, zc: int, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        harmonic_drive_orders(zf, zc)  # type: ignore[arg-type]
+
+
+def test_orders_reject_bad_multiples() -> None:
+    with pytest.raises(ValueError, match="motor_multiples"):
+        harmonic_drive_orders(200, 202, motor_multiples=(1, 1.5))
+    with pytest.raises(ValueError, match="distinct"):
+        harmonic_drive_orders(100, 200, motor_multiples=(1,), flexspline_multiples=(2,))
+
+
+def test_model_matches_explicit_sum_and_derivatives() -> None:
+    rng = np.random.default_rng(1)
+    coef = rng.normal(size=(ORDERS.size, 2)) * 1e-3
+    model = KinematicErrorModel(ORDERS, coef)
+    th = rng.uniform(-50, 50, size=(4, 7))
+    explicit = sum(
+        a * np.cos(q * th) + b * np.sin(q * th) for q, (a, b) in zip(ORDERS, coef, strict=True)
+    )
+    np.testing.assert_allclose(model.correction(th), explicit, atol=1e-15)
+    h = 1e-5
+    fd1 = (model.correction(th + h) - model.correction(th - h)) / (2 * h)
+    fd2 = (model.correction(th + h) - 2 * model.correction(th) + model.correction(th - h)) / h**2
+    np.testing.assert_allclose(model.derivative(th), fd1, atol=1e-9)
+    np.testing.assert_allclose(model.derivative(th, 2), fd2, atol=1e-5)
+    back = KinematicErrorModel.from_phasors(ORDERS, model.phasors)
+    np.testing.assert_allclose(back.coefficients, coef)
+    assert "°" in repr(model)
+
+
+def test_model_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="coefficients"):
+        KinematicErrorModel([1.0, 2.0], [[0.0, 0.0]])
+    with pytest.raises(ValueError, match="orders"):
+        KinematicErrorModel([1.0, 1.0], np.zeros((2, 2)))
+    model = KinematicErrorModel.zero([1.0])
+    with pytest.raises(ValueError, match="motor_angle"):
+        model.correction([0.0, np.nan])
+    with pytest.raises(ValueError, match="`n`"):
+        model.derivative(0.0, -1)
+
+
+def test_motor_speed_for_resonance() -> None:
+    assert motor_speed_for_resonance(10.0) == pytest.approx(2 * math.pi * 5)
+    assert motor_speed_for_resonance(12.0, order=1.0) == pytest.approx(2 * math.pi * 12)
+    with pytest.raises(ValueError, match="resonance_frequency"):
+        motor_speed_for_resonance(-1.0)
+
+
+# ---- spectrum -----------------------------------------------------------------------------
+
+
+@given(
+    amps=st.lists(st.floats(0.0, 5.0), min_size=3, max_size=3),
+    phases=st.lists(st.floats(-3.1, 3.1), min_size=3, max_size=3),
+    offset=st.floats(-10, 10),
+)
+def test_spectrum_exact_on_whole_periods(
+    amps: list[float], phases: list[float], offset: float
+) -> None:
+    # 100 revolutions: orders 0.99, 1.98 and 3 all complete whole periods
+    orders = np.array([0.99, 1.98, 3.0])
+    th = np.linspace(0, 2 * np.pi * 100, 100 * 40, endpoint=False) + 0.3
+    c = np.asarray(amps) * np.exp(1j * np.asarray(phases))
+    s = offset + np.real(np.exp(1j * th[:, None] * orders) @ c)
+    sp = order_spectrum(th, s, orders)
+    np.testing.assert_allclose(sp.phasors, c, atol=1e-9)
+    assert abs(float(sp.mean) - offset) < 1e-9
+
+
+def test_spectrum_exact_for_fitted_orders_on_any_record_and_batched() -> None:
+    rng = np.random.default_rng(2)
+    orders = np.array([0.7, 2.0, 2.45])
+    th = np.sort(rng.uniform(0, 2 * np.pi * 13.37, 3000))  # uneven samples, partial periods
+    c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    s = np.real(c @ np.exp(1j * orders[:, None] * th))
+    sp = order_spectrum(th, s, orders)
+    np.testing.assert_allclose(sp.phasors, c, atol=1e-9)
+    for i in range(3):
+        np.testing.assert_allclose(order_spectrum(th, s[i], orders).phasors, c[i], atol=1e-12)
+
+
+def test_spectrum_leakage_is_bounded() -> None:
+    # an unfitted component at order p leaks at most A / (pi R |p - q|)
+    revs = 20.3
+    th = np.linspace(0, 2 * np.pi * revs, 20000)
+    p, q = 2.37, 2.0
+    sp = order_spectrum(th, np.cos(p * th + 0.4), [q])
+    leak = float(np.abs(sp.phasors[0]))
+    assert 0 < leak <= 1 / (np.pi * revs * abs(p - q))
+
+
+def test_spectrum_reports_unresolved_orders() -> None:
+    th = np.linspace(0, 2 * np.pi * 30, 9000)
+    s = np.cos(2 * th) + np.cos(1.98 * th)
+    with pytest.raises(InsufficientDataError, match="1.98.*2"):
+        order_spectrum(th, s, [1.98, 2.0])
+    th = np.linspace(0, 2 * np.pi * 60, 18000)
+    sp = order_spectrum(th, np.cos(2 * th) + np.cos(1.98 * th), [1.98, 2.0])
+    np.testing.assert_allclose(np.abs(sp.phasors), [1.0, 1.0], atol=1e-9)
+
+
+def test_spectrum_rejects_bad_input() -> None:
+    th = np.linspace(0, 2 * np.pi * 5, 1000)
+    with pytest.raises(InsufficientDataError, match="lowest order"):
+        order_spectrum(th, np.sin(th), [0.1, 1.0])
+    with pytest.raises(ValueError, match="signal"):
+        order_spectrum(th, np.zeros(999), [1.0])
+    bad = th.copy()
+    bad[3] = np.inf
+    with pytest.raises(ValueError, match="motor_angle"):
+        order_spectrum(bad, np.zeros(1000), [1.0])
+    with pytest.raises(ValueError, match="orders"):
+        order_spectrum(th, np.zeros(1000), [-1.0])
+    with pytest.raises(InsufficientDataError, match="samples per period"):
+        order_spectrum(th, np.zeros(1000), [1.0, 150.0])
+
+
+def test_split_at_reversals_and_moving_average() -> None:
+    t = np.linspace(0, 4, 401)
+    th = np.concatenate([t, 4 - t[1:], t[1:]])
+    pieces = split_at_reversals(th)
+    assert len(pieces) == 3
+    for sl in pieces:
+        assert np.all(np.diff(th[sl]) >= 0) or np.all(np.diff(th[sl]) <= 0)
+    th = np.linspace(0, 2 * np.pi * 8, 3201)
+    sig = np.stack([3 + np.cos(2 * th), -1 + np.sin(th) + 0.01 * th], axis=1)
+    exp, ok = moving_average_expected(th, sig)
+    np.testing.assert_allclose(exp[ok, 0], 3.0, atol=1e-4)
+    np.testing.assert_allclose(exp[ok, 1], -1 + 0.01 * th[ok], atol=1e-4)
+    with pytest.raises(ValueError, match="monotonic"):
+        moving_average_expected(np.r_[th, th[::-1]], np.r_[sig, sig])
+    with pytest.raises(ValueError, match="signal"):
+        moving_average_expected(th, sig[:-1])
+
+
+# ---- expected acceleration and the scalar --------------------------------------------------
+
+
+def test_expected_acceleration_matches_simulator_without_error() -> None:
+    up = np.array([0.6, 0.0, 0.8])
+    joint = HarmonicDriveJoint(te_amplitudes=np.zeros(5), output_amplitude=0.0, up=up)
+    run = constant_speed_run(joint, 20.0, 10, settle_time=0.5)
+    n = joint.gear_ratio
+    exp = expected_acceleration(run.command / n, 20.0 / n, 0.0, joint.radius, up)
+    np.testing.assert_allclose(run.acceleration, exp, atol=1e-9)
+
+
+def test_scalar_hides_vibration_perpendicular_to_gravity() -> None:
+    # joint axis vertical: the link vibrates horizontally, perpendicular to gravity
+    joint = HarmonicDriveJoint(up=np.array([0.0, 0.0, 1.0]))
+    run = constant_speed_run(joint, SPEED, 110, settle_time=3.0)
+    vec = measure_run(run.motor_angle, run.acceleration, ORDERS, combine="vector")
+    nrm = measure_run(run.motor_angle, run.acceleration, ORDERS, combine="norm")
+    assert vec.amplitude(2.0) > 0.5  # m/s², a strong resonant vibration
+    assert nrm.amplitude(2.0) < 0.01 * vec.amplitude(2.0)
+    assert combine_axes([[0.0, 3.0, 4.0]], method="sum_of_squares")[0] == pytest.approx(25.0)
+
+
+def test_measure_run_splits_oscillation_into_directions() -> None:
+    joint = HarmonicDriveJoint()
+    run = oscillating_run(joint, SPEED, 120, 2)
+    spec = measure_run(run.motor_angle, run.acceleration, ORDERS, trim_revolutions=4.0)
+    assert spec.directions == (1, -1)
+    assert spec.phasors.shape == (2, 3, ORDERS.size)
+    fwd, bwd = np.abs(spec.phasors[:, 1, 3])  # tangential axis, order 2: same magnitude
+    assert fwd == pytest.approx(bwd, rel=0.05)
+    with pytest.raises(ValueError, match="acceleration"):
+        measure_run(run.motor_angle, run.acceleration[:-1], ORDERS)
+
+
+# ---- update rules -------------------------------------------------------------------------
+
+
+def test_seed_update_grows_and_shrinks() -> None:
+    c = np.zeros((1, 2))
+    same = seed_update(c, [[1.0, 2.0]], [[0.5, 0.1]], 0.1)
+    flip = seed_update(c, [[1.0, 2.0]], [[0.5, -0.1]], 0.1)
+    first = seed_update(c, [[1.0, 2.0]], None, 0.1)
+    assert same.factor == pytest.approx(0.12)
+    assert flip.factor == pytest.approx(0.05)
+    np.testing.assert_allclose(first.coefficients, [[-0.1, -0.2]])
+    with pytest.raises(ValueError, match="grow"):
+        seed_update(c, c, None, 0.1, grow=0.9)
+
+
+def test_rprop_update_bounds_steps() -> None:
+    c = np.zeros((1, 2))
+    up = rprop_update(c, [[1.0, 1.0]], [[1.0, -1.0]], [[0.04, 1e-7]], step_max=0.045)
+    np.testing.assert_allclose(up.step_sizes, [[0.045, 1e-7]])
+    np.testing.assert_allclose(up.coefficients, [[-0.045, 0.0]])
+    np.testing.assert_allclose(up.gradient, [[1.0, 0.0]])
+    with pytest.raises(ValueError, match="step_sizes"):
+        rprop_update(c, c, None, [[1.0]])
+
+
+def test_phasor_fit_and_gradient_agree_with_finite_differences() -> None:
+    rng = np.random.default_rng(3)
+    m, k = 3, 2
+    g = rng.normal(size=(m, k)) + 1j * rng.normal(size=(m, k))
+    cstar = rng.normal(size=k) + 1j * rng.normal(size=k)
+    cs = rng.normal(size=(4, k)) + 1j * rng.normal(size=(4, k))
+    ys = g[None] * (cs[:, None, :] - cstar)
+    fit = fit_phasor_response(cs, ys)
+    np.testing.assert_allclose(fit.response, g, atol=1e-12)
+    np.testing.assert_allclose(fit.optimum, cstar, atol=1e-12)
+
+    def objective(coef: np.ndarray) -> float:
+        c = coef[:, 0] - 1j * coef[:, 1]
+        return float(np.sum(np.abs(g * (c - cstar)) ** 2))
+
+    coef = rng.normal(size=(k, 2))
+    c = coef[:, 0] - 1j * coef[:, 1]
+    grad = phasor_gradient(g, g * (c - cstar))
+    fd = np.zeros_like(coef)
+    for i in np.ndindex(coef.shape):
+        e = np.zeros_like(coef)
+        e[i] = 1e-6
+        fd[i] = (objective(coef + e) - objective(coef - e)) / 2e-6
+    np.testing.assert_allclose(grad, fd, rtol=1e-6)
+    with pytest.raises(InsufficientDataError, match="different corrections"):
+        fit_phasor_response(cs[:1], ys[:1])
+
+
+# ---- tuners on the simulated joint ------------------------------------------------------
+
+
+def _tune(
+    tuner: SeedTuner | RpropTuner | InfluenceTuner,
+    joint: HarmonicDriveJoint,
+    max_runs: int,
+    seed: int,
+    stop: float | None = None,
+) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    for _ in range(max_runs):
+        run = constant_speed_run(joint, SPEED, 110, correction=tuner.model, rng=rng)
+        tuner.step(run.motor_angle, run.acceleration)
+        amps = tuner.amplitudes
+        if stop is not None and amps[-1] <= stop * amps[0]:
+            break
+    return tuner.amplitudes
+
+
+def test_influence_tuner_converges_to_cancelling_correction_noise_free() -> None:
+    joint = HarmonicDriveJoint()
+    tuner = InfluenceTuner(ORDERS)
+    amps = _tune(tuner, joint, 5, seed=0)
+    truth = joint.cancelling_model(ORDERS).coefficients
+    err = np.abs(tuner.history[-1].model.coefficients - truth)
+    assert err.max() < 0.01 * np.abs(truth).max()
+    assert amps[-1] < 0.01 * amps[0]
+    assert [h.kind for h in tuner.history[:3]] == ["base", "trial", "base"]
+
+
+@pytest.mark.parametrize(
+    ("cls", "budget"), [(SeedTuner, 20), (RpropTuner, 20), (InfluenceTuner, 3)]
+)
+def test_tuners_cut_the_2x_component_under_noise(cls: type, budget: int) -> None:
+    joint = HarmonicDriveJoint(
+        noise_density=150e-6 * G0, up=np.array([0.0, -1.0, 0.0]), bias=np.array([0.05, -0.02, 0.1])
+    )
+    amps = _tune(cls(ORDERS), joint, budget, seed=7, stop=0.05)
+    assert amps.size <= budget
+    assert amps.min() <= 0.05 * amps[0]  # -26 dB
+
+
+def test_tuner_stop_rule_and_bad_options() -> None:
+    joint = HarmonicDriveJoint()
+    tuner = InfluenceTuner(ORDERS, threshold=0.2)
+    amps = _tune(tuner, joint, 3, seed=0)
+    assert tuner.converged
+    assert amps[-1] <= 0.2 < amps[0]
+    frozen = tuner.model
+    assert frozen is tuner.history[-1].model
+    run = constant_speed_run(joint, SPEED, 110, correction=frozen)
+    assert tuner.step(run.motor_angle, run.acceleration) is frozen
+    with pytest.raises(ValueError, match="threshold_order"):
+        SeedTuner(ORDERS, threshold_order=3.0)
+    with pytest.raises(ValueError, match="gradient"):
+        RpropTuner(ORDERS, gradient="finite")  # type: ignore[arg-type]
