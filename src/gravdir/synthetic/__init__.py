@@ -24,12 +24,17 @@ from gravdir.synthetic.sensors import (
     TorqueSensor,
     realistic_sensors,
 )
+from gravdir.synthetic.touch import (
+    SyntheticTouches,
+    touch_contacts,
+)
 
 __all__ = [
     "HarmonicDriveJoint",
     "JointRun",
     "SweepRecord",
     "SyntheticArm",
+    "SyntheticTouches",
     "TorqueSensor",
     "canonical_arm",
     "constant_speed_run",
@@ -38,6 +43,7 @@ __all__ = [
     "random_arm",
     "realistic_sensors",
     "simulate_run",
+    "touch_contacts",
     "up_from_base_tilt",
     "ur5_arm",
 ]

@@ -1,0 +1,437 @@
+"""Flange poses as robot controllers report them, converted to and from 4x4 homogeneous matrices.
+
+A pose here is the 4x4 matrix ``T = [[R, p], [0, 0, 0, 1]]`` that maps flange (or tool)
+coordinates to base coordinates (``base_from_flange``), with the translation ``p`` in metres.
+Controllers report the same pose as a position plus an orientation in their own convention and
+length unit; every converter takes the length unit as a required keyword (``unit="mm"`` or
+``unit="m"``) and, where the controller reports angles, the angle unit as a required keyword
+(``angles="deg"`` or ``angles="rad"``), so that a silent factor of 1000 or 57.3 cannot happen.
+
+Conventions (``Rx``, ``Ry``, ``Rz`` are the elementary right-handed rotations):
+
+============  =====================  ===============================================
+controller    reported as            rotation
+============  =====================  ===============================================
+UR            x, y, z, rx, ry, rz    rotation vector (axis times angle, radians)
+KUKA          X, Y, Z, A, B, C       ``R = Rz(A) Ry(B) Rx(C)`` (intrinsic Z-Y'-X'')
+Fanuc         X, Y, Z, W, P, R       ``R = Rz(R) Ry(P) Rx(W)`` (fixed axes X, Y, Z)
+ABB           x, y, z, q1..q4        unit quaternion, scalar first (q1 = w)
+============  =====================  ===============================================
+
+KUKA's A, B, C and Fanuc's W, P, R describe the same matrix with the roles of the first and last
+angle exchanged: ``(A, B, C) = (R, P, W)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.spatial.transform import Rotation
+
+from gravdir._checks import GravdirWarning, check_array, check_option, check_rotation_matrix
+
+__all__ = [
+    "abb_from_pose",
+    "check_poses",
+    "fanuc_from_pose",
+    "kuka_from_pose",
+    "pose_from_abb",
+    "pose_from_fanuc",
+    "pose_from_kuka",
+    "pose_from_ur",
+    "ur_from_pose",
+]
+
+_METRES_PER = {"mm": 1e-3, "m": 1.0}
+_RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
+
+
+def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
+    """Check `x` is a stack of rigid homogeneous transforms, shape ``(..., 4, 4)``.
+
+    The upper-left 3x3 block must be a proper rotation (``R^T R = I`` within `atol`,
+    ``det R = +1``) and the bottom row ``[0, 0, 0, 1]`` within `atol`.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., 4, 4)
+        The poses.
+    name : str
+        The argument's name, used in error messages.
+    atol : float, optional
+        Tolerance of the rigidity checks. The default 1e-6 admits matrices assembled from
+        controller read-outs printed with six or more significant digits.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., 4, 4)
+        The validated poses.
+
+    Raises
+    ------
+    ValueError
+        If `x` has the wrong shape, is not finite, or is not rigid.
+
+    Examples
+    --------
+    >>> check_poses(np.eye(4), "pose").shape
+    (4, 4)
+    """
+    t = check_array(x, name, tail=(4, 4))
+    bottom = np.abs(t[..., 3, :] - np.array([0.0, 0.0, 0.0, 1.0]))
+    worst = float(np.max(bottom)) if bottom.size else 0.0
+    if worst > atol:
+        raise ValueError(
+            f"Expected `{name}` to have bottom row [0, 0, 0, 1] (within {atol:g}), "
+            f"got a deviation of {worst:.3g}."
+        )
+    check_rotation_matrix(t[..., :3, :3], name, atol=atol)
+    return t
+
+
+def _split(
+    x: ArrayLike, name: str, width: int, unit: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    check_option(unit, "unit", tuple(_METRES_PER))
+    arr = check_array(x, name, tail=(width,))
+    return arr[..., :3], arr[..., 3:], _METRES_PER[unit]
+
+
+def _assemble(
+    rot: Rotation, xyz: NDArray[np.float64], batch: tuple[int, ...]
+) -> NDArray[np.float64]:
+    out = np.zeros((*batch, 4, 4))
+    out[..., :3, :3] = rot.as_matrix().reshape(*batch, 3, 3)
+    out[..., :3, 3] = xyz
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def _rotation(pose: ArrayLike, name: str, unit: str) -> tuple[Rotation, NDArray[np.float64]]:
+    check_option(unit, "unit", tuple(_METRES_PER))
+    t = check_poses(pose, name)
+    rot = Rotation.from_matrix(t[..., :3, :3].reshape(-1, 3, 3))
+    return rot, t[..., :3, 3] / _METRES_PER[unit]
+
+
+def pose_from_ur(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+    """4x4 pose from a Universal Robots pose ``p[x, y, z, rx, ry, rz]``.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 6)
+        Position and rotation vector (axis times angle, radians), as URScript's
+        ``get_actual_tcp_pose()`` returns it (metres) or the teach pendant shows it (mm).
+    unit : {"mm", "m"}
+        Length unit of the position.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+        ``base_from_flange`` with the translation in metres.
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not ``(..., 6)`` and finite, or `unit` is not ``"mm"`` or ``"m"``.
+
+    Notes
+    -----
+    ``R = exp([r]_x)``: a rotation by ``|r|`` about ``r / |r|`` (Rodrigues' formula).
+
+    Examples
+    --------
+    UR's documented "tool pointing down" pose turns pi about base y:
+
+    >>> T = pose_from_ur([0.4, -0.1, 0.3, 0.0, np.pi, 0.0], unit="m")
+    >>> T[:3, 2].round(12) + 0.0
+    array([ 0.,  0., -1.])
+    """
+    xyz, rv, scale = _split(pose, "pose", 6, unit)
+    batch = xyz.shape[:-1]
+    rot = Rotation.from_rotvec(rv.reshape(-1, 3))
+    return _assemble(rot, xyz * scale, batch)
+
+
+def ur_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+    """Universal Robots pose ``[x, y, z, rx, ry, rz]`` from a 4x4 pose.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+    unit : {"mm", "m"}
+        Length unit of the returned position.
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+        Position and rotation vector with angle in ``[0, pi]``.
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not a stack of rigid transforms or `unit` is unknown.
+
+    Examples
+    --------
+    >>> ur_from_pose(pose_from_ur([400, 0, 300, 0, 0, 1.0], unit="mm"), unit="mm").round(9)
+    array([400.,   0., 300.,   0.,   0.,   1.])
+    """
+    rot, xyz = _rotation(pose, "pose", unit)
+    rv = rot.as_rotvec().reshape(*xyz.shape[:-1], 3)
+    return np.concatenate([xyz, rv], axis=-1)
+
+
+def _euler_to_pose(
+    x: ArrayLike, name: str, *, unit: str, angles: str, seq: str
+) -> NDArray[np.float64]:
+    check_option(angles, "angles", tuple(_RADIANS_PER))
+    xyz, ang, scale = _split(x, name, 6, unit)
+    batch = xyz.shape[:-1]
+    ang = ang * _RADIANS_PER[angles]
+    rot = Rotation.from_euler(seq, ang.reshape(-1, 3))
+    return _assemble(rot, xyz * scale, batch)
+
+
+def _pose_to_euler(pose: ArrayLike, *, unit: str, angles: str, seq: str) -> NDArray[np.float64]:
+    check_option(angles, "angles", tuple(_RADIANS_PER))
+    rot, xyz = _rotation(pose, "pose", unit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        eul = rot.as_euler(seq).reshape(*xyz.shape[:-1], 3)
+    if any("Gimbal" in str(w.message) for w in caught):
+        warnings.warn(
+            "`pose` is at gimbal lock (middle angle +-90 degrees): the first and last angles are "
+            "not unique; the returned triple gives the same rotation.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+    return np.concatenate([xyz, eul / _RADIANS_PER[angles]], axis=-1)
+
+
+def pose_from_kuka(xyzabc: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+    """4x4 pose from a KUKA frame ``{X, Y, Z, A, B, C}``.
+
+    Parameters
+    ----------
+    xyzabc : array_like, shape (..., 6)
+        Position and the angles A (about Z), B (about the new Y), C (about the newest X).
+        KSS shows millimetres and degrees.
+    unit : {"mm", "m"}
+        Length unit of the position.
+    angles : {"deg", "rad"}
+        Unit of A, B, C.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+
+    Raises
+    ------
+    ValueError
+        If `xyzabc` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
+
+    Notes
+    -----
+    ``R = Rz(A) Ry(B) Rx(C)`` (intrinsic Z, Y', X''), KUKA's documented convention.
+
+    Examples
+    --------
+    ``A = 90`` alone turns the flange x axis onto base y:
+
+    >>> T = pose_from_kuka([500, 0, 800, 90, 0, 0], unit="mm", angles="deg")
+    >>> T[:3, 0].round(12) + 0.0, T[:3, 3]
+    (array([0., 1., 0.]), array([0.5, 0. , 0.8]))
+    """
+    return _euler_to_pose(xyzabc, "xyzabc", unit=unit, angles=angles, seq="ZYX")
+
+
+def kuka_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+    """KUKA frame ``{X, Y, Z, A, B, C}`` from a 4x4 pose.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+    unit : {"mm", "m"}
+        Length unit of the returned position.
+    angles : {"deg", "rad"}
+        Unit of the returned A, B, C; A and C in (-180, 180], B in [-90, 90] degrees.
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not rigid or `unit` / `angles` is unknown.
+
+    Warns
+    -----
+    GravdirWarning
+        At gimbal lock (B = +-90 degrees), where only A - C (or A + C) is determined.
+
+    Examples
+    --------
+    >>> T = pose_from_kuka([500, 0, 800, 30, -20, 175], unit="mm", angles="deg")
+    >>> kuka_from_pose(T, unit="mm", angles="deg").round(9)
+    array([500.,   0., 800.,  30., -20., 175.])
+    """
+    return _pose_to_euler(pose, unit=unit, angles=angles, seq="ZYX")
+
+
+def pose_from_fanuc(xyzwpr: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+    """4x4 pose from a Fanuc position ``(X, Y, Z, W, P, R)``.
+
+    Parameters
+    ----------
+    xyzwpr : array_like, shape (..., 6)
+        Position and the angles W (yaw, about fixed X), P (pitch, about fixed Y), R (roll, about
+        fixed Z). The controller shows millimetres and degrees.
+    unit : {"mm", "m"}
+        Length unit of the position.
+    angles : {"deg", "rad"}
+        Unit of W, P, R.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+
+    Raises
+    ------
+    ValueError
+        If `xyzwpr` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
+
+    Notes
+    -----
+    ``R = Rz(R) Ry(P) Rx(W)``: rotate by W about the fixed X axis, then P about fixed Y, then R
+    about fixed Z. The same matrix as KUKA's with ``(A, B, C) = (R, P, W)``.
+
+    Examples
+    --------
+    >>> Tf = pose_from_fanuc([500, 0, 800, 175, -20, 30], unit="mm", angles="deg")
+    >>> Tk = pose_from_kuka([500, 0, 800, 30, -20, 175], unit="mm", angles="deg")
+    >>> bool(np.allclose(Tf, Tk))
+    True
+    """
+    return _euler_to_pose(xyzwpr, "xyzwpr", unit=unit, angles=angles, seq="xyz")
+
+
+def fanuc_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+    """Fanuc position ``(X, Y, Z, W, P, R)`` from a 4x4 pose.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+    unit : {"mm", "m"}
+        Length unit of the returned position.
+    angles : {"deg", "rad"}
+        Unit of the returned W, P, R; W and R in (-180, 180], P in [-90, 90] degrees.
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not rigid or `unit` / `angles` is unknown.
+
+    Warns
+    -----
+    GravdirWarning
+        At gimbal lock (P = +-90 degrees).
+
+    Examples
+    --------
+    >>> T = pose_from_fanuc([500, 0, 800, 175, -20, 30], unit="mm", angles="deg")
+    >>> fanuc_from_pose(T, unit="mm", angles="deg").round(9)
+    array([500.,   0., 800., 175., -20.,  30.])
+    """
+    return _pose_to_euler(pose, unit=unit, angles=angles, seq="xyz")
+
+
+def pose_from_abb(pose: ArrayLike, *, unit: str, atol: float = 1e-4) -> NDArray[np.float64]:
+    """4x4 pose from an ABB ``robtarget``'s ``trans`` and ``rot`` ``[x, y, z, q1, q2, q3, q4]``.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 7)
+        Position, then the unit quaternion with the scalar first (``q1 = w``), as RAPID writes
+        it. RAPID shows millimetres.
+    unit : {"mm", "m"}
+        Length unit of the position.
+    atol : float, optional
+        Accepted deviation of the quaternion's norm from 1 before it is normalised. The default
+        1e-4 admits quaternions printed with RAPID's usual 4-6 decimals.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not ``(..., 7)`` and finite, `unit` is unknown, or the quaternion is not
+        of unit norm within `atol`.
+
+    Notes
+    -----
+    With ``q = (w, x, y, z)``: ``R = I + 2w[v]_x + 2[v]_x^2``, ``v = (x, y, z)``.
+
+    Examples
+    --------
+    The quaternion ``[0, 0, 1, 0]`` (pi about y) is ABB's usual tool-down orientation:
+
+    >>> T = pose_from_abb([600, 0, 400, 0, 0, 1, 0], unit="mm")
+    >>> T[:3, 2].round(12) + 0.0
+    array([ 0.,  0., -1.])
+    """
+    xyz, q, scale = _split(pose, "pose", 7, unit)
+    norm = np.linalg.norm(q, axis=-1)
+    worst = float(np.max(np.abs(norm - 1.0))) if norm.size else 0.0
+    if worst > atol:
+        raise ValueError(
+            f"Expected the quaternion in `pose` to have unit norm (within {atol:g}), "
+            f"got norms off by {worst:.3g}."
+        )
+    rot = Rotation.from_quat(q.reshape(-1, 4), scalar_first=True)
+    return _assemble(rot, xyz * scale, xyz.shape[:-1])
+
+
+def abb_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+    """ABB ``[x, y, z, q1, q2, q3, q4]`` (scalar-first quaternion) from a 4x4 pose.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 4, 4)
+        ``base_from_flange``, translation in metres.
+    unit : {"mm", "m"}
+        Length unit of the returned position.
+
+    Returns
+    -------
+    ndarray, shape (..., 7)
+        Position and quaternion with ``q1 >= 0`` (``q`` and ``-q`` are the same rotation).
+
+    Raises
+    ------
+    ValueError
+        If `pose` is not rigid or `unit` is unknown.
+
+    Examples
+    --------
+    >>> abb_from_pose(pose_from_abb([600, 0, 400, 0, 0, 1, 0], unit="mm"), unit="mm").round(9)
+    array([600.,   0., 400.,   0.,   0.,   1.,   0.])
+    """
+    rot, xyz = _rotation(pose, "pose", unit)
+    q = rot.as_quat(canonical=True, scalar_first=True).reshape(*xyz.shape[:-1], 4)
+    return np.concatenate([xyz, q], axis=-1)

@@ -1,0 +1,188 @@
+"""Synthetic touch-plane data: contacts on a tilted plane with drawn flange orientations.
+
+The data are built from explicit geometry (spherical angles, cross products and Rodrigues'
+formula), independently of :mod:`gravdir.touch`, so that tests of the estimators can fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_positive, check_vectors
+
+__all__ = ["SyntheticTouches", "touch_contacts"]
+
+
+@dataclass(frozen=True)
+class SyntheticTouches:
+    """Contacts of a tool tip with a plane, and the truth behind them.
+
+    Attributes
+    ----------
+    flange_poses : ndarray, shape (..., N, 4, 4)
+        ``base_from_flange`` poses as reported: the flange position carries the contact noise.
+    contacts : ndarray, shape (..., N, 3)
+        True contact points (on the plane).
+    up : ndarray, shape (..., 3)
+        True plane normal (opposite to gravity).
+    offset : ndarray, shape (...)
+        True ``d`` with ``up . c = d``.
+    tool_tip : ndarray, shape (..., 3)
+        True tool-tip offset in the flange frame.
+    noise_std : float
+        Standard deviation of each coordinate of the contact noise.
+    """
+
+    flange_poses: NDArray[np.float64]
+    contacts: NDArray[np.float64]
+    up: NDArray[np.float64]
+    offset: NDArray[np.float64]
+    tool_tip: NDArray[np.float64]
+    noise_std: float
+
+
+def _rodrigues(axis: NDArray[np.float64], angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rotation matrices ``I + sin a [k]x + (1 - cos a) [k]x^2`` for unit axes k."""
+    k = axis
+    zero = np.zeros(k.shape[:-1])
+    kx = np.stack(
+        [
+            np.stack([zero, -k[..., 2], k[..., 1]], axis=-1),
+            np.stack([k[..., 2], zero, -k[..., 0]], axis=-1),
+            np.stack([-k[..., 1], k[..., 0], zero], axis=-1),
+        ],
+        axis=-2,
+    )
+    s = np.sin(angle)[..., None, None]
+    c = np.cos(angle)[..., None, None]
+    out: NDArray[np.float64] = np.eye(3) + s * kx + (1.0 - c) * (kx @ kx)
+    return out
+
+
+def _unit(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    out: NDArray[np.float64] = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    return out
+
+
+def touch_contacts(
+    rng: np.random.Generator,
+    n_contacts: int,
+    *,
+    size: tuple[int, ...] = (),
+    max_tilt_deg: float = 10.0,
+    orientation_spread_deg: float = 30.0,
+    min_orientation_deg: float = 0.0,
+    tool_tip: ArrayLike | None = None,
+    noise_std: float = 0.0,
+    extent: float = 0.3,
+    center: ArrayLike = (0.5, 0.0, 0.0),
+) -> SyntheticTouches:
+    """Draw contacts of a tool tip with a tilted plane.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    n_contacts : int
+        Contacts per set, N >= 1.
+    size : tuple of int, optional
+        Leading batch shape (independent sets of contacts). Default a single set.
+    max_tilt_deg : float, optional
+        The plane's normal is drawn uniformly in tilt ``[0, max_tilt_deg]`` from base +z and in
+        azimuth. Default 10.
+    orientation_spread_deg : float, optional
+        Each flange is tilted from "approach axis along -up" by an angle up to this (uniform over
+        the disc of directions), about a random horizontal axis, after a random spin about the
+        approach axis. Default 30.
+    min_orientation_deg : float, optional
+        Smallest such tilt: the tilts are uniform over the ring between this and
+        `orientation_spread_deg` (a planned set of orientations near the rim). Default 0.
+    tool_tip : array_like, shape (..., 3), optional
+        Tool-tip offset in the flange frame. By default drawn per set: lateral components
+        uniform in ±20 mm, the component along flange +z uniform in 100-200 mm (in metres).
+    noise_std : float, optional
+        Standard deviation (metres) of isotropic Gaussian noise added to each reported flange
+        position, i.e. to each computed contact. Default 0.
+    extent : float, optional
+        Side of the square (in the plane, metres) the contacts are drawn from. Default 0.3.
+    center : array_like, shape (3,), optional
+        A point of the plane, the square's centre. Default ``(0.5, 0, 0)``.
+
+    Returns
+    -------
+    SyntheticTouches
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+
+    Examples
+    --------
+    >>> data = touch_contacts(np.random.default_rng(0), 5, size=(2,))
+    >>> data.flange_poses.shape, data.contacts.shape
+    ((2, 5, 4, 4), (2, 5, 3))
+    """
+    if not isinstance(n_contacts, (int, np.integer)) or n_contacts < 1:
+        raise ValueError(f"Expected `n_contacts` to be a positive integer, got {n_contacts!r}.")
+    max_tilt = np.radians(check_positive(max_tilt_deg, "max_tilt_deg", allow_zero=True))
+    spread = np.radians(
+        check_positive(orientation_spread_deg, "orientation_spread_deg", allow_zero=True)
+    )
+    low = np.radians(check_positive(min_orientation_deg, "min_orientation_deg", allow_zero=True))
+    if low > spread:
+        raise ValueError(
+            f"Expected `min_orientation_deg` <= `orientation_spread_deg`, got {min_orientation_deg}"
+            f" > {orientation_spread_deg}."
+        )
+    noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
+    extent = check_positive(extent, "extent")
+    c0 = check_vectors(center, "center")
+    shape = tuple(int(s) for s in size)
+    n = int(n_contacts)
+
+    tilt = max_tilt * rng.random(shape)
+    azimuth = rng.uniform(-np.pi, np.pi, shape)
+    up = np.stack(
+        [np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)], axis=-1
+    )
+    e1 = _unit(np.cross(up, np.broadcast_to([0.0, 1.0, 0.0], up.shape)))
+    e2 = np.cross(up, e1)
+    uv = rng.uniform(-extent / 2, extent / 2, (*shape, n, 2))
+    contacts = c0 + uv[..., :1] * e1[..., None, :] + uv[..., 1:] * e2[..., None, :]
+    offset = np.einsum("...i,...i->...", up, c0 + np.zeros_like(up))
+
+    if tool_tip is None:
+        tip = np.concatenate(
+            [rng.uniform(-0.02, 0.02, (*shape, 2)), rng.uniform(0.1, 0.2, (*shape, 1))], axis=-1
+        )
+    else:
+        tip = np.broadcast_to(check_vectors(tool_tip, "tool_tip"), (*shape, 3)).copy()
+
+    # Nominal orientation: flange x = e1, y = -e2, z = -up (right-handed: e1 x -e2 = -up).
+    r0 = np.stack([e1, -e2, -up], axis=-1)[..., None, :, :]
+    spin = _rodrigues(
+        np.broadcast_to(up[..., None, :], (*shape, n, 3)), rng.uniform(-np.pi, np.pi, (*shape, n))
+    )
+    phi = rng.uniform(-np.pi, np.pi, (*shape, n))
+    axis = np.cos(phi)[..., None] * e1[..., None, :] + np.sin(phi)[..., None] * e2[..., None, :]
+    angle = np.sqrt(low**2 + (spread**2 - low**2) * rng.random((*shape, n)))
+    rot = _rodrigues(axis, angle) @ spin @ r0
+
+    flange = contacts - np.einsum("...nij,...j->...ni", rot, tip)
+    flange = flange + noise_std * rng.standard_normal(flange.shape)
+    poses = np.zeros((*shape, n, 4, 4))
+    poses[..., :3, :3] = rot
+    poses[..., :3, 3] = flange
+    poses[..., 3, 3] = 1.0
+    return SyntheticTouches(
+        flange_poses=poses,
+        contacts=contacts,
+        up=up,
+        offset=offset,
+        tool_tip=tip,
+        noise_std=noise_std,
+    )
