@@ -4,6 +4,11 @@ Everything here is written independently of the estimators (explicit homogeneous
 cross products), so a convention error cannot cancel out between the generator and gravdir.
 """
 
+from gravdir.synthetic.friction_joint import (
+    SyntheticFrictionJoint,
+    holding_torque,
+    panda_like_joint,
+)
 from gravdir.synthetic.harmonic_drive import (
     HarmonicDriveJoint,
     JointRun,
@@ -34,12 +39,15 @@ __all__ = [
     "JointRun",
     "SweepRecord",
     "SyntheticArm",
+    "SyntheticFrictionJoint",
     "SyntheticTouches",
     "TorqueSensor",
     "canonical_arm",
     "constant_speed_run",
+    "holding_torque",
     "iiwa_arm",
     "oscillating_run",
+    "panda_like_joint",
     "random_arm",
     "realistic_sensors",
     "simulate_run",

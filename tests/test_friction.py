@@ -1,0 +1,542 @@
+"""Tests of gravdir.friction against the independently written synthetic joint."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gravdir._checks import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir.friction import (
+    AsymmetricStribeckFriction,
+    CoulombViscousFriction,
+    FrictionRun,
+    LoadDependentFriction,
+    StribeckFriction,
+    excitation_trajectory,
+    fit_friction,
+    gravity_free_check,
+    identify_arm_friction,
+    identify_joint_friction,
+    load_dependent_friction,
+)
+from gravdir.synthetic.friction_joint import SyntheticFrictionJoint, holding_torque
+
+SPEEDS = np.geomspace(0.005, 1.0, 8)
+# A horizontal joint axis (y) under a distal body of first moment 2 kg·m out along x, 0.5 up z:
+# the gravity torque peaks near 20 N·m over the plan's ±69° range.
+AXIS = np.array([0.0, 1.0, 0.0])
+UP = np.array([0.0, 0.0, 1.0])
+FIRST_MOMENT = np.array([2.0, 0.0, 0.5])
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return excitation_trajectory(
+        -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_time=0.01, cruise_time=2.0
+    )
+
+
+@pytest.fixture(scope="module")
+def gravity(plan):
+    return holding_torque(plan.position, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+
+
+def symmetric_joint(**changes):
+    """A synthetic joint whose two directions share their parameters."""
+    params = dict(
+        coulomb_positive=3.0,
+        coulomb_negative=3.0,
+        static_positive=4.2,
+        static_negative=4.2,
+        stribeck_velocity_positive=0.04,
+        stribeck_velocity_negative=0.04,
+        viscous_positive=2.0,
+        viscous_negative=2.0,
+        exponent_positive=2.0,
+        exponent_negative=2.0,
+        load_coefficient=0.03,
+        inertia=0.8,
+        offset=0.25,
+    )
+    params.update(changes)
+    return SyntheticFrictionJoint(**params)
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+
+
+def test_models_evaluate_hand_values():
+    v = np.array([-0.5, -0.02, 0.0, 0.02, 0.5])
+    cv = CoulombViscousFriction(coulomb=2.0, viscous=1.5, offset=0.1)
+    assert np.allclose(cv.evaluate(v), [-2.65, -1.93, 0.1, 2.13, 2.85])
+    st_model = StribeckFriction(2.0, 3.0, 0.04, 1.5, exponent=2.0, offset=0.0)
+    e = np.exp(-0.25)  # (0.02 / 0.04)^2 = 0.25
+    assert np.isclose(st_model.evaluate(0.02), 2.0 + 1.0 * e + 0.03)
+    assert np.isclose(st_model.evaluate(-0.02), -(2.0 + 1.0 * e) - 0.03)
+    asym = AsymmetricStribeckFriction(2.0, 1.0, 3.0, 1.5, 0.04, 0.02, 1.5, 0.5, 2.0, 1.0)
+    assert np.isclose(asym.evaluate(-0.02), -(1.0 + 0.5 * np.exp(-1.0)) - 0.01)
+    assert asym.evaluate(0.0) == 0.0
+    load = LoadDependentFriction(cv, load_coefficient=0.05)
+    assert np.allclose(load.evaluate(v, load=-10.0), cv.evaluate(v) + 0.5 * np.sign(v))
+
+
+def test_models_broadcast_over_leading_axes():
+    m = StribeckFriction(2.0, 3.0, 0.04, 1.5)
+    v = np.random.default_rng(0).normal(size=(4, 3, 5))
+    out = m.evaluate(v)
+    assert out.shape == (4, 3, 5)
+    assert np.allclose(out[2, 1], m.evaluate(v[2, 1]))
+
+
+def test_models_reject_bad_parameters():
+    with pytest.raises(ValueError, match="`stribeck_velocity`"):
+        StribeckFriction(2.0, 3.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="`exponent_negative`"):
+        AsymmetricStribeckFriction(2.0, 1.0, 3.0, 1.5, 0.04, 0.02, 1.5, 0.5, 2.0, -1.0)
+    with pytest.raises(ValueError, match="`coulomb`"):
+        CoulombViscousFriction(float("nan"), 1.0)
+    with pytest.raises(ValueError, match="`load`"):
+        LoadDependentFriction(CoulombViscousFriction(1.0, 1.0), 0.1).evaluate([1.0])
+    with pytest.raises(ValueError, match="`base`"):
+        LoadDependentFriction("stribeck", 0.1)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Excitation plan
+# --------------------------------------------------------------------------------------------
+
+
+def test_plan_follows_the_seed_profile(plan):
+    assert plan.position.min() >= -1.2 and plan.position.max() <= 1.2
+    assert np.max(np.abs(plan.acceleration)) <= 2.0
+    for k, v in enumerate(SPEEDS):
+        sel = plan.speed_index == k
+        assert np.isclose(np.abs(plan.velocity[sel]).max(), v)
+        # Cruising samples move at exactly the set speed with no acceleration ...
+        cru = sel & plan.cruising
+        assert np.allclose(np.abs(plan.velocity[cru]), v)
+        assert np.all(plan.acceleration[cru] == 0)
+        # ... and below it the joint is on an acceleration ramp at the bound.
+        slow = sel & (np.abs(plan.velocity) < v - 1e-12)
+        assert np.all(np.abs(plan.acceleration[slow]) == 2.0)
+        assert np.any(plan.velocity[sel] > 0) and np.any(plan.velocity[sel] < 0)
+    # Within a constant-acceleration stretch, velocity and position follow exactly. (At the
+    # slowest speed a reversal's ramps last less than one sample and fall between two samples.)
+    dt = np.diff(plan.time)
+    same = plan.acceleration[1:] == plan.acceleration[:-1]
+    same &= np.sign(plan.velocity[1:]) == np.sign(plan.velocity[:-1])
+    dv = np.diff(plan.velocity)
+    dq = np.diff(plan.position)
+    assert np.allclose(dv[same], (plan.acceleration[:-1] * dt)[same], atol=1e-12)
+    vbar = 0.5 * (plan.velocity[1:] + plan.velocity[:-1])
+    assert np.allclose(dq[same], (vbar * dt)[same], atol=1e-12)
+    # Everywhere the position increments stay within what the speed bound allows.
+    assert np.all(np.abs(dq) <= SPEEDS.max() * dt + 1e-12)
+    assert np.isclose(plan.duration, plan.time[-1], atol=0.01)
+    assert "8 speeds" in repr(plan)
+
+
+@given(
+    span=st.floats(0.2, 3.0),
+    acc=st.floats(0.2, 5.0),
+    fractions=st.lists(st.floats(0.05, 0.99), min_size=1, max_size=4),
+    cruise=st.one_of(st.none(), st.floats(0.0, 2.0)),
+)
+def test_plan_stays_in_range_and_under_the_bound(span, acc, fractions, cruise):
+    vmax = np.sqrt(acc * span)
+    speeds = np.array(fractions) * vmax
+    p = excitation_trajectory(
+        0.3, 0.3 + span, speeds, max_acceleration=acc, sample_time=0.005, cruise_time=cruise
+    )
+    assert p.position.min() >= 0.3 - 1e-12 and p.position.max() <= 0.3 + span + 1e-12
+    assert np.max(np.abs(p.acceleration)) <= acc * (1 + 1e-12)
+    assert np.max(np.abs(p.velocity)) <= speeds.max() * (1 + 1e-9)
+    assert np.isclose(p.position[0], 0.3)
+
+
+def test_plan_rejects_unreachable_speed():
+    with pytest.raises(ValueError, match="`speeds` reachable"):
+        excitation_trajectory(0.0, 0.5, [0.1, 2.0], max_acceleration=1.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`q_max`"):
+        excitation_trajectory(1.0, 0.5, [0.1], max_acceleration=1.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`max_acceleration`"):
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=0.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`speeds`"):
+        excitation_trajectory(0.0, 1.0, [-0.1], max_acceleration=1.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`repeats`"):
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01, repeats=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Noise-free recovery (acceptance 1)
+# --------------------------------------------------------------------------------------------
+
+
+def assert_recovered(fit, truth: dict[str, float], rtol: float = 1e-6) -> None:
+    for name, value in truth.items():
+        got = fit.parameter(name)
+        assert abs(got - value) <= rtol * abs(value), (name, got, value)
+
+
+def test_noise_free_coulomb_viscous_with_inertia(plan):
+    joint = symmetric_joint(static_positive=3.0, static_negative=3.0, load_coefficient=0.0)
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    fit = fit_friction(plan.velocity, tau, model="coulomb-viscous", acceleration=plan.acceleration)
+    assert_recovered(fit, {"offset": 0.25, "coulomb": 3.0, "viscous": 2.0, "inertia": 0.8})
+    assert fit.residual_rms < 1e-10
+    assert isinstance(fit.model, CoulombViscousFriction)
+
+
+@pytest.mark.parametrize("exponent", [None, 2.0])
+def test_noise_free_stribeck_with_inertia(plan, exponent):
+    joint = symmetric_joint(load_coefficient=0.0)
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    fit = fit_friction(
+        plan.velocity, tau, model="stribeck", acceleration=plan.acceleration, exponent=exponent
+    )
+    truth = {
+        "offset": 0.25,
+        "coulomb": 3.0,
+        "static": 4.2,
+        "viscous": 2.0,
+        "stribeck_velocity": 0.04,
+        "inertia": 0.8,
+    }
+    if exponent is None:
+        truth["exponent"] = 2.0
+    assert_recovered(fit, truth)
+    assert ("exponent" in fit.parameter_names) == (exponent is None)
+    v = np.linspace(-1, 1, 41)
+    assert np.allclose(fit.model.evaluate(v), joint.friction(v) + 0.25, atol=1e-6)
+
+
+def test_noise_free_asymmetric_stribeck_folds_the_offset(plan):
+    joint = SyntheticFrictionJoint(load_coefficient=0.0, offset=0.25)
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    fit = fit_friction(
+        plan.velocity, tau, model="asymmetric-stribeck", acceleration=plan.acceleration
+    )
+    # The model has no offset: it rides on the levels, +c0 forward and -c0 backward.
+    assert_recovered(
+        fit,
+        {
+            "coulomb_positive": 3.0 + 0.25,
+            "coulomb_negative": 2.6 - 0.25,
+            "static_positive": 4.2 + 0.25,
+            "static_negative": 3.8 - 0.25,
+            "viscous_positive": 2.0,
+            "viscous_negative": 2.3,
+            "stribeck_velocity_positive": 0.04,
+            "stribeck_velocity_negative": 0.03,
+            "exponent_positive": 2.0,
+            "exponent_negative": 1.5,
+            "inertia": 0.8,
+        },
+    )
+
+
+def test_noise_free_load_dependent_in_one_fit(plan, gravity):
+    joint = symmetric_joint()
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    fit = fit_friction(
+        plan.velocity,
+        tau,
+        model="stribeck",
+        acceleration=plan.acceleration,
+        gravity_torque=gravity,
+        exponent=2.0,
+    )
+    assert_recovered(fit, {"coulomb": 3.0, "static": 4.2, "load_coefficient": 0.03})
+    assert isinstance(fit.model, LoadDependentFriction)
+
+
+def test_two_pose_noise_free(plan, gravity):
+    joint = SyntheticFrictionJoint(offset=0.25)
+    free = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    loaded = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    fit0 = fit_friction(
+        plan.velocity, free, model="asymmetric-stribeck", acceleration=plan.acceleration
+    )
+    res = load_dependent_friction(
+        fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+    )
+    assert abs(res.load_coefficient - 0.03) < 1e-6 * 0.03
+    # The seed's gravity-affected friction is mu |tau_g| sgn v, sample by sample.
+    expected = 0.03 * np.abs(gravity) * np.sign(plan.velocity)
+    assert np.allclose(res.load_friction[res.mask], expected[res.mask], atol=1e-8)
+    assert res.residual_rms < 1e-8
+    v = np.linspace(-1, 1, 11)
+    g = np.linspace(-20, 20, 11)
+    assert np.allclose(
+        res.model.evaluate(v, load=g), joint.friction(v, g) + 0.25 * (v != 0), atol=1e-8
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Realistic noise, Monte Carlo (acceptance 2)
+# --------------------------------------------------------------------------------------------
+
+
+def test_monte_carlo_accuracy_and_covariance(plan, gravity):
+    # White torque noise of 0.1 N·m = 0.5% of the 20 N·m peak gravity torque (DESIGN.md's
+    # realistic sensor); Panda-sized friction with asymmetric levels.
+    joint = SyntheticFrictionJoint(offset=0.25, noise_std=0.1)
+    rng = np.random.default_rng(20240603)
+    names = (
+        "coulomb_positive",
+        "coulomb_negative",
+        "viscous_positive",
+        "viscous_negative",
+        "stribeck_velocity_positive",
+        "stribeck_velocity_negative",
+    )
+    truth = np.array([3.25, 2.35, 2.0, 2.3, 0.04, 0.03])
+    n_draws = 200
+    est = np.empty((n_draws, len(names) + 1))
+    se = np.empty_like(est)
+    for i in range(n_draws):
+        free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+        loaded = joint.measure(
+            plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        )
+        fit0 = fit_friction(
+            plan.velocity, free, model="asymmetric-stribeck", acceleration=plan.acceleration
+        )
+        res = load_dependent_friction(
+            fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+        )
+        idx = [fit0.parameter_names.index(n) for n in names]
+        est[i, :-1] = fit0.parameters[idx]
+        se[i, :-1] = fit0.standard_errors[idx]
+        est[i, -1], se[i, -1] = res.load_coefficient, res.load_coefficient_std
+    truth = np.append(truth, 0.03)
+    rel = np.abs(est / truth - 1)
+    p95 = np.percentile(rel, 95, axis=0)
+    assert np.all(p95[[0, 1, 2, 3, 6]] < 0.05), p95  # Coulomb, viscous, load coefficient
+    assert np.all(p95[[4, 5]] < 0.10), p95  # Stribeck velocities
+    ratio = est.std(axis=0, ddof=1) / np.sqrt(np.mean(se**2, axis=0))
+    assert np.all(np.abs(ratio - 1) < 0.15), ratio
+
+
+# --------------------------------------------------------------------------------------------
+# Gravity-free check
+# --------------------------------------------------------------------------------------------
+
+
+def test_gravity_free_poses_of_the_seed():
+    # Axis parallel to gravity: free whatever the mass distribution.
+    chk = gravity_free_check(UP, [0, 0, -1], [0, 0, 0.3], [0.5, 0.2, 0.9], mass=4.0)
+    assert chk.is_gravity_free and chk.residual_fraction == 0.0
+    # Horizontal axis, centre of mass on the axis line: free.
+    chk = gravity_free_check(UP, AXIS, [0, 0, 0.3], [0, 0.4, 0.3], mass=4.0)
+    assert chk.is_gravity_free and chk.distance_from_axis == 0.0
+    # Horizontal axis, mass 0.4 m off the line: loaded, and the reason says so.
+    chk = gravity_free_check(UP, AXIS, [0, 0, 0.3], [0.4, 0.0, 0.3], mass=4.0)
+    assert not chk.is_gravity_free
+    assert np.isclose(chk.gravity_torque_amplitude, 4.0 * 9.80665 * 0.4)
+    assert "not gravity-free" in chk.reason and "90.00°" in chk.reason
+    assert "90.00°" in repr(chk)
+
+
+@given(
+    up=st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda x: np.linalg.norm(x) > 0.1),
+    axis=st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda x: np.linalg.norm(x) > 0.1),
+    com=st.tuples(*[st.floats(-1, 1)] * 3),
+    mass=st.floats(0.5, 20.0),
+)
+def test_gravity_free_amplitude_matches_cross_products(up, axis, com, mass):
+    u = np.array(up) / np.linalg.norm(up)
+    a = np.array(axis) / np.linalg.norm(axis)
+    point = np.array([0.1, -0.2, 0.3])
+    chk = gravity_free_check(u, a, point, np.array(com), mass)
+    q = np.linspace(0, 2 * np.pi, 721)
+    tau = holding_torque(q, axis=a, up=u, first_moment=mass * (np.array(com) - point))
+    assert np.isclose(chk.gravity_torque_amplitude, np.max(np.abs(tau)), rtol=1e-4, atol=1e-9)
+    assert 0.0 <= chk.residual_fraction <= 1.0 + 1e-12
+
+
+def test_gravity_free_check_bad_input():
+    with pytest.raises(ValueError, match="`up`"):
+        gravity_free_check([0, 0, 2], AXIS, [0, 0, 0], [1, 0, 0], 1.0)
+    with pytest.raises(ValueError, match="`axis`"):
+        gravity_free_check(UP, [0, 0, 0], [0, 0, 0], [1, 0, 0], 1.0)
+    with pytest.raises(ValueError, match="`mass`"):
+        gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], -1.0)
+    with pytest.raises(ValueError, match="`center_of_mass`"):
+        gravity_free_check(UP, AXIS, [0, 0, 0], [[1, 0, 0]], 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input (acceptance 4)
+# --------------------------------------------------------------------------------------------
+
+
+def test_velocities_of_one_sign_are_refused(plan):
+    joint = symmetric_joint()
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    fwd = plan.velocity > 0
+    with pytest.raises(InsufficientDataError, match="`velocity`.*both directions"):
+        fit_friction(plan.velocity[fwd], tau[fwd], model="coulomb-viscous")
+
+
+def test_too_few_distinct_speeds_for_stribeck():
+    plan2 = excitation_trajectory(
+        -1.0, 1.0, [0.1, 0.5], max_acceleration=2.0, sample_time=0.01, cruise_time=2.0
+    )
+    cru = plan2.cruising
+    joint = symmetric_joint()
+    tau = joint.measure(plan2.position[cru], plan2.velocity[cru], plan2.acceleration[cru])
+    with pytest.raises(InsufficientDataError, match="at least 6 distinct velocities.*got 4"):
+        fit_friction(plan2.velocity[cru], tau, model="stribeck")
+    with pytest.raises(InsufficientDataError, match="distinct positive speeds"):
+        fit_friction(plan2.velocity[cru], tau, model="asymmetric-stribeck")
+    # Two speeds are enough for Coulomb + viscous + offset.
+    fit = fit_friction(plan2.velocity[cru], tau, model="coulomb-viscous")
+    assert fit.residual_rms < 1e-6
+
+
+def test_zero_acceleration_column_is_named(plan):
+    cru = plan.cruising
+    joint = symmetric_joint()
+    tau = joint.measure(plan.position[cru], plan.velocity[cru], plan.acceleration[cru])
+    with pytest.raises(InsufficientDataError, match="`inertia`"):
+        fit_friction(plan.velocity[cru], tau, model="stribeck", acceleration=plan.acceleration[cru])
+
+
+def test_fit_friction_argument_errors(plan):
+    v = plan.velocity
+    with pytest.raises(ValueError, match="`model`"):
+        fit_friction(v, v, model="lugre")
+    with pytest.raises(ValueError, match="`torque`"):
+        fit_friction(v, v[:-1])
+    with pytest.raises(ValueError, match="`acceleration`"):
+        fit_friction(v, v, acceleration=v[:-1])
+    with pytest.raises(ValueError, match="`velocity`"):
+        fit_friction(np.where(v > 0, np.nan, v), v)
+    with pytest.raises(ValueError, match="`exponent`"):
+        fit_friction(v, v, model="coulomb-viscous", exponent=2.0)
+    with pytest.raises(ValueError, match="`min_speed`"):
+        fit_friction(v, v, min_speed=0.0)
+
+
+def test_unresolved_stribeck_dip_warns():
+    # Coulomb + viscous data: no dip to find, the Stribeck velocity is not determined.
+    v = np.concatenate([np.geomspace(0.01, 1, 60), -np.geomspace(0.01, 1, 60)])
+    tau = CoulombViscousFriction(3.0, 2.0).evaluate(v)
+    tau = tau + np.random.default_rng(3).normal(0, 0.01, v.size)
+    with pytest.warns(GravdirWarning, match="do not resolve the Stribeck dip"):
+        fit_friction(v, tau, model="stribeck", exponent=2.0)
+
+
+def test_not_gravity_free_pose_is_refused(plan, gravity):
+    joint = symmetric_joint()
+    free = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    loaded = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    fit0 = fit_friction(plan.velocity, free, acceleration=plan.acceleration, exponent=2.0)
+    tilted = gravity_free_check(UP, AXIS, [0, 0, 0], [0.3, 0, 0.1], 5.0)
+    with pytest.raises(DegenerateGeometryError, match="`free_pose`.*not gravity-free"):
+        load_dependent_friction(
+            fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration, free_pose=tilted
+        )
+    with pytest.raises(InsufficientDataError, match="`gravity_torque`"):
+        load_dependent_friction(
+            fit0, plan.velocity, loaded, 0 * gravity, acceleration=plan.acceleration
+        )
+    with pytest.raises(ValueError, match="`acceleration`"):
+        load_dependent_friction(fit0, plan.velocity, loaded, gravity)
+    fit_l = fit_friction(
+        plan.velocity, loaded, acceleration=plan.acceleration, gravity_torque=gravity, exponent=2
+    )
+    with pytest.raises(ValueError, match="`free_fit`"):
+        load_dependent_friction(
+            fit_l, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Joint-by-joint driver
+# --------------------------------------------------------------------------------------------
+
+
+def test_arm_table_joint_by_joint(plan, gravity):
+    rng = np.random.default_rng(7)
+    runs = {}
+    poses = {}
+    mus = {"J1": 0.01, "J2": 0.03, "J3": 0.05}
+    for k, (name, mu) in enumerate(mus.items()):
+        joint = SyntheticFrictionJoint(
+            coulomb_positive=2.0 + k, load_coefficient=mu, inertia=0.3 + 0.2 * k
+        )
+        g = (1.0 + 0.5 * k) * gravity
+        free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+        loaded = joint.measure(
+            plan.position, plan.velocity, plan.acceleration, gravity_torque=g, rng=rng
+        )
+        runs[name] = (
+            FrictionRun(plan.velocity, free, plan.acceleration),
+            FrictionRun(plan.velocity, loaded, plan.acceleration, gravity_torque=g),
+        )
+        poses[name] = gravity_free_check(UP, UP, [0, 0, 0], [0.3, 0.1, 0.2], 3.0)
+    table = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses=poses)
+    assert list(table) == ["J1", "J2", "J3"]
+    for name, mu in mus.items():
+        assert abs(table[name].load.load_coefficient - mu) < 1e-9
+        assert table[name].free_pose is poses[name]
+        assert abs(table[name].free.parameter("coulomb_positive") - (2.0 + list(mus).index(name)))
+    with pytest.raises(TypeError):
+        table["J4"] = table["J1"]  # type: ignore[index]
+    poses["J2"] = gravity_free_check(UP, AXIS, [0, 0, 0], [0.3, 0, 0], 3.0)
+    with pytest.raises(DegenerateGeometryError, match="joint 'J2'.*`free_pose`"):
+        identify_arm_friction(runs, model="asymmetric-stribeck", free_poses=poses)
+    with pytest.raises(ValueError, match="`loaded.gravity_torque`"):
+        identify_joint_friction(runs["J1"][0], runs["J1"][0])
+    with pytest.raises(ValueError, match="`runs"):
+        identify_arm_friction({})
+
+
+# --------------------------------------------------------------------------------------------
+# Cross-check with the sweep fit's load-dependent column (acceptance 3)
+# --------------------------------------------------------------------------------------------
+
+HAVE_SWEEP = importlib.util.find_spec("gravdir.sweep") is not None
+
+
+@pytest.mark.skipif(not HAVE_SWEEP, reason="gravdir.sweep not available")
+@pytest.mark.parametrize("noise", [0.0, 0.05])
+def test_load_coefficient_agrees_with_sweep_fit(noise):
+    from gravdir.sweep import fit_sweep
+
+    # Constant-speed passes well above v_s, symmetric viscous friction: the sweep's columns
+    # (offset, sin q, cos q, sgn v, v, sgn v |A sin(q + phi)|) describe the loaded run exactly.
+    plan = excitation_trajectory(-1.5, 1.5, [0.3, 0.5, 0.8], max_acceleration=3.0, sample_time=0.01)
+    cru = plan.cruising
+    q, v = plan.position[cru], plan.velocity[cru]
+    a = plan.acceleration[cru]
+    g = holding_torque(q, axis=AXIS, up=UP, first_moment=[2.0, 0.0, 0.5])
+    joint = SyntheticFrictionJoint(
+        viscous_negative=2.0, offset=0.25, noise_std=noise, load_coefficient=0.04
+    )
+    rng = np.random.default_rng(11)
+    free = joint.measure(q, v, a, rng=rng)
+    loaded = joint.measure(q, v, a, gravity_torque=g, rng=rng)
+    sweep = fit_sweep(q, loaded, v, min_speed=0.1, load_friction="abs")
+    fit0 = fit_friction(v, free, model="coulomb-viscous")
+    # The seed's subtraction, with the gravity torque taken from the sweep fit.
+    g_sweep = float(sweep.amplitude) * np.sin(q + float(sweep.phase))
+    res = load_dependent_friction(fit0, v, loaded, g_sweep)
+    mu_sweep = float(sweep.load_coefficient)
+    if noise == 0.0:
+        assert abs(res.load_coefficient - 0.04) < 1e-6 * 0.04
+        assert abs(mu_sweep - 0.04) < 1e-6 * 0.04
+    else:
+        (i,) = [k for k, n in enumerate(sweep.column_names) if n.startswith("load")]
+        sd_sweep = float(np.sqrt(sweep.covariance[..., i, i]))
+        combined = np.hypot(res.load_coefficient_std, sd_sweep)
+        assert abs(res.load_coefficient - mu_sweep) < 3 * combined
+        assert abs(res.load_coefficient - 0.04) < 0.05 * 0.04
