@@ -138,10 +138,27 @@ def test_single_speed_fits_one_friction_term_and_says_so():
     assert fit.single_speed
     assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.2, rel=1e-10)
     assert fit.viscous == 0.0
-    iv = fit.column_names.index("viscous")
-    assert np.all(fit.covariance[iv] == 0.0)
+    assert fit.column_names == ("offset", "sin", "cos", "coulomb")
+    assert fit.covariance.shape == (4, 4)
     with pytest.raises(InsufficientDataError, match="single speed"):
         fit_sweep(q, tau, v, friction="coulomb-viscous")
+
+
+def test_mixed_batch_pins_viscous_at_zero_only_where_speeds_are_single():
+    q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 300)])
+    v1 = np.concatenate([np.full(300, 0.2), np.full(300, -0.2)])
+    v2 = np.concatenate([np.linspace(0.1, 0.3, 300), np.full(300, -0.2)])
+    v = np.stack([v1, v2])
+    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(np.stack([q, q]), tau, v)
+    np.testing.assert_array_equal(fit.single_speed, [True, False])
+    iv = fit.column_names.index("viscous")
+    assert fit.viscous[0] == 0.0
+    assert np.all(fit.covariance[0, iv] == 0.0) and np.all(fit.covariance[0, :, iv] == 0.0)
+    assert fit.coulomb[0] == pytest.approx(0.8 + 2.0 * 0.2, rel=1e-10)
+    assert fit.viscous[1] == pytest.approx(2.0, rel=1e-9)
+    assert fit.coulomb[1] == pytest.approx(0.8, rel=1e-9)
+    np.testing.assert_allclose(fit.amplitude, 5.0, rtol=1e-10)
 
 
 def test_one_speed_per_direction_is_still_a_single_friction_term():

@@ -245,6 +245,13 @@ def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
     return np.where(w <= -np.pi, w + 2 * np.pi, w)
 
 
+def _atan2_wrapped(y: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """atan2 mapped to (-pi, pi]: its only value outside is -pi itself."""
+    angle = np.arctan2(y, x)
+    out: NDArray[np.float64] = np.where(angle <= -np.pi, np.pi, angle)
+    return out
+
+
 def _amplitude_phase_covariance(
     ab: NDArray[np.float64], cov_ab: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -495,7 +502,17 @@ def _prepare(
     else:
         single_speed = np.full(batch, friction == "coulomb")
     pinned = None
-    if friction_terms == 2 and single_speed.any():
+    if friction_terms == 2 and single_speed.all():
+        # Every sweep moves at one speed per direction: drop the viscous column (a view when it
+        # is the last one).
+        keep = [i for i in range(len(names)) if i != 4]
+        if len(names) == 5:
+            x, gram = x[..., :4, :], gram[..., :4, :4]
+        else:
+            x, gram = x[..., keep, :], gram[..., keep, :][..., keep]
+        names = [names[i] for i in keep]
+    elif friction_terms == 2 and single_speed.any():
+        # Mixed batch: hold the viscous coefficient at zero where the speeds are single.
         pinned = np.zeros(batch + (len(names),), dtype=bool)
         pinned[..., 4] = single_speed
 
@@ -719,7 +736,7 @@ def _make_fit(
     )
     return SweepFit(
         amplitude=np.hypot(a, b),
-        phase=wrap_angle(np.arctan2(b, a)),
+        phase=_atan2_wrapped(b, a),
         offset=coef("offset"),
         coulomb=coef("coulomb"),
         viscous=coef("viscous"),
