@@ -14,12 +14,20 @@
 # sensors have realistic errors: per-joint gain, offset, Coulomb, viscous and load-dependent
 # friction, gear ripple and white noise. We sweep joint 1 forward and back, fit its gravity
 # sinusoid, move joint 1 to the zero of its gravity torque, sweep joint 2 there and fit again.
-# Every fitted number is printed beside the truth the simulator knows.
+# Two more joint-2 sweeps, 90° and 180° further round joint 1, then give the general estimator
+# the direction of gravity. Every fitted number is printed beside the truth the simulator knows.
 
 # %%
 import numpy as np
 
-from gravdir import fit_sweep, tilt_azimuth_from_up
+from gravdir import (
+    angle_between,
+    chain_from_dh,
+    estimate_up,
+    fit_sweep,
+    joint_sweep_from_chain,
+    tilt_azimuth_from_up,
+)
 from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
 
 rng = np.random.default_rng(2026)
@@ -97,3 +105,31 @@ fit2 = fit_sweep(
     harmonics=[sensors[1].ripple_order],
 )
 report("joint 2 sweep", fit2, 1, pose2)
+
+# %% [markdown]
+# ## The direction of gravity
+# Two more joint-2 sweeps, at J1 = zero + 90° and zero + 180°, make the set the general
+# estimator needs for any mass distribution and any per-joint torque gain. The kinematics
+# (link orientations and joint axes) come from the arm's DH table; the masses are not needed.
+
+# %%
+chain = chain_from_dh(*arm.dh.T)  # columns: d, theta offset, a, alpha
+sweeps = [
+    joint_sweep_from_chain(chain, pose, 0, fit1),
+    joint_sweep_from_chain(chain, pose2, 1, fit2),
+]
+for turn in (np.pi / 2, np.pi):
+    pose_k = pose2.copy()
+    pose_k[0] += turn
+    rec = arm.sweep(1, pose_k, -2.9, -0.3, speed=0.3, sample_rate=250.0, sensor=sensors, rng=rng)
+    fit = fit_sweep(
+        rec.q, rec.torque, rec.velocity, load_friction="abs", harmonics=[sensors[1].ripple_order]
+    )
+    sweeps.append(joint_sweep_from_chain(chain, pose_k, 1, fit))
+estimate = estimate_up(sweeps)
+print()
+print(estimate)
+print("estimated:", tilt_azimuth_from_up(estimate.up))
+print("truth:    ", tilt_azimuth_from_up(up_true))
+error = np.degrees(float(angle_between(estimate.up, up_true)))
+print(f"direction error {error:.4f}°, reported standard deviation {estimate.std_deg:.4f}°")

@@ -1,0 +1,456 @@
+"""Tests of the closed-form solvers on sweeps of the canonical arm (explicit cross products)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from gravdir._checks import DegenerateGeometryError
+from gravdir.closed_form import (
+    ClosedFormResult,
+    solve_l2_offset,
+    solve_l3_offset,
+    solve_point_mass,
+    solve_two_branch,
+)
+from gravdir.frames import up_from_canonical
+from gravdir.sweep import SweepFit, fit_sweep, wrap_angle
+from gravdir.synthetic import SyntheticArm, TorqueSensor, canonical_arm
+
+EXACT = 1e-9
+
+angle = st.floats(-np.pi, np.pi)
+tilt = st.floats(1e-3, np.pi - 1e-3)
+gammas = st.floats(0.05, np.pi - 0.05)
+
+
+def _fit(
+    arm: SyntheticArm,
+    joint: int,
+    conf: Sequence[float],
+    sensor: Sequence[TorqueSensor] | None = None,
+    rng: np.random.Generator | None = None,
+) -> SweepFit:
+    start, stop = (-2.5, 2.5) if joint == 0 else (conf[1] - 1.5, conf[1] + 1.5)
+    rec = arm.sweep(joint, list(conf), start, stop, 1.0, 40.0, sensor=sensor, rng=rng)
+    return fit_sweep(rec.q, rec.torque, rec.velocity)
+
+
+def _sweeps(
+    arm: SyntheticArm,
+    gamma: float,
+    gamma0: float,
+    sensor: Sequence[TorqueSensor] | None = None,
+) -> tuple[SweepFit, float, SweepFit, float, SweepFit]:
+    """J1 fit, unstable zero and the J2 fit there, stable zero and the J2 fit there."""
+    f1 = _fit(arm, 0, [0.0, gamma - gamma0], sensor)
+    zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+    return f1, zu, _fit(arm, 1, [zu, 0.0], sensor), zs, _fit(arm, 1, [zs, 0.0], sensor)
+
+
+def _root_error(res: ClosedFormResult, theta1: float, theta2: float) -> float:
+    return min(
+        max(abs(float(wrap_angle(r.theta1 - theta1))), abs(r.theta2 - theta2)) for r in res.roots
+    )
+
+
+def _error(res: ClosedFormResult, theta1: float, theta2: float) -> float:
+    return max(abs(float(wrap_angle(res.theta1 - theta1))), abs(res.theta2 - theta2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Point mass
+
+
+@given(
+    L1=st.floats(0.1, 2.0),
+    theta1=angle,
+    theta2=tilt,
+    gamma=gammas,
+    gamma0=angle,
+    stable=st.booleans(),
+)
+def test_point_mass_exact(
+    L1: float, theta1: float, theta2: float, gamma: float, gamma0: float, stable: bool
+) -> None:
+    assume(abs(theta2 - np.pi / 2) > 1e-3)
+    arm = canonical_arm(L1=L1, gamma0=gamma0, mass=3.0, up=up_from_canonical(theta1, theta2))
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, gamma0)
+    res = solve_point_mass(f1, fs if stable else fu, zs if stable else zu, gamma, gamma0)
+    assert _root_error(res, theta1, theta2) < EXACT
+    assert _error(res, theta1, theta2) < EXACT
+    assert res.zero == ("stable" if stable else "unstable")
+    assert np.allclose(res.up, arm.up, atol=1e-9)
+    assert not (res.clipped or res.near_singular or res.gravity_parallel_to_j1)
+    assert np.all(np.isfinite(res.covariance))
+
+
+def test_point_mass_two_roots_and_repr() -> None:
+    arm = canonical_arm(L1=0.8, gamma0=0.4, up=up_from_canonical(0.3, 2.0))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.2, 0.4)
+    res = solve_point_mass(f1, fu, zu, 1.2, 0.4)
+    assert len(res.roots) == 2
+    assert abs(res.roots[0].theta2 + res.roots[1].theta2 - np.pi) < 1e-12
+    assert abs(res.theta2 - 2.0) < EXACT
+    text = repr(res)
+    assert "theta2=114.5916°" in text and "point_mass" in text
+
+
+def test_point_mass_near_90_deg_is_flagged_and_clipped_without_nan() -> None:
+    # theta2 = 90 deg, gamma = 90 deg: A1 = A2; a 1% larger J1 gain pushes the arcsin argument
+    # past 1.
+    arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2))
+    sensors = (TorqueSensor(gain=1.01), TorqueSensor())
+    f1, zu, fu, _, _ = _sweeps(arm, np.pi / 2, 0.0, sensors)
+    res = solve_point_mass(f1, fu, zu, np.pi / 2, 0.0)
+    assert res.clipped and res.near_singular
+    assert res.theta2 == pytest.approx(np.pi / 2, abs=1e-12)
+    assert len(res.roots) == 1
+    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.covariance))
+    # Just off 90 deg on noise-free data: flagged but still exact.
+    arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2 + 5e-4))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.0)
+    res = solve_point_mass(f1, fu, zu, 1.0, 0.0)
+    assert res.near_singular and not res.clipped
+    assert _error(res, 0.7, np.pi / 2 + 5e-4) < 1e-8
+
+
+@pytest.mark.parametrize("theta2", [0.0, np.pi])
+def test_point_mass_gravity_parallel_to_j1(theta2: float) -> None:
+    arm = canonical_arm(L1=0.8, gamma0=0.3, up=up_from_canonical(0.0, theta2))
+    f1 = _fit(arm, 0, [0.0, 1.0])
+    f2 = _fit(arm, 1, [1.234, 0.0])
+    res = solve_point_mass(f1, f2, 1.234, 1.3, 0.3)  # any J1 position is accepted
+    assert res.gravity_parallel_to_j1 and res.zero == "none"
+    assert abs(res.theta2 - theta2) < EXACT
+    assert np.isinf(res.covariance[0, 0]) and np.isfinite(res.covariance[1, 1])
+    # Just above the threshold the normal path runs.
+    arm = canonical_arm(L1=0.8, gamma0=0.3, up=up_from_canonical(0.5, 1e-6))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.3)
+    res = solve_point_mass(f1, fu, zu, 1.0, 0.3)
+    assert not res.gravity_parallel_to_j1
+    assert _error(res, 0.5, 1e-6) < 1e-8
+
+
+def test_point_mass_invariant_to_offset_friction_and_common_gain() -> None:
+    up = up_from_canonical(-1.1, 0.6)
+    arm = canonical_arm(L1=0.7, gamma0=-0.5, up=up)
+    ideal = solve_point_mass(*_first_three(_sweeps(arm, 1.3, -0.5)), 1.3, -0.5)
+    sensors = (
+        TorqueSensor(gain=1.1, offset=0.4, coulomb=0.3, viscous=0.2),
+        TorqueSensor(gain=1.1, offset=-0.7, coulomb=0.5, viscous=0.1),
+    )
+    res = solve_point_mass(*_first_three(_sweeps(arm, 1.3, -0.5, sensors)), 1.3, -0.5)
+    assert _error(res, ideal.theta1, ideal.theta2) < EXACT
+    assert _error(res, -1.1, 0.6) < EXACT
+    # Unequal gains scale sin(theta2): the amplitude-ratio solver is not gain invariant.
+    sensors = (TorqueSensor(gain=1.1), TorqueSensor(gain=0.9))
+    res = solve_point_mass(*_first_three(_sweeps(arm, 1.3, -0.5, sensors)), 1.3, -0.5)
+    assert abs(np.sin(res.theta2) - 1.1 / 0.9 * np.sin(0.6)) < 1e-9
+
+
+def _first_three(
+    s: tuple[SweepFit, float, SweepFit, float, SweepFit],
+) -> tuple[SweepFit, SweepFit, float]:
+    return s[0], s[2], s[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# L2 offset
+
+
+@given(
+    L1=st.floats(0.1, 1.0),
+    L2=st.floats(-0.6, 0.6),
+    theta1=angle,
+    theta2=tilt,
+    gamma=gammas,
+    gamma0=angle,
+    stable=st.booleans(),
+)
+def test_l2_exact(
+    L1: float,
+    L2: float,
+    theta1: float,
+    theta2: float,
+    gamma: float,
+    gamma0: float,
+    stable: bool,
+) -> None:
+    beta = np.arctan2(L2, L1)
+    assume(np.sin(gamma + beta) > 0.05)
+    # Singular set: the two roots merge where gamma + beta + sigma * theta2 is a multiple of pi
+    # (sigma = +1 at the unstable zero, -1 at the stable one).
+    sigma = -1 if stable else 1
+    assume(abs(float(wrap_angle(2 * (gamma + beta + sigma * theta2)))) / 2 > 2e-3)
+    arm = canonical_arm(L1=L1, L2=L2, gamma0=gamma0, up=up_from_canonical(theta1, theta2))
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, gamma0)
+    f2, q1, fo, qo = (fs, zs, fu, zu) if stable else (fu, zu, fs, zs)
+    res = solve_l2_offset(f1, f2, q1, gamma, gamma0)
+    assert _root_error(res, theta1, theta2) < EXACT
+    true_beta = min(abs(float(wrap_angle(r.beta - beta))) for r in res.roots)
+    assert true_beta < EXACT
+    assert not res.near_singular
+    if all(abs(beta) < abs(r.beta) - 1e-9 for r in res.roots if abs(r.theta2 - theta2) > 1e-6):
+        assert _error(res, theta1, theta2) < EXACT  # the smaller-|beta| rule applies
+    both = solve_l2_offset(f1, f2, q1, gamma, gamma0, fit_j2_other=fo, q1_at_j2_other=qo)
+    assert _error(both, theta1, theta2) < EXACT
+    assert abs(float(wrap_angle(both.beta - beta))) < EXACT
+
+
+def test_l2_design_example_roots_and_second_sweep() -> None:
+    beta, theta2, gamma = np.radians(-14.07), np.radians(46.67), np.radians(137.7)
+    arm = canonical_arm(L1=np.cos(beta), L2=np.sin(beta), up=up_from_canonical(0.2, theta2))
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, 0.0)
+    res = solve_l2_offset(f1, fu, zu, gamma, 0.0)
+    assert len(res.roots) == 2
+    assert abs(np.degrees(res.theta2) - 56.35) < 0.05  # the smaller |beta| is not the truth
+    assert res.rule.startswith("smaller |beta|")
+    both = solve_l2_offset(f1, fu, zu, gamma, 0.0, fit_j2_other=fs, q1_at_j2_other=zs)
+    assert _error(both, 0.2, theta2) < EXACT
+    assert both.rule.startswith("phase of the J2 sweep")
+
+
+def test_l2_invariant_to_offset_and_friction() -> None:
+    arm = canonical_arm(L1=0.6, L2=-0.15, gamma0=1.0, up=up_from_canonical(2.5, 0.9))
+    sensors = (
+        TorqueSensor(offset=0.5, coulomb=0.4, viscous=0.3),
+        TorqueSensor(offset=-0.2, coulomb=0.2, viscous=0.5),
+    )
+    f1, zu, fu, _, _ = _sweeps(arm, 1.4, 1.0, sensors)
+    res = solve_l2_offset(f1, fu, zu, 1.4, 1.0)
+    assert _root_error(res, 2.5, 0.9) < EXACT
+
+
+def test_l2_clipped_at_the_merge_point() -> None:
+    # gamma + beta + theta2 = pi: the roots merge; a 1% gain error pushes the arccos past 1.
+    arm = canonical_arm(L1=1.0, L2=0.2, up=up_from_canonical(0.4, np.pi - 1.5 - np.arctan(0.2)))
+    sensors = (TorqueSensor(gain=1.01), TorqueSensor())
+    f1, zu, fu, _, _ = _sweeps(arm, 1.5, 0.0, sensors)
+    res = solve_l2_offset(f1, fu, zu, 1.5, 0.0)
+    assert res.clipped and res.near_singular
+    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.covariance))
+
+
+def test_l2_gravity_parallel_to_j1() -> None:
+    arm = canonical_arm(L1=0.6, L2=0.1, gamma0=0.2, up=(0.0, 0.0, 1.0))
+    f1 = _fit(arm, 0, [0.0, 1.0])
+    f2 = _fit(arm, 1, [0.5, 0.0])
+    res = solve_l2_offset(f1, f2, 0.5, 1.2, 0.2)
+    assert res.gravity_parallel_to_j1
+    assert res.theta2 == 0.0
+    assert abs(res.beta - np.arctan2(0.1, 0.6)) < EXACT
+
+
+# ---------------------------------------------------------------------------------------------
+# L3 offset
+
+
+@given(
+    L1=st.floats(0.1, 1.0),
+    L2=st.floats(-0.5, 0.5),
+    L3=st.floats(-0.5, 0.5),
+    theta1=angle,
+    theta2=tilt,
+    gamma=gammas,
+    gamma0=angle,
+    stable=st.booleans(),
+)
+def test_l3_exact(
+    L1: float,
+    L2: float,
+    L3: float,
+    theta1: float,
+    theta2: float,
+    gamma: float,
+    gamma0: float,
+    stable: bool,
+) -> None:
+    beta = np.arctan2(L2, L1)
+    r12 = np.hypot(L1, L2)
+    assume(np.sin(gamma + beta) > 0.05)
+    arm = canonical_arm(L1=L1, L2=L2, L3=L3, gamma0=gamma0, up=up_from_canonical(theta1, theta2))
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, gamma0)
+    f2, q1, fo, qo = (fs, zs, fu, zu) if stable else (fu, zu, fs, zs)
+    res = solve_l3_offset(f1, f2, q1, gamma, gamma0, l3_ratio=L3 / r12)
+    assume(not res.near_singular)
+    assert _root_error(res, theta1, theta2) < EXACT
+    assert np.allclose(up_from_canonical(res.theta1, res.theta2), res.up)
+    both = solve_l3_offset(
+        f1, f2, q1, gamma, gamma0, l3_ratio=L3 / r12, fit_j2_other=fo, q1_at_j2_other=qo
+    )
+    assert _error(both, theta1, theta2) < EXACT
+    # Without the ratio, the second sweep fixes |L3|; the sign picks the mirror root.
+    sign = 1 if L3 >= 0 else -1
+    pair = solve_l3_offset(
+        f1, f2, q1, gamma, gamma0, fit_j2_other=fo, q1_at_j2_other=qo, l3_sign=sign
+    )
+    delta = np.arctan2(L3, r12 * np.sin(gamma + beta))
+    if abs(delta) > 2e-3:  # the mirror roots merge at L3 = 0
+        assert not pair.near_singular
+        assert _error(pair, theta1, theta2) < EXACT
+        assert abs(pair.l3_ratio - L3 / r12) < EXACT
+    else:
+        assert _root_error(pair, theta1, theta2) < 1e-5  # sqrt of the rounding
+
+
+def test_l3_reduces_to_l2_and_seed_formula_is_biased() -> None:
+    arm = canonical_arm(L1=0.5, L2=0.05, up=up_from_canonical(0.3, 0.7))
+    f1, zu, fu, _, _ = _sweeps(arm, np.pi / 2, 0.0)
+    l3 = solve_l3_offset(f1, fu, zu, np.pi / 2, 0.0, l3_ratio=0.0)
+    l2 = solve_l2_offset(f1, fu, zu, np.pi / 2, 0.0)
+    assert _error(l3, l2.theta1, l2.theta2) < EXACT
+    # With an L3 offset, the L2 solver (delta neglected) misses theta1 by about delta.
+    arm = canonical_arm(L1=0.5, L2=0.05, L3=0.13, up=up_from_canonical(0.3, 0.7))
+    f1, zu, fu, _, _ = _sweeps(arm, np.pi / 2, 0.0)
+    l2 = solve_l2_offset(f1, fu, zu, np.pi / 2, 0.0)
+    delta = np.arctan2(0.13, 0.5)
+    assert abs(float(wrap_angle(0.3 - l2.theta1)) - delta) < 1e-9
+
+
+def test_l3_requires_an_extra_fact() -> None:
+    arm = canonical_arm(L1=0.5, L3=0.1, up=up_from_canonical(0.3, 0.7))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.0)
+    with pytest.raises(ValueError, match="`l3_ratio` or `fit_j2_other`"):
+        solve_l3_offset(f1, fu, zu, 1.0, 0.0)
+    with pytest.raises(ValueError, match="`l3_sign`"):
+        solve_l3_offset(f1, fu, zu, 1.0, 0.0, l3_ratio=0.2, l3_sign=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two branch
+
+
+@given(
+    L1=st.floats(0.1, 1.0),
+    L2=st.floats(-0.5, 0.5),
+    theta1=angle,
+    theta2=tilt,
+    gamma=gammas,
+    gamma0=angle,
+    gains=st.tuples(st.floats(0.8, 1.2), st.floats(0.8, 1.2)),
+    offsets=st.tuples(st.floats(-1, 1), st.floats(-1, 1)),
+    swap=st.booleans(),
+)
+def test_two_branch_exact_and_gain_invariant(
+    L1: float,
+    L2: float,
+    theta1: float,
+    theta2: float,
+    gamma: float,
+    gamma0: float,
+    gains: tuple[float, float],
+    offsets: tuple[float, float],
+    swap: bool,
+) -> None:
+    assume(np.sin(gamma + np.arctan2(L2, L1)) > 0.05)
+    arm = canonical_arm(L1=L1, L2=L2, gamma0=gamma0, up=up_from_canonical(theta1, theta2))
+    sensors = tuple(
+        TorqueSensor(gain=k, offset=o, coulomb=0.3, viscous=0.1)
+        for k, o in zip(gains, offsets, strict=True)
+    )
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, gamma0, sensors)
+    args = (fs, zs, fu, zu) if swap else (fu, zu, fs, zs)
+    res = solve_two_branch(f1, *args)
+    assert _error(res, theta1, theta2) < EXACT
+    assert len(res.roots) == 1 and not res.gravity_parallel_to_j1
+
+
+def test_two_branch_l3_bias_and_parallel_case() -> None:
+    arm = canonical_arm(L1=0.5, L3=0.11, up=up_from_canonical(0.3, 0.2))
+    f1, zu, fu, zs, fs = _sweeps(arm, np.pi / 2, 0.0)
+    res = solve_two_branch(f1, fu, zu, fs, zs)
+    assert _error(res, 0.3, 0.2) > 1e-3  # L3 biases the phase-only solver
+    arm = canonical_arm(L1=0.5, gamma0=0.4, up=(0.0, 0.0, 1.0))
+    f1 = _fit(arm, 0, [0.0, 1.0])
+    fa, fb = _fit(arm, 1, [0.3, 0.0]), _fit(arm, 1, [0.3 + np.pi, 0.0])
+    res = solve_two_branch(f1, fa, 0.3, fb, 0.3 + np.pi)
+    assert res.gravity_parallel_to_j1 and len(res.roots) == 2
+    assert res.theta2 < 1e-9
+    with pytest.raises(ValueError, match="`q1_at_j2_b` pi away"):
+        solve_two_branch(f1, fa, 0.3, fb, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+
+
+@pytest.fixture(scope="module")
+def fits() -> tuple[SweepFit, float, SweepFit, float, SweepFit]:
+    arm = canonical_arm(L1=0.5, L2=0.1, gamma0=0.2, up=up_from_canonical(0.4, 0.6))
+    return _sweeps(arm, 1.0, 0.2)
+
+
+@pytest.mark.parametrize("gamma", [0.0, np.pi, -0.5, 4.0, np.nan])
+def test_gamma_out_of_range(fits: tuple, gamma: float) -> None:  # type: ignore[type-arg]
+    f1, zu, fu, _, _ = fits
+    with pytest.raises(ValueError, match="`gamma`"):
+        solve_point_mass(f1, fu, zu, gamma, 0.2)
+    with pytest.raises(ValueError, match="`gamma`"):
+        solve_l2_offset(f1, fu, zu, gamma, 0.2)
+
+
+def test_zero_j2_amplitude(fits: tuple) -> None:  # type: ignore[type-arg]
+    f1, zu, _, _, _ = fits
+    q = np.concatenate([np.linspace(-1, 1, 50), np.linspace(1, -1, 50)])
+    v = np.concatenate([np.ones(50), -np.ones(50)])
+    flat = fit_sweep(q, 0.3 + 0.1 * np.sign(v), v)
+    with pytest.raises(DegenerateGeometryError, match="`fit_j2`"):
+        solve_point_mass(f1, flat, zu, 1.0, 0.2)
+    with pytest.raises(DegenerateGeometryError, match="`fit_j2_b`"):
+        solve_two_branch(f1, fits[2], zu, flat, fits[3])
+
+
+def test_j2_sweep_not_at_a_zero(fits: tuple) -> None:  # type: ignore[type-arg]
+    f1, zu, fu, zs, fs = fits
+    with pytest.raises(ValueError, match="`q1_at_j2` within .* of a gravity zero"):
+        solve_point_mass(f1, fu, zu + 0.3, 1.0, 0.2)
+    with pytest.raises(ValueError, match="`q1_at_j2_b`"):
+        solve_two_branch(f1, fu, zu, fs, zs + np.pi / 2)
+    # A small positioning error inside the tolerance is accepted; a tight tolerance rejects it.
+    solve_point_mass(f1, fu, zu + 0.005, 1.0, 0.2)
+    with pytest.raises(ValueError, match="`q1_at_j2`"):
+        solve_point_mass(f1, fu, zu + 0.005, 1.0, 0.2, zero_tol=1e-3)
+
+
+def test_inconsistent_fits(fits: tuple) -> None:  # type: ignore[type-arg]
+    f1, zu, fu, zs, fs = fits
+    rng = np.random.default_rng(0)
+    q = np.linspace(-2, 2, 80)
+    tau = np.stack([np.sin(q + 0.3), 2 * np.sin(q - 0.2)]) + 0.01 * rng.standard_normal((2, 80))
+    v = np.where(np.arange(80) % 2 == 0, 1.0, -1.0)
+    batch = fit_sweep(q, tau, v)
+    with pytest.raises(ValueError, match=r"`fit_j1` to be the fit of a single sweep"):
+        solve_point_mass(batch, fu, zu, 1.0, 0.2)
+    with pytest.raises(ValueError, match="`fit_j2` to be a SweepFit"):
+        solve_l2_offset(f1, "fit", zu, 1.0, 0.2)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`q1_at_j2_b` at the other J1 zero"):
+        solve_two_branch(f1, fu, zu, fu, zu)
+    with pytest.raises(ValueError, match="`q1_at_j2_other` at the other J1 zero"):
+        solve_l2_offset(f1, fu, zu, 1.0, 0.2, fit_j2_other=fu, q1_at_j2_other=zu)
+    with pytest.raises(ValueError, match="`q1_at_j2_other`"):
+        solve_l2_offset(f1, fu, zu, 1.0, 0.2, fit_j2_other=fs)
+    arm = canonical_arm(L1=2.0, L2=0.1, gamma0=0.2, up=up_from_canonical(0.4, 0.6))
+    big = _fit(arm, 1, [zs, 0.0])
+    with pytest.raises(ValueError, match="`fit_j2_b` to have the same gravity amplitude"):
+        solve_two_branch(f1, fu, zu, big, zs)
+
+
+def test_noisy_data_covariance_matches_scatter() -> None:
+    arm = canonical_arm(L1=0.6, L2=0.05, gamma0=0.1, up=up_from_canonical(0.8, 0.5))
+    sensors = (TorqueSensor(noise_std=0.05), TorqueSensor(noise_std=0.05))
+    rng = np.random.default_rng(7)
+    thetas, stds = [], []
+    for _ in range(40):
+        f1 = _fit(arm, 0, [0.0, 1.2], sensors, rng)
+        zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+        fu, fs = _fit(arm, 1, [zu, 0.0], sensors, rng), _fit(arm, 1, [zs, 0.0], sensors, rng)
+        res = solve_two_branch(f1, fu, zu, fs, zs)
+        thetas.append(res.theta2)
+        stds.append(np.radians(res.theta2_std_deg))
+    ratio = np.std(thetas) / np.mean(stds)
+    assert 0.6 < ratio < 1.5
