@@ -174,7 +174,7 @@ def test_plan_rejects_unreachable_speed():
 
 
 # --------------------------------------------------------------------------------------------
-# Noise-free recovery (acceptance 1)
+# Noise-free recovery
 # --------------------------------------------------------------------------------------------
 
 
@@ -279,12 +279,12 @@ def test_two_pose_noise_free(plan, gravity):
 
 
 # --------------------------------------------------------------------------------------------
-# Realistic noise, Monte Carlo (acceptance 2)
+# Realistic noise, Monte Carlo
 # --------------------------------------------------------------------------------------------
 
 
 def test_monte_carlo_accuracy_and_covariance(plan, gravity):
-    # White torque noise of 0.1 N·m = 0.5% of the 20 N·m peak gravity torque (DESIGN.md's
+    # White torque noise of 0.1 N·m = 0.5% of the 20 N·m peak gravity torque (the project's
     # realistic sensor); Panda-sized friction with asymmetric levels.
     joint = SyntheticFrictionJoint(offset=0.25, noise_std=0.1)
     rng = np.random.default_rng(20240603)
@@ -373,7 +373,7 @@ def test_gravity_free_check_bad_input():
 
 
 # --------------------------------------------------------------------------------------------
-# Bad input (acceptance 4)
+# Bad input
 # --------------------------------------------------------------------------------------------
 
 
@@ -501,7 +501,7 @@ def test_arm_table_joint_by_joint(plan, gravity):
 
 
 # --------------------------------------------------------------------------------------------
-# Cross-check with the sweep fit's load-dependent column (acceptance 3)
+# Cross-check with the sweep fit's load-dependent column
 # --------------------------------------------------------------------------------------------
 
 HAVE_SWEEP = importlib.util.find_spec("gravdir.sweep") is not None

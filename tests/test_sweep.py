@@ -256,7 +256,7 @@ def test_bound_matches_full_circle_formula():
 
 
 def test_partial_arc_costs_more_than_full_circle():
-    # DESIGN.md: 90 degree arc, N var(A) / sigma^2 from 5.5 (arc centred on a zero crossing) to
+    # docs/sweep.md: 90 degree arc, N var(A) / sigma^2 from 5.5 (arc centred on a zero crossing) to
     # 129 (centred on the torque peak), with columns [1, sin q, cos q].
     n = 2000
     arc = np.linspace(-np.pi / 4, np.pi / 4, n)

@@ -123,7 +123,7 @@ def test_ur5_shoulder_holding_torque_at_zero() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Canonical two-joint model (DESIGN.md)
+# Canonical two-joint model (docs/closed_form.md)
 
 
 @given(theta2=st.floats(0.05, np.pi - 0.05), psi=angles, gamma0=angles, q1=angles, q2=angles)

@@ -20,8 +20,8 @@ cases. docs/closed_form.md derives each solver.
 
 References
 ----------
-Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques) and DESIGN.md,
-"Canonical two-joint model".
+Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques) and the
+derivations in ``docs/closed_form.md``.
 """
 
 from __future__ import annotations
@@ -1143,7 +1143,7 @@ def solve_two_branch(
 
     References
     ----------
-    Seed ``000_fd3a83f130b85770.txt``; DESIGN.md, "Facts measured here".
+    Seed ``000_fd3a83f130b85770.txt``; the two-branch section of ``docs/closed_form.md``.
 
     Examples
     --------

@@ -22,8 +22,8 @@ do: they form a *group* (:attr:`JointSweep.group`).
 
 References
 ----------
-Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques), and DESIGN.md,
-"General estimator".
+Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques), and the
+derivation in ``docs/general.md``.
 """
 
 from __future__ import annotations
@@ -722,7 +722,7 @@ def estimate_up(
 
     References
     ----------
-    Seed ``000_fd3a83f130b85770.txt``; DESIGN.md, "General estimator". G. Golub and V. Pereyra,
+    Seed ``000_fd3a83f130b85770.txt``; ``docs/general.md``. G. Golub and V. Pereyra,
     "Separable nonlinear least squares: the variable projection method and its applications",
     Inverse Problems 19 (2003).
 
@@ -1245,7 +1245,7 @@ def crlb_up(
 
     References
     ----------
-    DESIGN.md, "General estimator" and "Sweep fitting"; S. M. Kay, Fundamentals of Statistical
+    ``docs/general.md`` and ``docs/sweep.md``; S. M. Kay, Fundamentals of Statistical
     Signal Processing: Estimation Theory, ch. 3.
 
     Examples

@@ -13,8 +13,8 @@ passes on a common grid), offered for comparison.
 
 References
 ----------
-Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques), and DESIGN.md,
-"Sweep fitting".
+Seed ``000_fd3a83f130b85770.txt`` (gravity direction from joint torques), and the
+derivation in ``docs/sweep.md``.
 """
 
 from __future__ import annotations
@@ -621,7 +621,7 @@ def fit_sweep(
 
     References
     ----------
-    Seed ``000_fd3a83f130b85770.txt``; DESIGN.md, "Sweep fitting".
+    Seed ``000_fd3a83f130b85770.txt``; ``docs/sweep.md``.
 
     Examples
     --------
