@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_vectors
+from gravdir._checks import check_array, check_positive, check_rotation_matrix, check_vectors
 
 __all__ = ["SyntheticTouches", "touch_contacts"]
 
@@ -79,6 +79,9 @@ def touch_contacts(
     noise_std: float = 0.0,
     extent: float = 0.3,
     center: ArrayLike = (0.5, 0.0, 0.0),
+    relative_rotations: ArrayLike | None = None,
+    spots: ArrayLike | None = None,
+    spot_jitter: float = 0.0,
 ) -> SyntheticTouches:
     """Draw contacts of a tool tip with a tilted plane.
 
@@ -110,6 +113,16 @@ def touch_contacts(
         Side of the square (in the plane, metres) the contacts are drawn from. Default 0.3.
     center : array_like, shape (3,), optional
         A point of the plane, the square's centre. Default ``(0.5, 0, 0)``.
+    relative_rotations : array_like, shape (N, 3, 3), optional
+        Planned flange orientations relative to the nominal one (approach axis along -up),
+        in the nominal flange frame: contact ``i`` gets ``R_0 @ relative_rotations[i]``. Replaces
+        the drawn tilts and spins (`orientation_spread_deg`, `min_orientation_deg`).
+    spots : array_like, shape (N, 2), optional
+        Planned contact positions: coordinates along the nominal flange x and y axes (which lie
+        in the plane) from `center`. Replaces the square of side `extent`.
+    spot_jitter : float, optional
+        With `spots`, each coordinate of each contact is moved by a uniform draw in
+        ``±spot_jitter`` (aiming error). Default 0.
 
     Returns
     -------
@@ -140,6 +153,21 @@ def touch_contacts(
         )
     noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
     extent = check_positive(extent, "extent")
+    spot_jitter = check_positive(spot_jitter, "spot_jitter", allow_zero=True)
+    planned = None
+    if relative_rotations is not None:
+        planned = check_rotation_matrix(relative_rotations, "relative_rotations")
+        if planned.shape != (n_contacts, 3, 3):
+            raise ValueError(
+                f"Expected `relative_rotations` of shape ({n_contacts}, 3, 3), got {planned.shape}."
+            )
+    planned_spots = None
+    if spots is not None:
+        planned_spots = check_array(spots, "spots", tail=(2,))
+        if planned_spots.shape != (n_contacts, 2):
+            raise ValueError(
+                f"Expected `spots` of shape ({n_contacts}, 2), got {planned_spots.shape}."
+            )
     c0 = check_vectors(center, "center")
     shape = tuple(int(s) for s in size)
     n = int(n_contacts)
@@ -151,7 +179,12 @@ def touch_contacts(
     )
     e1 = _unit(np.cross(up, np.broadcast_to([0.0, 1.0, 0.0], up.shape)))
     e2 = np.cross(up, e1)
-    uv = rng.uniform(-extent / 2, extent / 2, (*shape, n, 2))
+    if planned_spots is None:
+        uv = rng.uniform(-extent / 2, extent / 2, (*shape, n, 2))
+    else:
+        # Nominal flange x = e1, y = -e2 (see below).
+        uv = planned_spots * np.array([1.0, -1.0])
+        uv = uv + rng.uniform(-spot_jitter, spot_jitter, (*shape, n, 2))
     contacts = c0 + uv[..., :1] * e1[..., None, :] + uv[..., 1:] * e2[..., None, :]
     offset = np.einsum("...i,...i->...", up, c0 + np.zeros_like(up))
 
@@ -171,6 +204,8 @@ def touch_contacts(
     axis = np.cos(phi)[..., None] * e1[..., None, :] + np.sin(phi)[..., None] * e2[..., None, :]
     angle = np.sqrt(low**2 + (spread**2 - low**2) * rng.random((*shape, n)))
     rot = _rodrigues(axis, angle) @ spin @ r0
+    if planned is not None:
+        rot = r0 @ planned
 
     flange = contacts - np.einsum("...nij,...j->...ni", rot, tip)
     flange = flange + noise_std * rng.standard_normal(flange.shape)
