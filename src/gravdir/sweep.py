@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -370,21 +371,21 @@ def _solve_normal(
     dd = d[..., :, None] * d[..., None, :]
     scaled = gram / dd
     inv_scaled = np.linalg.inv(scaled)
-    beta = _matvec(inv_scaled, rhs / d) / d
+    inv_gram = inv_scaled / dd
+    beta = _matvec(inv_gram, rhs)
     resid = y - _predict(beta, x)
     # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
     # bounds the 2-norm condition number from above at the cost of one reduction.
-    cond = scaled.shape[-1] * np.trace(inv_scaled, axis1=-2, axis2=-1)
+    cond = scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1)
     if (cond > _REFINE_ABOVE_COND).any():
         # The normal equations square the condition number; one refinement step with the
         # residual restores the accuracy of an orthogonal factorisation.
         rhs2 = _matvec(x, resid)
         if pinned is not None:
             rhs2 *= ~pinned
-        delta = _matvec(inv_scaled, rhs2 / d) / d
+        delta = _matvec(inv_gram, rhs2)
         beta = beta + delta
         resid = resid - _predict(delta, x)
-    inv_gram = inv_scaled / dd
     if pinned is not None:
         inv_gram *= ~pinned[..., :, None] & ~pinned[..., None, :]
     return beta, inv_gram, resid
@@ -455,43 +456,49 @@ def _prepare(
         threshold = np.full(batch + (1,), check_positive(min_speed, "min_speed", allow_zero=True))
     used_b = speed >= threshold
     needs_both = friction != "none" or load_friction != "none"
-    if needs_both and (threshold <= 0).any():
+    if needs_both and min_speed is not None and min_speed <= 0:
+        # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
+        # direction: leave them out when friction is modelled.
         used_b &= speed > 0
     all_used = bool(used_b.all())
     used = None if all_used else used_b.astype(np.float64)
     friction_terms = {"none": 0, "coulomb": 1}.get(friction, 2)
     x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
     gram = x @ np.swapaxes(x, -1, -2)
+    # The checks below are arithmetic on a few Gram entries. For a single sweep they run on
+    # Python floats, which cost a small fraction of the same operations on 0-d arrays.
+    g_list = None if batch else gram.tolist()
+
+    def g(i: int, j: int) -> Any:
+        return gram[..., i, j] if g_list is None else g_list[i][j]
+
     n_used = np.rint(gram[..., 0, 0]).astype(np.int64)
 
     # Direction counts: with the sgn(v) column c, G[0, c] = n_fwd - n_bwd and G[c, c] = n_fwd +
-    # n_bwd, so the Gram matrix already holds them.
+    # n_bwd, so G[c, c] - |G[0, c]| = 2 min(n_fwd, n_bwd).
     if needs_both:
         if friction_terms >= 1:
-            diff, total = gram[..., 0, 3], gram[..., 3, 3]
+            diff, total = g(0, 3), g(3, 3)
         else:
             s = np.sign(vv) if used is None else np.sign(vv) * used
             diff, total = s.sum(axis=-1), np.abs(s).sum(axis=-1)
-        n_fwd, n_bwd = np.rint((total + diff) / 2), np.rint((total - diff) / 2)
-        bad = (n_fwd == 0) | (n_bwd == 0)
-        if bad.any():
+        bad = total - abs(diff) < 0.5
+        if np.any(bad):
             raise InsufficientDataError(
                 "Expected `velocity` to have samples in both directions above `min_speed` when "
                 "friction columns are on, got a sweep with one direction only"
-                f"{_batch_index(batch, bad)}; pass friction='none' and load_friction='none' to "
-                "fit a one-way sweep."
+                f"{_batch_index(batch, np.asarray(bad))}; pass friction='none' and "
+                "load_friction='none' to fit a one-way sweep."
             )
 
     # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v).
     # The Schur complement of the (1, sgn v) block in the Gram matrix is the sum of squared
     # deviations of v from its per-direction means: zero exactly then.
     if friction_terms == 2:
-        g00, g03, g33 = gram[..., 0, 0], gram[..., 0, 3], gram[..., 3, 3]
-        g04, g34, g44 = gram[..., 0, 4], gram[..., 3, 4], gram[..., 4, 4]
+        g00, g03, g33, g04, g34, g44 = g(0, 0), g(0, 3), g(3, 3), g(0, 4), g(3, 4), g(4, 4)
         det = g00 * g33 - g03 * g03  # = 4 n_fwd n_bwd > 0: both directions were checked above
         explained = (g33 * g04 * g04 - 2 * g03 * g04 * g34 + g00 * g34 * g34) / det
-        deviation = np.maximum(g44 - explained, 0.0)
-        single_speed = deviation <= single_speed_rtol**2 * g44
+        single_speed = np.asarray(g44 - explained <= single_speed_rtol**2 * g44)
         if friction == "coulomb-viscous" and single_speed.any():
             raise InsufficientDataError(
                 "Expected `velocity` to hold more than one speed in some direction for "
@@ -518,12 +525,12 @@ def _prepare(
 
     n_params = len(names) + (1 if load_friction == "abs" else 0)
     n_free = n_params - (0 if pinned is None else pinned.sum(axis=-1))
-    bad = n_used <= n_free
-    if bad.any():
+    too_few = n_used <= n_free
+    if too_few.any():
         raise InsufficientDataError(
             f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= `min_speed` "
             f"(one more than the fitted coefficients), got {int(np.min(n_used))}"
-            f"{_batch_index(batch, bad)}."
+            f"{_batch_index(batch, too_few)}."
         )
     if all_used:
         arc = qq.max(axis=-1) - qq.min(axis=-1)
