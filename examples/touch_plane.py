@@ -2,23 +2,26 @@
 # # Gravity from a touch plane
 #
 # Synthetic contacts of a tool tip with a tilted plane, then `up` from the plane fit (tool tip
-# known), and tool tip and `up` together (tool tip unknown), printed against the truth.
+# known), and tool tip and `up` together (tool tip unknown, contacts laid out by
+# `plan_touches`), printed against the truth.
 
 # %%
 import numpy as np
 
-from gravdir.synthetic.touch import touch_contacts
-from gravdir.touch import (
+from gravdir import (
+    angle_between,
     contact_points,
+    plan_touches,
     tilt_from_tool_tip_error,
     tool_tip_and_up_from_touches,
     up_from_three_points,
     up_from_touches,
 )
+from gravdir.synthetic import touch_contacts
 
 
 def angle_deg(u: np.ndarray, v: np.ndarray) -> float:
-    return float(np.degrees(np.arctan2(np.linalg.norm(np.cross(u, v)), u @ v)))
+    return float(np.degrees(angle_between(u, v)))
 
 
 rng = np.random.default_rng(2024)
@@ -41,16 +44,30 @@ print(f"a 1 mm tool-tip error along flange z tilts up by {np.degrees(float(tilt)
 
 # %% [markdown]
 # ## Tool tip unknown
+# Eight contacts laid out by `plan_touches`: three spots each touched with opposite 30° tilts,
+# and two straight touches. That layout separates the tool tip from the plane's tilt; the spots
+# only need to be hit to within about 10 mm.
 
 # %%
-joint = tool_tip_and_up_from_touches(data.flange_poses, noise_std=sigma)
-print("true tool tip ", np.round(data.tool_tip * 1e3, 3), "mm")
+plan = plan_touches(8, max_tilt_deg=30.0, radius=0.1)
+print(plan)
+planned = touch_contacts(
+    rng,
+    8,
+    noise_std=sigma,
+    relative_rotations=plan.relative_rotations,
+    spots=plan.spots[:, :2],
+    spot_jitter=0.01,
+)
+joint = tool_tip_and_up_from_touches(planned.flange_poses, noise_std=sigma)
+print("true tool tip ", np.round(planned.tool_tip * 1e3, 3), "mm")
 print("estimated     ", np.round(joint.tool_tip * 1e3, 3), "mm")
 print("std           ", np.round(joint.tool_tip_std * 1e3, 3), "mm")
 print(
     "weak axis     ", np.round(joint.weak_axis, 3), f"std {float(joint.weak_axis_std) * 1e3:.3f} mm"
 )
-print(f"up error       {angle_deg(joint.up, data.up):.4f} deg (std {float(joint.up_std_deg):.4f})")
+up_error = angle_deg(joint.up, planned.up)
+print(f"up error       {up_error:.4f} deg (std {float(joint.up_std_deg):.4f})")
 
 # %% [markdown]
 # ## Picture (if matplotlib is available; nothing is saved)
