@@ -312,6 +312,78 @@ def test_l3_reduces_to_l2_and_seed_formula_is_biased() -> None:
     assert abs(float(wrap_angle(0.3 - l2.theta1)) - delta) < 1e-9
 
 
+@given(
+    L1=st.floats(0.1, 1.0),
+    L2=st.floats(-0.5, 0.5),
+    L3=st.floats(-0.5, 0.5),
+    theta1=angle,
+    theta2=tilt,
+    gamma=gammas,
+    gamma0=angle,
+    gains=st.tuples(st.floats(0.85, 1.15), st.floats(0.85, 1.15)),
+    stable=st.booleans(),
+)
+def test_l3_both_facts_pick_the_truth(
+    L1: float,
+    L2: float,
+    L3: float,
+    theta1: float,
+    theta2: float,
+    gamma: float,
+    gamma0: float,
+    gains: tuple[float, float],
+    stable: bool,
+) -> None:
+    # Noise-free, tilt up to 180 deg, per-joint gain errors up to 15%: with the ratio and both
+    # J2 sweeps the returned root is the truth, wherever the amplitude roots fall.
+    beta = np.arctan2(L2, L1)
+    assume(np.sin(gamma + beta) > 0.05)
+    arm = canonical_arm(L1=L1, L2=L2, L3=L3, gamma0=gamma0, up=up_from_canonical(theta1, theta2))
+    sensors = tuple(TorqueSensor(gain=k) for k in gains)
+    f1, zu, fu, zs, fs = _sweeps(arm, gamma, gamma0, sensors)
+    f2, q1, fo, qo = (fs, zs, fu, zu) if stable else (fu, zu, fs, zs)
+    res = solve_l3_offset(
+        f1,
+        f2,
+        q1,
+        gamma,
+        gamma0,
+        l3_ratio=L3 / np.hypot(L1, L2),
+        fit_j2_other=fo,
+        q1_at_j2_other=qo,
+    )
+    assert _error(res, theta1, theta2) < EXACT
+    assert abs(float(wrap_angle(res.beta - beta))) < EXACT
+    assert res.rule.startswith("consistency with both J2 phases")
+    assert np.all(np.isfinite(res.covariance))
+
+
+def test_l3_both_facts_noisy_large_tilt_has_no_far_root() -> None:
+    # A UR5-like shoulder (lambda = 0.23), tilts 45-175 deg, white noise and a J1 gain 25% above
+    # J2's: the amplitude ratio alone can lose the true root (its neighbour pair turns complex).
+    L1, L2, L3 = 0.6, 0.02, 0.14
+    lam = L3 / np.hypot(L1, L2)
+    sensors = (TorqueSensor(gain=1.12, noise_std=0.05), TorqueSensor(gain=0.9, noise_std=0.05))
+    rng = np.random.default_rng(11)
+    ratio_only_far = 0
+    for theta2 in np.radians(np.linspace(45.0, 175.0, 14)):
+        theta1 = rng.uniform(-np.pi, np.pi)
+        arm = canonical_arm(L1=L1, L2=L2, L3=L3, mass=4.0, up=up_from_canonical(theta1, theta2))
+        f1 = _fit(arm, 0, [0.0, np.pi / 2], sensors, rng)
+        zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+        fu, fs = _fit(arm, 1, [zu, 0.0], sensors, rng), _fit(arm, 1, [zs, 0.0], sensors, rng)
+        res = solve_l3_offset(
+            f1, fu, zu, np.pi / 2, 0.0, l3_ratio=lam, fit_j2_other=fs, q1_at_j2_other=zs
+        )
+        err1 = abs(float(wrap_angle(res.theta1 - theta1)))
+        err2 = abs(res.theta2 - theta2)
+        assert err1 < 5 * np.radians(res.theta1_std_deg) + 1e-6
+        assert err2 < 5 * np.radians(res.theta2_std_deg) + 1e-6
+        ratio_only = solve_l3_offset(f1, fu, zu, np.pi / 2, 0.0, l3_ratio=lam)
+        ratio_only_far += _root_error(ratio_only, theta1, theta2) > np.radians(5.0)
+    assert ratio_only_far > 0  # the failure the second sweep's phase repairs does occur here
+
+
 def test_l3_requires_an_extra_fact() -> None:
     arm = canonical_arm(L1=0.5, L3=0.1, up=up_from_canonical(0.3, 0.7))
     f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.0)
@@ -319,6 +391,8 @@ def test_l3_requires_an_extra_fact() -> None:
         solve_l3_offset(f1, fu, zu, 1.0, 0.0)
     with pytest.raises(ValueError, match="`l3_sign`"):
         solve_l3_offset(f1, fu, zu, 1.0, 0.0, l3_ratio=0.2, l3_sign=0.0)
+    with pytest.raises(ValueError, match="`amplitude_ratio_rtol`"):
+        solve_l3_offset(f1, fu, zu, 1.0, 0.0, l3_ratio=0.2, amplitude_ratio_rtol=-0.1)
 
 
 # ---------------------------------------------------------------------------------------------

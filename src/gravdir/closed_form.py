@@ -66,6 +66,12 @@ DEFAULT_SINGULAR_TOL = 1e-3
 # relative difference above 25% (far beyond noise, friction leakage or a few degrees of
 # positioning error) means the fits do not belong together.
 DEFAULT_AMPLITUDE_MISMATCH_RTOL = 0.25
+# In the consistency score of the L3 solver (kinematic ratio and a second J2 sweep both given),
+# the amplitude ratio A1 / A2 counts with a relative standard deviation of at least this on top
+# of its fit covariance: it mixes the torque gains of two joints, and per-joint gain errors of
+# +-15% (usual for current-based torque estimates, uniform) spread the ratio by about 12% (one
+# standard deviation), which no fit covariance contains. Phases do not depend on gains.
+DEFAULT_AMPLITUDE_RATIO_RTOL = 0.12
 # A polynomial root z = exp(iu) of the L3 equation counts as real (on the unit circle) when
 # ||z| - 1| is below ROOT_ATOL; above CLIP_ATOL it was pulled off the circle by noise (a tangent
 # double root split into a complex pair) and the projection onto the circle is flagged `clipped`.
@@ -76,6 +82,14 @@ _CLIP_ATOL = 1e-6
 _FD_STEP = 1e-6
 # Tolerance (rad) for accepting a computed theta2 just outside [0, pi] through rounding.
 _RANGE_ATOL = 1e-12
+# Standard-deviation floors of the L3 consistency score (phase, rad; amplitude ratio, relative):
+# a noise-free fit reports a covariance at the rounding level (~1e-15), and these floors, far
+# above it and far below any noise a sweep leaves, keep the score finite.
+_SCORE_PHASE_FLOOR = 1e-9
+_SCORE_RATIO_FLOOR = 1e-9
+# The phase-determined L3 root duplicates an amplitude root when both are within this (rad):
+# on noise-free fits they differ by rounding only (~1e-13 rad).
+_SAME_ROOT_ATOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -448,6 +462,66 @@ def _l3_pair_roots(d: NDArray[np.float64], sigma: int, gamma: float, gamma0: flo
         merge = abs(delta)
         rows.append([float(wrap_angle(theta1_zero + delta)), theta2, beta, sgn * lam, merge])
     return _dedupe(rows), clipped
+
+
+def _l3_phase_root(
+    d: NDArray[np.float64], sigma: int, gamma: float, gamma0: float, lam: float
+) -> _Roots:
+    """L3 ratio given, J2 sweeps at both zeros: the root fixed by the two J2 phases alone.
+
+    d = (A1, phi1, A2, phi2, A2', phi2'). Half the phase difference is theta2', their mean gives
+    beta, and the given lambda gives delta: no amplitude enters, so no gain does.
+    """
+    phi1 = d[1]
+    phi_u, phi_s = (d[3], d[5]) if sigma == 1 else (d[5], d[3])
+    half = float(wrap_angle(phi_s - phi_u)) / 2.0
+    t = half if half > 0 else half + np.pi  # theta2' in (0, pi]: sin(theta2') > 0
+    beta = float(wrap_angle(phi_u - gamma0 - np.pi + t))
+    s = float(np.sin(gamma + beta))
+    if s <= 0.0 or np.sin(t) <= 0.0:
+        return np.zeros((0, 5)), False
+    delta = float(np.arctan2(lam, s))
+    theta2 = _theta2_from_inplane(t, delta)
+    theta1 = float(wrap_angle(np.pi - phi1 + delta))
+    # No other root of these equations: it never merges (distance pi, as the two-branch root).
+    return np.array([[theta1, theta2, beta, lam, np.pi]]), False
+
+
+def _l3_scores(
+    rows: NDArray[np.float64],
+    d: NDArray[np.float64],
+    cov_d: NDArray[np.float64],
+    sigma: int,
+    gamma: float,
+    gamma0: float,
+    ratio_rtol: float,
+) -> NDArray[np.float64]:
+    """Consistency score of L3 roots with all the data d = (A1, phi1, A2, phi2, A2', phi2').
+
+    Sum of squared residuals, each over its variance, of the two J2 phases and of the
+    amplitude ratio A1 / mean(A2, A2') predicted by each root. phi1 and the J2 amplitudes'
+    common scale are fitted exactly by every root and do not discriminate.
+    """
+    theta2, beta, lam = rows[:, 1], rows[:, 2], rows[:, 3]
+    s = np.sin(gamma + beta)
+    delta = np.arctan2(lam, s)
+    t = np.arctan2(np.sin(theta2) * np.cos(delta), np.cos(theta2))  # theta2'
+    phi_this = gamma0 + beta - sigma * t + np.pi
+    phi_other = gamma0 + beta + sigma * t + np.pi
+    r_pred = np.sin(t) * (s + lam * lam / s)
+    a1, a2, ao = d[0], d[2], d[4]
+    a2m = 0.5 * (a2 + ao)
+    r = a1 / a2m
+    rel_var = cov_d[0, 0] / a1**2 + 0.25 * (cov_d[2, 2] + cov_d[4, 4]) / a2m**2
+    var_r = r * r * (rel_var + ratio_rtol**2 + _SCORE_RATIO_FLOOR**2)
+    var_this = cov_d[3, 3] + _SCORE_PHASE_FLOOR**2
+    var_other = cov_d[5, 5] + _SCORE_PHASE_FLOOR**2
+    out: NDArray[np.float64] = (
+        np.asarray(wrap_angle(d[3] - phi_this)) ** 2 / var_this
+        + np.asarray(wrap_angle(d[5] - phi_other)) ** 2 / var_other
+        + (r - r_pred) ** 2 / var_r
+    )
+    return out
 
 
 def _two_branch_roots(d: NDArray[np.float64], sigma: int) -> _Roots:
@@ -921,6 +995,7 @@ def solve_l3_offset(
     parallel_sigma: float = DEFAULT_PARALLEL_SIGMA,
     parallel_rtol: float = DEFAULT_PARALLEL_RTOL,
     singular_tol: float = DEFAULT_SINGULAR_TOL,
+    amplitude_ratio_rtol: float = DEFAULT_AMPLITUDE_RATIO_RTOL,
 ) -> ClosedFormResult:
     """Gravity direction for a mass offset across the link and along the J2 axis (model 1100).
 
@@ -937,9 +1012,11 @@ def solve_l3_offset(
         :math:`\\lambda = L_3 / R_{12}` (signed; :math:`L_3` along the J2 axis
         :math:`a_2 = z \\times h`).
     fit_j2_other, q1_at_j2_other : optional
-        A J2 sweep at the other J1 zero and its J1 position. With `l3_ratio` its phase picks
-        the root; without, it determines :math:`\\theta_2'` and :math:`\\beta` and the amplitude
-        ratio gives :math:`|\\lambda|`.
+        A J2 sweep at the other J1 zero and its J1 position. The two J2 phases determine
+        :math:`\\theta_2'` and :math:`\\beta`. With `l3_ratio` they add a root of their own
+        (free of the torque gains) and a consistency score over both J2 phases and the
+        amplitude ratio picks among all roots; without `l3_ratio` the amplitude ratio gives
+        :math:`|\\lambda|`.
     l3_sign : float, optional
         Sign of :math:`L_3` used to pick between the two mirror roots :math:`\\pm\\lambda`
         (which fit the data equally) when `l3_ratio` is not given (default +1).
@@ -948,18 +1025,23 @@ def solve_l3_offset(
     singular_tol : float, optional
         `near_singular` is set when the returned root is within this distance (rad, in the
         in-plane angle) of merging with another root (default 1e-3).
+    amplitude_ratio_rtol : float, optional
+        Relative standard deviation added to the fit variance of :math:`A_1/A_2` in the
+        consistency score (used when `l3_ratio` and `fit_j2_other` are both given): the
+        spread of the ratio of two joints' torque gains (default 0.12, gains within ±15%).
 
     Returns
     -------
     ClosedFormResult
-        All admissible roots; with `l3_ratio` only, the smaller :math:`|\\beta|` is returned.
+        All admissible roots; with `l3_ratio` only, the smaller :math:`|\\beta|` is returned;
+        with both facts, the root with the smallest consistency score.
         `theta1` includes the azimuth offset :math:`\\delta`, so it is not the J1 zero.
 
     Raises
     ------
     ValueError
-        As :func:`solve_l2_offset`, and if neither `l3_ratio` nor `fit_j2_other` is given or
-        `l3_sign` is zero.
+        As :func:`solve_l2_offset`, and if neither `l3_ratio` nor `fit_j2_other` is given,
+        `l3_sign` is zero or `amplitude_ratio_rtol` is negative.
     DegenerateGeometryError
         If a J2 amplitude is not significant or no root satisfies the model.
 
@@ -980,6 +1062,20 @@ def solve_l3_offset(
     a trigonometric polynomial of degree 3 in :math:`\\theta_2'` (six roots at most, found as
     the roots of a degree-6 polynomial and polished by Newton steps). Then
     :math:`\\tan\\theta_2 = \\tan\\theta_2' / \\cos\\delta`.
+
+    With a second J2 sweep, :math:`\\varphi_2^s - \\varphi_2^u = 2\\theta_2'` and the mean phase
+    gives :math:`\\beta`, so with :math:`\\lambda` known the phases alone fix a root. Unequal
+    torque gains of J1 and J2 scale :math:`r`; beyond a local maximum of the right-hand side
+    above they turn the true root and its neighbour into a complex pair, and the amplitude
+    roots left over are far from the truth. The phase root is therefore a candidate too, and
+    each candidate :math:`k` is scored by
+
+    .. math:: S_k = \\frac{(\\varphi_2 - \\hat\\varphi_{2,k})^2}{\\sigma_{\\varphi_2}^2}
+              + \\frac{(\\varphi_2^o - \\hat\\varphi^o_{2,k})^2}{\\sigma_{\\varphi_2^o}^2}
+              + \\frac{(r - \\hat r_k)^2}{\\sigma_r^2 + (\\epsilon r)^2},
+
+    with fit variances, :math:`r = A_1 / \\tfrac12(A_2 + A_2^o)` and :math:`\\epsilon` =
+    `amplitude_ratio_rtol`; the smallest :math:`S_k` wins.
 
     References
     ----------
@@ -1010,6 +1106,7 @@ def solve_l3_offset(
     g0 = _check_angle(gamma0, "gamma0")
     az = _check_angle(arm_azimuth, "arm_azimuth")
     tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
+    ratio_rtol = check_positive(amplitude_ratio_rtol, "amplitude_ratio_rtol", allow_zero=True)
     sign = _check_angle(l3_sign, "l3_sign")
     if sign == 0:
         raise ValueError(f"Expected `l3_sign` to be +1 or -1, got {l3_sign!r}.")
@@ -1032,6 +1129,10 @@ def solve_l3_offset(
         )
     sigma = _which_zero(f1, q1, "q1_at_j2", zero_tol)
     fo = _other_sweep(f1, fit_j2_other, q1_at_j2_other, f2, sigma, zero_tol, sig_p, rtol_p)
+    if lam is not None and fo is not None:
+        return _l3_both_facts(
+            f1, f2, fo, sigma, g, g0, lam, ratio_rtol=ratio_rtol, singular_tol=tol, az=az
+        )
     if lam is not None:
         lam_v = lam
         d = np.array([f1.amplitude, f1.phase, f2.amplitude, f2.phase])
@@ -1058,14 +1159,6 @@ def solve_l3_offset(
     if lam is None:
         index = int(np.argmax(rows[:, 3] * np.sign(sign)))
         rule = "l3_sign picks between the mirror roots +-L3"
-    elif fo is not None:
-        t_in = np.arctan2(
-            np.sin(rows[:, 1]) * np.cos(np.arctan2(lam, np.sin(g + rows[:, 2]))),
-            np.cos(rows[:, 1]),
-        )
-        predicted = g0 + rows[:, 2] + sigma * t_in + np.pi
-        index = _phase_pick(rows, predicted, fo.phase)
-        rule = "phase of the J2 sweep at the other J1 zero"
     else:
         index = int(np.argmin(np.abs(rows[:, 2])))
         rule = "smaller |beta| (lumped mass nearest the link line)"
@@ -1079,6 +1172,69 @@ def solve_l3_offset(
         parallel=False,
         clipped=clipped,
         singular_tol=tol,
+        arm_azimuth=az,
+        solver="l3_offset",
+    )
+
+
+def _l3_both_facts(
+    f1: _Fit,
+    f2: _Fit,
+    fo: _Fit,
+    sigma: int,
+    gamma: float,
+    gamma0: float,
+    lam: float,
+    *,
+    ratio_rtol: float,
+    singular_tol: float,
+    az: float,
+) -> ClosedFormResult:
+    """L3 solver with the kinematic ratio and J2 sweeps at both J1 zeros: score every root."""
+    d = np.array([f1.amplitude, f1.phase, f2.amplitude, f2.phase, fo.amplitude, fo.phase])
+    cov_d = _block_cov(f1, f2, fo)
+
+    def solve_amplitude(dd: NDArray[np.float64]) -> _Roots:
+        return _l3_ratio_roots(dd[:4], sigma, gamma, gamma0, lam)
+
+    def solve_phase(dd: NDArray[np.float64]) -> _Roots:
+        return _l3_phase_root(dd, sigma, gamma, gamma0, lam)
+
+    amp_rows, amp_clipped = solve_amplitude(d)
+    phase_rows, _ = solve_phase(d)
+    # The phase root joins the candidates unless an amplitude root already is that root (always
+    # so on noise-free data): the amplitude ratio can miss it, by pushing it and a neighbour
+    # off the unit circle as a complex pair, when the joints' gains differ.
+    duplicate = phase_rows.shape[0] == 0 or any(
+        abs(float(wrap_angle(row[0] - phase_rows[0, 0]))) < _SAME_ROOT_ATOL
+        and abs(row[1] - phase_rows[0, 1]) < _SAME_ROOT_ATOL
+        for row in amp_rows
+    )
+    rows = amp_rows if duplicate else np.concatenate([amp_rows, phase_rows])
+    if rows.shape[0] == 0:
+        raise DegenerateGeometryError(
+            "Expected fits consistent with the L3 model (mass on the arm's side of the J1 "
+            "axis during the J1 sweep), got no admissible root: check `gamma`, `gamma0` and "
+            "`l3_ratio`."
+        )
+    scores = _l3_scores(rows, d, cov_d, sigma, gamma, gamma0, ratio_rtol)
+    index = int(np.argmin(scores))
+    from_phases = index >= amp_rows.shape[0]
+    rule = (
+        "consistency with both J2 phases and the amplitude ratio (kinematic L3 ratio and a "
+        "J2 sweep at each J1 zero)"
+    )
+    solve = solve_phase if from_phases else solve_amplitude
+    cov = _covariance(solve, d, cov_d, rows[index], True)
+    return _result(
+        rows,
+        index,
+        rule,
+        cov,
+        zero="unstable" if sigma == 1 else "stable",
+        parallel=False,
+        clipped=False if from_phases else amp_clipped,
+        singular_tol=singular_tol,
         arm_azimuth=az,
         solver="l3_offset",
     )
