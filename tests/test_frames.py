@@ -401,3 +401,10 @@ def test_vector_in_target_frame_inverts_rotation() -> None:
     )
     with pytest.raises(ValueError, match="`base_from_target`"):
         vector_in_target_frame(Z, 2 * np.eye(3))
+
+
+def test_vector_in_target_frame_names_mismatched_batches() -> None:
+    from gravdir.frames import vector_in_target_frame
+
+    with pytest.raises(ValueError, match="`v_base`.*`base_from_target`"):
+        vector_in_target_frame(np.zeros((2, 3)) + [0, 0, 1], np.stack([np.eye(3)] * 3))

@@ -338,6 +338,48 @@ def test_one_direction_only_with_friction_columns():
     assert fit.amplitude == pytest.approx(2.0, rel=1e-10)
 
 
+def test_too_few_distinct_angles_are_refused_not_fitted():
+    # A long arc sampled at two angles only: offset, sin and cos are not determined.
+    q = np.r_[np.zeros(100), np.ones(100)]
+    v = np.r_[np.ones(50), -np.ones(50), np.ones(50), -np.ones(50)]
+    with pytest.raises(InsufficientDataError, match="condition number"):
+        fit_sweep(q, 1 + np.sin(q + 0.3), v)
+    with pytest.raises(InsufficientDataError, match="condition number"):
+        fit_sweep(np.zeros(50), np.ones(50), np.r_[np.ones(25), -np.ones(25)], min_arc=0.0)
+
+
+def test_harmonic_next_to_the_gravity_order_is_refused():
+    q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
+    with pytest.raises(InsufficientDataError, match="`harmonics`"):
+        fit_sweep(q, 5 * np.sin(q + 0.3), v, harmonics=(1.000001,))
+
+
+def test_empty_and_complex_and_string_inputs():
+    with pytest.raises(InsufficientDataError, match="at least one sample"):
+        fit_sweep([], [], [])
+    q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
+    with pytest.raises(ValueError, match="`q` to be real"):
+        fit_sweep(q + 0j, np.sin(q), v)
+    with pytest.raises(ValueError, match="`harmonics`"):
+        fit_sweep(q, np.sin(q), v, harmonics="2")
+
+
+def test_min_speed_above_every_sample_says_so():
+    q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
+    with pytest.raises(InsufficientDataError, match="got none.*largest |velocity| there is 0.3"):
+        fit_sweep(q, np.sin(q), v, min_speed=10.0)
+
+
+def test_bound_broadcasts_priors_and_rejects_mismatched_shapes():
+    q = np.linspace(0, 2 * np.pi, 100)
+    many = amplitude_phase_bound(q, np.ones(100), [1.0, 2.0, 3.0], 0.3, 0.1, friction="none")
+    assert many.shape == (3, 2, 2)
+    one = amplitude_phase_bound(q, np.ones(100), 2.0, 0.3, 0.1, friction="none")
+    np.testing.assert_allclose(many[1], one, rtol=1e-12)
+    with pytest.raises(ValueError, match="`amplitude`"):
+        amplitude_phase_bound(np.stack([q, q]), np.ones(100), [1.0, 2.0, 3.0], 0.3, 0.1)
+
+
 def test_arc_too_short():
     q, v = trapezoid_sweep(0.0, np.radians(20), 0.1, ramp=0.1)
     with pytest.raises(InsufficientDataError, match="min_arc"):

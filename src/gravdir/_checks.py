@@ -94,13 +94,15 @@ def check_array(
     Raises
     ------
     ValueError
-        If `x` is not numeric, has the wrong shape, or is not finite.
+        If `x` is not real and numeric, has the wrong shape, or is not finite.
 
     Examples
     --------
     >>> check_array([[1, 0, 0]], "up", tail=(3,)).shape
     (1, 3)
     """
+    if np.iscomplexobj(x):
+        raise ValueError(f"Expected `{name}` to be real, got complex values.")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -148,9 +150,7 @@ def check_unit_vector(
     return v
 
 
-def check_rotation_matrix(
-    x: ArrayLike, name: str, *, atol: float = 1e-6
-) -> NDArray[np.float64]:
+def check_rotation_matrix(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
     """Check `x` is a stack of proper rotation matrices, shape ``(..., 3, 3)``.
 
     ``R^T R = I`` and ``det R = +1`` must hold within `atol`.

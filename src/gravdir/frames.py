@@ -32,6 +32,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_rotation_matrix,
+    check_same_shape,
     check_unit_vector,
     check_vectors,
 )
@@ -132,6 +133,7 @@ def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> ND
     """
     v = check_vectors(v_base, "v_base")
     r = check_rotation_matrix(base_from_target, "base_from_target")
+    check_same_shape(v_base=v[..., None, :], base_from_target=r)
     return np.asarray(np.einsum("...ji,...j->...i", r, v), dtype=np.float64)
 
 
@@ -578,7 +580,7 @@ def up_from_canonical(
     References
     ----------
     Seed ``000_fd3a83f130b85770.txt``, equations (1) and (8), and the canonical two-joint
-    model of the design notes.
+    model (docs/closed_form.md).
 
     Examples
     --------

@@ -342,6 +342,9 @@ def _predict(beta: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.fl
 # iterative refinement is taken: below it the normal equations are already accurate to
 # ~1e4 * eps relative, well inside the 1e-10 the property tests demand.
 _REFINE_ABOVE_COND = 1e4
+# Condition number above which the coefficients are not determined by the data: with one
+# refinement step the normal equations stay accurate while cond * eps << 1.
+_MAX_CONDITION = 1e13
 
 
 def _solve_normal(
@@ -370,13 +373,27 @@ def _solve_normal(
     d = np.where(d > 0, d, 1.0)
     dd = d[..., :, None] * d[..., None, :]
     scaled = gram / dd
-    inv_scaled = np.linalg.inv(scaled)
-    inv_gram = inv_scaled / dd
-    beta = _matvec(inv_gram, rhs)
-    resid = y - _predict(beta, x)
+    try:
+        inv_scaled = np.linalg.inv(scaled)
+    except np.linalg.LinAlgError:
+        inv_scaled = np.full_like(scaled, np.inf)
     # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
     # bounds the 2-norm condition number from above at the cost of one reduction.
     cond = scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1)
+    # A positive definite matrix has a positive trace of its inverse; rounding on a singular one
+    # can give any sign.
+    degenerate = ~((cond > 0) & (cond <= _MAX_CONDITION))
+    if degenerate.any():
+        worst = float(np.max(np.where(degenerate, np.abs(cond), 0.0)))
+        raise InsufficientDataError(
+            "Expected the samples of `q` and `velocity` to determine every fitted coefficient, "
+            f"got normal equations with condition number {worst:.1e}"
+            f"{_batch_index(cond.shape, degenerate)}: too few distinct joint angles or speeds, "
+            "or a `harmonics` order too close to another column."
+        )
+    inv_gram = inv_scaled / dd
+    beta = _matvec(inv_gram, rhs)
+    resid = y - _predict(beta, x)
     if (cond > _REFINE_ABOVE_COND).any():
         # The normal equations square the condition number; one refinement step with the
         # residual restores the accuracy of an orthogonal factorisation.
@@ -397,6 +414,11 @@ def _check_sweep_inputs(
     qq = check_array(q, "q", min_ndim=1)
     tt = check_array(tau, "tau", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
+    if qq.shape[-1] == 0 or tt.shape[-1] == 0 or vv.shape[-1] == 0:
+        raise InsufficientDataError(
+            f"Expected at least one sample, got `q` {qq.shape}, `tau` {tt.shape} and "
+            f"`velocity` {vv.shape}."
+        )
     if qq.shape == tt.shape == vv.shape:
         return qq, tt, vv
     shape = check_same_shape(q=qq, tau=tt, velocity=vv)
@@ -408,6 +430,8 @@ def _check_sweep_inputs(
 
 
 def _check_harmonics(harmonics: Sequence[float]) -> tuple[float, ...]:
+    if isinstance(harmonics, (str, bytes)):
+        raise ValueError(f"Expected `harmonics` to be a sequence of numbers, got {harmonics!r}.")
     try:
         orders = tuple(float(k) for k in harmonics)
     except (TypeError, ValueError) as exc:
@@ -461,6 +485,14 @@ def _prepare(
         # direction: leave them out when friction is modelled.
         used_b &= speed > 0
     all_used = bool(used_b.all())
+    if not all_used and not used_b.any(axis=-1).all():
+        empty = ~used_b.any(axis=-1)
+        raise InsufficientDataError(
+            "Expected samples with |`velocity`| >= `min_speed` "
+            f"({float(np.max(threshold)):g}), got none{_batch_index(batch, empty)}: the largest "
+            "|velocity| there is "
+            f"{float(np.max(speed[empty])):g}."
+        )
     used = None if all_used else used_b.astype(np.float64)
     friction_terms = {"none": 0, "coulomb": 1}.get(friction, 2)
     x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
@@ -610,8 +642,11 @@ def fit_sweep(
     ValueError
         If the arrays do not broadcast, contain NaN or infinity, or an option is unknown.
     InsufficientDataError
-        If, in any sweep, too few samples remain after the speed mask, a direction has no samples
-        while friction columns are on, or the arc is shorter than `min_arc`.
+        If, in any sweep, no sample or too few samples remain after the speed mask, a direction
+        has no samples while friction columns are on, the arc is shorter than `min_arc`, or the
+        samples do not determine every coefficient (too few distinct angles, or a harmonic order
+        too close to another column: condition number of the equilibrated normal equations
+        above 1e13).
 
     Notes
     -----
@@ -839,6 +874,7 @@ def amplitude_phase_bound(
             f"min amplitude {float(np.min(amp)):g}, min noise_std {float(np.min(sd)):g}."
         )
     shape = check_same_shape(q=qq, velocity=vv)
+    batch = check_same_shape(q_batch=np.empty(shape[:-1]), amplitude=amp, phase=ph, noise_std=sd)
     orders = _check_harmonics(harmonics)
     friction = check_option(friction, "friction", FRICTION_OPTIONS)
     single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
@@ -853,11 +889,10 @@ def amplitude_phase_bound(
         single_speed_rtol,
     )
     _, inv_gram, _ = _solve_normal(d.x, np.zeros(shape), d.gram, d.pinned)
-    batch = inv_gram.shape[:-2]
-    ab = np.stack([amp * np.cos(ph), amp * np.sin(ph)], -1)
-    ab = np.broadcast_to(ab, batch + (2,))
+    ab = np.broadcast_to(np.stack([amp * np.cos(ph), amp * np.sin(ph)], -1), batch + (2,))
+    cov_ab = np.broadcast_to(inv_gram[..., 1:3, 1:3], batch + (2, 2))
     var = np.broadcast_to(sd**2, batch)[..., None, None]
-    return _amplitude_phase_covariance(ab, var * inv_gram[..., 1:3, 1:3])
+    return _amplitude_phase_covariance(np.ascontiguousarray(ab), var * cov_ab)
 
 
 def fit_sweep_common_mode(
