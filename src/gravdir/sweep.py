@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     InsufficientDataError,
     check_array,
+    check_finite,
     check_option,
     check_positive,
     check_same_shape,
@@ -272,6 +273,11 @@ def _amplitude_phase_covariance(
     return out
 
 
+def _any(x: bool | np.bool_ | NDArray[np.bool_]) -> bool:
+    """True where any element is; Python and numpy scalars skip the array machinery."""
+    return bool(x) if isinstance(x, (bool, np.bool_)) else bool(x.any())
+
+
 def _batch_index(shape: tuple[int, ...], mask: NDArray[np.bool_]) -> str:
     if not shape:
         return ""
@@ -382,8 +388,12 @@ def _solve_normal(
     cond = scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1)
     # A positive definite matrix has a positive trace of its inverse; rounding on a singular one
     # can give any sign.
-    degenerate = ~((cond > 0) & (cond <= _MAX_CONDITION))
-    if degenerate.any():
+    if cond.ndim == 0:
+        cond_lo = cond_hi = float(cond)
+    else:
+        cond_lo, cond_hi = float(cond.min()), float(cond.max())
+    if not (cond_lo > 0 and cond_hi <= _MAX_CONDITION):
+        degenerate = ~((cond > 0) & (cond <= _MAX_CONDITION))
         worst = float(np.max(np.where(degenerate, np.abs(cond), 0.0)))
         raise InsufficientDataError(
             "Expected the samples of `q` and `velocity` to determine every fitted coefficient, "
@@ -394,7 +404,7 @@ def _solve_normal(
     inv_gram = inv_scaled / dd
     beta = _matvec(inv_gram, rhs)
     resid = y - _predict(beta, x)
-    if (cond > _REFINE_ABOVE_COND).any():
+    if cond_hi > _REFINE_ABOVE_COND:
         # The normal equations square the condition number; one refinement step with the
         # residual restores the accuracy of an orthogonal factorisation.
         rhs2 = _matvec(x, resid)
@@ -411,9 +421,15 @@ def _solve_normal(
 def _check_sweep_inputs(
     q: ArrayLike, tau: ArrayLike, velocity: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    qq = check_array(q, "q", min_ndim=1)
-    tt = check_array(tau, "tau", min_ndim=1)
-    vv = check_array(velocity, "velocity", min_ndim=1)
+    qq = check_array(q, "q", min_ndim=1, finite=False)
+    tt = check_array(tau, "tau", min_ndim=1, finite=False)
+    vv = check_array(velocity, "velocity", min_ndim=1, finite=False)
+    # One finiteness test for all three (a sum is NaN or infinite when any element is); only on
+    # failure find which argument it was.
+    if not np.isfinite(qq.sum() + tt.sum() + vv.sum()):
+        check_finite(qq, "q")
+        check_finite(tt, "tau")
+        check_finite(vv, "velocity")
     if qq.shape[-1] == 0 or tt.shape[-1] == 0 or vv.shape[-1] == 0:
         raise InsufficientDataError(
             f"Expected at least one sample, got `q` {qq.shape}, `tau` {tt.shape} and "
@@ -478,22 +494,26 @@ def _prepare(
         threshold = 0.1 * speed.max(axis=-1, keepdims=True)
     else:
         threshold = np.full(batch + (1,), check_positive(min_speed, "min_speed", allow_zero=True))
-    used_b = speed >= threshold
     needs_both = friction != "none" or load_friction != "none"
-    if needs_both and min_speed is not None and min_speed <= 0:
-        # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
-        # direction: leave them out when friction is modelled.
-        used_b &= speed > 0
-    all_used = bool(used_b.all())
-    if not all_used and not used_b.any(axis=-1).all():
+    # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
+    # direction: leave them out when friction is modelled, whatever `min_speed` says.
+    drop_standing = needs_both and min_speed is not None and min_speed <= 0
+    slowest = speed.min(axis=-1, keepdims=True)
+    all_used = bool((slowest >= threshold).all()) and not (drop_standing and (slowest <= 0).any())
+    used_b = None
+    used = None
+    if not all_used:
+        used_b = speed >= threshold
+        if drop_standing:
+            used_b &= speed > 0
         empty = ~used_b.any(axis=-1)
-        raise InsufficientDataError(
-            "Expected samples with |`velocity`| >= `min_speed` "
-            f"({float(np.max(threshold)):g}), got none{_batch_index(batch, empty)}: the largest "
-            "|velocity| there is "
-            f"{float(np.max(speed[empty])):g}."
-        )
-    used = None if all_used else used_b.astype(np.float64)
+        if empty.any():
+            raise InsufficientDataError(
+                "Expected samples with |`velocity`| >= `min_speed` "
+                f"({float(np.max(threshold)):g}), got none{_batch_index(batch, empty)}: the "
+                f"largest |velocity| there is {float(np.max(speed[empty])):g}."
+            )
+        used = used_b.astype(np.float64)
     friction_terms = {"none": 0, "coulomb": 1}.get(friction, 2)
     x, names = _design(qq, vv, used, friction_terms, load_friction == "signed", orders)
     gram = x @ np.swapaxes(x, -1, -2)
@@ -504,7 +524,10 @@ def _prepare(
     def g(i: int, j: int) -> Any:
         return gram[..., i, j] if g_list is None else g_list[i][j]
 
-    n_used = np.rint(gram[..., 0, 0]).astype(np.int64)
+    if g_list is None:
+        n_used = np.rint(gram[..., 0, 0]).astype(np.int64)
+    else:
+        n_used = np.array(round(g_list[0][0]), dtype=np.int64)
 
     # Direction counts: with the sgn(v) column c, G[0, c] = n_fwd - n_bwd and G[c, c] = n_fwd +
     # n_bwd, so G[c, c] - |G[0, c]| = 2 min(n_fwd, n_bwd).
@@ -515,7 +538,7 @@ def _prepare(
             s = np.sign(vv) if used is None else np.sign(vv) * used
             diff, total = s.sum(axis=-1), np.abs(s).sum(axis=-1)
         bad = total - abs(diff) < 0.5
-        if np.any(bad):
+        if _any(bad):
             raise InsufficientDataError(
                 "Expected `velocity` to have samples in both directions above `min_speed` when "
                 "friction columns are on, got a sweep with one direction only"
@@ -558,17 +581,17 @@ def _prepare(
     n_params = len(names) + (1 if load_friction == "abs" else 0)
     n_free = n_params - (0 if pinned is None else pinned.sum(axis=-1))
     too_few = n_used <= n_free
-    if too_few.any():
+    if _any(too_few):
         raise InsufficientDataError(
             f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= `min_speed` "
             f"(one more than the fitted coefficients), got {int(np.min(n_used))}"
             f"{_batch_index(batch, too_few)}."
         )
-    if all_used:
+    if used_b is None:
         arc = qq.max(axis=-1) - qq.min(axis=-1)
     else:
         arc = np.where(used_b, qq, -np.inf).max(axis=-1) - np.where(used_b, qq, np.inf).min(axis=-1)
-    if (arc < min_arc).any():
+    if _any(arc < min_arc):
         raise InsufficientDataError(
             f"Expected the used samples of `q` to span at least {np.degrees(min_arc):.1f}° "
             f"(`min_arc`), got {np.degrees(float(np.min(arc))):.2f}°"
@@ -690,7 +713,7 @@ def fit_sweep(
         names = [*names, "load_abs"]
     else:
         beta, inv_gram, resid = _solve_normal(d.x, y, d.gram, d.pinned)
-    rss = np.einsum("...n,...n->...", resid, resid)
+    rss = resid @ resid if resid.ndim == 1 else np.einsum("...n,...n->...", resid, resid)
     n_free = len(names) - (0 if d.pinned is None else d.pinned.sum(axis=-1))
     cov = (rss / (d.n_used - n_free))[..., None, None] * inv_gram
     if load_friction == "signed":
