@@ -484,3 +484,41 @@ def test_no_warning_on_clear_sign(good_sweeps):
         est = estimate_up(sweeps)
     assert est.sign_margin > 0.5
     assert "tilt=" in repr(est)
+
+
+def test_moment_from_mass_model_separates_shape_and_sign_errors():
+    chain = chain_from_dh([0.2, 0.0], [0.0, 0.0], [0.0, 0.5], [np.pi / 2, 0.0])
+    with pytest.raises(ValueError, match=r"`masses` to be non-negative, got a minimum of -2"):
+        moment_from_mass_model(chain, [0, 0], 1, [1.0, -2.0], np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"`masses` to have shape \(2,\), got \(3,\)\."):
+        moment_from_mass_model(chain, [0, 0], 1, [1.0, 1.0, 1.0], np.zeros((2, 3)))
+
+
+def test_sweep_samples_refuses_more_than_max_samples():
+    with pytest.raises(
+        ValueError, match=r"at most `max_samples` = 10000000 samples.*`speed` = 1e-09"
+    ):
+        sweep_samples(0.0, 100.0, 1e-9, 1e3)
+    with pytest.raises(ValueError, match=r"at most `max_samples` = 100 samples"):
+        sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=100)
+    with pytest.raises(ValueError, match=r"`max_samples` to be an int >= 8"):
+        sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=2.5)
+    # 1 rad at 0.5 rad/s and 100 Hz: 201 samples per pass, 402 in all; the limit is inclusive.
+    q, v = sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=402)
+    assert q.shape == v.shape == (402,)
+
+
+def test_plan_sweeps_searches_spacings_in_ascending_order():
+    arm = ur5_arm()
+    chain = chain_of(arm)
+    config = np.array([0.0, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
+    common = {"masses": arm.masses, "coms": arm.coms, "noise_std": 0.3, "counts": (3,)}
+    spacings = (2 * np.pi / 3, np.pi / 3, np.pi / 2)
+    # A target every candidate reaches: the first one searched is returned.
+    plan = plan_sweeps(chain, config, target_std=np.radians(20.0), spacings=spacings, **common)
+    assert plan.reached
+    assert plan.spacing == pytest.approx(np.pi / 3)
+    with pytest.warns(GravdirWarning, match="No candidate"):
+        full = plan_sweeps(chain, config, target_std=1e-9, spacings=spacings, **common)
+    first_arc = full.candidates[full.candidates[:, 2] == full.candidates[0, 2]]
+    np.testing.assert_allclose(first_arc[:, 1], [np.pi / 3, np.pi / 2, 2 * np.pi / 3])

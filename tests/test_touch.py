@@ -382,3 +382,45 @@ def test_errors_name_the_argument() -> None:
         touch_contacts(rng, 8, spots=plan.spots)
     with pytest.raises(ValueError, match=r"`spots` of shape \(8, 2\), got \(6, 2\)"):
         touch_contacts(rng, 8, spots=plan.spots[:6, :2])
+
+
+def test_single_pose_and_single_point_are_refused_with_a_clear_message() -> None:
+    with pytest.raises(ValueError, match=r"\(\.\.\., N, 4, 4\) with N contacts, got a single pose"):
+        contact_points(np.eye(4), [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match=r"\(\.\.\., N, 4, 4\) with N contacts, got a single pose"):
+        tool_tip_and_up_from_touches(np.eye(4))
+    with pytest.raises(ValueError, match=r"`points` to have shape \(\.\.\., N, 3\).*single point"):
+        up_from_touch_points([0.0, 0.0, 1.0])
+    # One contact is an explicit N = 1 axis: c = R t + p.
+    pose = np.eye(4)
+    pose[:3, :3] = rot_x(np.pi)
+    pose[:3, 3] = [0.1, 0.2, 0.3]
+    got = contact_points(pose[None], [0.0, 0.0, 0.2])
+    assert got.shape == (1, 3)
+    np.testing.assert_allclose(got[0], [0.1, 0.2, 0.1], atol=1e-15)
+
+
+def test_batch_shape_mismatches_name_the_arguments() -> None:
+    rng = np.random.default_rng(10)
+    data = touch_contacts(rng, 6)
+    pts = data.contacts
+    with pytest.raises(ValueError, match=r"broadcastable shapes, got `p1` \(2, 3\), `p2` \(3, 3\)"):
+        up_from_three_points(np.zeros((2, 3)), np.zeros((3, 3)), [1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"`up_hint` .*batch shape \(2,\) of `points` \(2, 6, 3\)"):
+        up_from_touch_points(np.stack([pts] * 2), up_hint=np.array([[0.0, 0.0, 1.0]] * 3))
+    with pytest.raises(ValueError, match=r"`up_hint` .*batch shape \(\) of `p1, p2, p3`"):
+        up_from_three_points(pts[0], pts[1], pts[2], up_hint=np.array([[0.0, 0.0, 1.0]] * 2))
+    poses2 = np.stack([data.flange_poses] * 2)
+    with pytest.raises(ValueError, match=r"`up_hint` .*of `flange_poses` \(2, 6, 4, 4\)"):
+        up_from_touches(poses2, data.tool_tip, up_hint=np.array([[0.0, 0.0, 1.0]] * 3))
+    with pytest.raises(ValueError, match=r"`up_hint` .*of `flange_poses` \(2, 6, 4, 4\)"):
+        tool_tip_and_up_from_touches(poses2, up_hint=np.array([[0.0, 0.0, 1.0]] * 3))
+    with pytest.raises(ValueError, match=r"`tool_tip_guess` .*of `flange_poses`"):
+        tool_tip_and_up_from_touches(poses2, tool_tip_guess=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"`base_from_target` of shape \(4, 4\) or"):
+        contact_points(poses2, data.tool_tip, base_from_target=np.stack([np.eye(4)] * 3))
+    # A per-batch hint that does broadcast picks each entry's side independently.
+    hints = np.array([data.up, -data.up])
+    fit = up_from_touch_points(np.stack([pts] * 2), up_hint=hints)
+    np.testing.assert_allclose(fit.up[0], -fit.up[1], atol=1e-12)
+    assert fit.up[0] @ data.up > 0.99

@@ -903,7 +903,7 @@ def solve_l2_offset(
 
     Examples
     --------
-    The two-root example of the design notes (:math:`\\gamma` = 137.7°):
+    The two-root example of ``docs/closed_form.md`` (:math:`\\gamma` = 137.7°):
 
     >>> from gravdir.sweep import fit_sweep
     >>> from gravdir.frames import up_from_canonical

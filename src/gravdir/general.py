@@ -956,7 +956,12 @@ def _solve(
 
 
 def sweep_samples(
-    center: float, arc: float, speed: float, sample_rate: float
+    center: float,
+    arc: float,
+    speed: float,
+    sample_rate: float,
+    *,
+    max_samples: int = 10_000_000,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Joint angles and velocities of a planned constant-speed sweep, forward then back.
 
@@ -970,6 +975,11 @@ def sweep_samples(
         Joint speed, rad/s, positive.
     sample_rate : float
         Samples per second, Hz, positive.
+    max_samples : int, optional
+        Largest accepted length ``m`` of the result (both passes), default 10 000 000: about
+        160 MB for `q` and `velocity` together, far beyond a recorded sweep (a 180° sweep at
+        0.05 rad/s and 1 kHz has about 126 000 samples), so larger requests are taken as a
+        mistake in units rather than allocated.
 
     Returns
     -------
@@ -982,7 +992,7 @@ def sweep_samples(
     ------
     ValueError
         If an argument is not finite or not positive where required, or the sweep has fewer
-        than 4 samples per pass.
+        than 4 samples per pass or more than `max_samples` in all.
 
     Examples
     --------
@@ -994,7 +1004,20 @@ def sweep_samples(
     arc = check_positive(arc, "arc")
     speed = check_positive(speed, "speed")
     rate = check_positive(sample_rate, "sample_rate")
-    m = int(np.floor(arc / speed * rate)) + 1
+    if (
+        isinstance(max_samples, bool)
+        or not isinstance(max_samples, (int, np.integer))
+        or max_samples < 8
+    ):
+        raise ValueError(f"Expected `max_samples` to be an int >= 8, got {max_samples!r}.")
+    per_pass = np.floor(arc / speed * rate) + 1.0
+    if not 2.0 * per_pass <= max_samples:
+        raise ValueError(
+            f"Expected at most `max_samples` = {int(max_samples)} samples "
+            f"(2 * (`arc` / `speed` * `sample_rate` + 1)), got {2.0 * per_pass:.3g} from "
+            f"`arc` = {arc:g}, `speed` = {speed:g}, `sample_rate` = {rate:g}."
+        )
+    m = int(per_pass)
     if m < 4:
         raise ValueError(
             f"Expected at least 4 samples per pass (`arc` / `speed` * `sample_rate` >= 3), got {m}."
@@ -1383,10 +1406,11 @@ def moment_from_mass_model(
     rot, a = _chain_rotation(chain, configuration, joint)
     n = chain.n_joints
     m_arr = check_array(masses, "masses")
-    if m_arr.shape != (n,) or np.any(m_arr < 0):
+    if m_arr.shape != (n,):
+        raise ValueError(f"Expected `masses` to have shape ({n},), got {_describe(m_arr.shape)}.")
+    if np.any(m_arr < 0):
         raise ValueError(
-            f"Expected `masses` to have shape ({n},) and be non-negative, got shape "
-            f"{_describe(m_arr.shape)}."
+            f"Expected `masses` to be non-negative, got a minimum of {float(np.min(m_arr)):g}."
         )
     c_arr = check_array(coms, "coms")
     if c_arr.shape != (n, 3):
@@ -1565,7 +1589,8 @@ def plan_sweeps(
     Returns
     -------
     SweepPlan
-        The first candidate, in order of (number of sweeps, arc, spacing), whose bound meets
+        The first candidate, in order of (number of sweeps, arc, spacing), each ascending
+        whatever the order of `counts`, `arcs` and `spacings`, whose bound meets
         `target_std`; or the best candidate if none does (then ``reached`` is false and a
         :class:`~gravdir.GravdirWarning` is issued).
 
@@ -1626,7 +1651,7 @@ def plan_sweeps(
     best: tuple[float, SweepPlan] | None = None
     for count in sorted(set(count_list)):
         for arc in sorted(arc_list):
-            for spacing in spacing_list:
+            for spacing in sorted(spacing_list):
                 positions = config[reference_joint] + spacing * np.arange(count)
                 plans = []
                 for position in positions:

@@ -35,6 +35,7 @@ from gravdir._checks import (
     check_array,
     check_positive,
     check_rotation_matrix,
+    check_same_shape,
     check_unit_vector,
     check_vectors,
 )
@@ -73,7 +74,42 @@ def _batch_repr(name: str, up: NDArray[np.float64], extra: str) -> str:
     return f"{name}(batch_shape={up.shape[:-1]}, {extra})"
 
 
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _check_vector_batch(
+    x: NDArray[np.float64],
+    name: str,
+    batch: tuple[int, ...],
+    data: NDArray[np.float64],
+    data_name: str,
+) -> None:
+    """Raise unless the leading axes of `x` (..., 3) broadcast to the batch shape `batch`."""
+    try:
+        fits = tuple(np.broadcast_shapes(x.shape[:-1], batch)) == batch
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"Expected `{name}` of shape (3,) or with leading axes broadcasting to the batch "
+            f"shape {_shape(batch)} of `{data_name}` {_shape(data.shape)}, "
+            f"got {_shape(x.shape)}."
+        )
+
+
 # ----------------------------------------------------------------------------------- contacts
+
+
+def _check_pose_stack(flange_poses: ArrayLike) -> NDArray[np.float64]:
+    """Validate ``(..., N, 4, 4)`` contact poses; a lone ``(4, 4)`` pose is refused."""
+    poses = check_array(flange_poses, "flange_poses", tail=(4, 4))
+    if poses.ndim < 3:
+        raise ValueError(
+            "Expected `flange_poses` to have shape (..., N, 4, 4) with N contacts, got a single "
+            "pose (4, 4); pass `flange_poses[None]` for one contact."
+        )
+    return check_poses(poses, "flange_poses")
 
 
 def contact_points(
@@ -103,8 +139,9 @@ def contact_points(
     Raises
     ------
     ValueError
-        If a pose is not rigid, not finite or of the wrong shape, or `tool_tip` is not
-        ``(..., 3)``.
+        If a pose is not rigid, not finite or of the wrong shape, `tool_tip` is not
+        ``(..., 3)``, or `flange_poses` is a single pose ``(4, 4)``: the contact axis ``N`` is
+        required, so one contact is passed as ``T[None]`` (shape ``(1, 4, 4)``).
 
     Notes
     -----
@@ -113,7 +150,7 @@ def contact_points(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claims 2 and 3.
+    Seed ``001_d62a36fa5c5820c2.txt``, claims 2 and 3.
 
     Examples
     --------
@@ -123,8 +160,7 @@ def contact_points(
     array([[0. , 0. , 0.2],
            [0.1, 0. , 0.2]])
     """
-    t_pose = check_array(flange_poses, "flange_poses", tail=(4, 4), min_ndim=3)
-    t_pose = check_poses(t_pose, "flange_poses")
+    t_pose = _check_pose_stack(flange_poses)
     tip = check_vectors(tool_tip, "tool_tip")
     try:
         np.broadcast_shapes(tip.shape[:-1], t_pose.shape[:-3])
@@ -138,6 +174,13 @@ def contact_points(
     if base_from_target is None:
         return pts
     bt = check_poses(base_from_target, "base_from_target")
+    try:
+        np.broadcast_shapes(bt.shape[:-2], pts.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"Expected `base_from_target` of shape (4, 4) or with leading axes broadcasting "
+            f"against those of `flange_poses` {_shape(t_pose.shape)}, got {_shape(bt.shape)}."
+        ) from None
     rel = pts - bt[..., None, :3, 3]
     out: NDArray[np.float64] = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], rel)
     return out
@@ -262,7 +305,7 @@ def up_from_three_points(
         Contact points (broadcast together).
     up_hint : array_like, shape (..., 3), optional
         Any vector on the upper side of the plane; `up` is the normal with a positive component
-        along it. Default base +z.
+        along it. Its leading axes broadcast to those of the points. Default base +z.
     min_conditioning : float, optional
         Smallest accepted ``sqrt(lambda_2 / lambda_1)`` (default 1e-6, the limit below which
         round-off dominates the normal).
@@ -276,7 +319,8 @@ def up_from_three_points(
     DegenerateGeometryError
         If the points are collinear or two coincide.
     ValueError
-        If an argument is not ``(..., 3)`` and finite.
+        If an argument is not ``(..., 3)`` and finite, the points do not broadcast together,
+        or `up_hint` does not broadcast to their batch shape.
 
     Notes
     -----
@@ -285,7 +329,7 @@ def up_from_three_points(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claim 1.
+    Seed ``001_d62a36fa5c5820c2.txt``, claim 1.
 
     Examples
     --------
@@ -298,7 +342,9 @@ def up_from_three_points(
     c = check_vectors(p3, "p3")
     hint = check_unit_vector(up_hint, "up_hint", normalize=True)
     min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    shape = check_same_shape(p1=a, p2=b, p3=c)
     a, b, c = np.broadcast_arrays(a, b, c)
+    _check_vector_batch(hint, "up_hint", shape[:-1], a, "p1, p2, p3")
     pts = np.stack([a, b, c], axis=-2)
     _, lam, _ = _scatter(pts, np.ones(pts.shape[:-1]))
     cond = _check_conditioning(pts, lam, min_conditioning, "p1, p2, p3")
@@ -461,7 +507,8 @@ def up_from_touch_points(
         Contact points, N >= 3.
     up_hint : array_like, shape (..., 3), optional
         Any vector on the upper side of the plane; `up` is the normal with a positive component
-        along it. Default base +z.
+        along it. Its leading axes broadcast to those of `points` without the ``N`` axis.
+        Default base +z.
     noise_std : float, optional
         Standard deviation of each contact coordinate, if known; otherwise estimated from the
         residuals.
@@ -488,7 +535,8 @@ def up_from_touch_points(
     DegenerateGeometryError
         If the (inlier) points are collinear or coincide, or `up_hint` lies in the plane.
     ValueError
-        If `points` is not ``(..., N, 3)`` and finite, or an option is invalid.
+        If `points` is not ``(..., N, 3)`` and finite, `up_hint` does not broadcast to the batch
+        shape of `points`, or an option is invalid.
 
     Notes
     -----
@@ -502,7 +550,7 @@ def up_from_touch_points(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claim 1 (generalised to N points).
+    Seed ``001_d62a36fa5c5820c2.txt``, claim 1 (generalised to N points).
 
     Examples
     --------
@@ -513,7 +561,11 @@ def up_from_touch_points(
     >>> round(float(fit.up_std_deg), 4)
     0.081
     """
-    pts = check_array(points, "points", tail=(3,), min_ndim=2)
+    pts = check_array(points, "points", tail=(3,))
+    if pts.ndim < 2:
+        raise ValueError(
+            "Expected `points` to have shape (..., N, 3) with N points, got a single point (3,)."
+        )
     n_pts = pts.shape[-2]
     need = 5 if robust else 3
     if n_pts < need:
@@ -522,6 +574,7 @@ def up_from_touch_points(
             f"{' for the robust fit' if robust else ''}, got {n_pts}."
         )
     hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+    _check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
     if noise_std is not None:
         noise_std = check_positive(noise_std, "noise_std")
     false_alarm = _check_probability(false_alarm)
@@ -580,7 +633,7 @@ def up_from_touches(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claims 1-3.
+    Seed ``001_d62a36fa5c5820c2.txt``, claims 1-3.
 
     Examples
     --------
@@ -612,6 +665,7 @@ def up_from_touches(
         rule, hint_name = "flange side", "tool_tip"
     else:
         hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+        _check_vector_batch(hint, "up_hint", pts.shape[:-2], poses, "flange_poses")
         rule, hint_name = "side of `up_hint`", "up_hint"
     n_pts = pts.shape[-2]
     need = 5 if robust else 3
@@ -880,7 +934,8 @@ def tool_tip_and_up_from_touches(
         If the orientations are too similar to separate the tool tip from the plane offset
         (`noise_gain` above `max_noise_gain`), or the contacts do not span a plane.
     ValueError
-        If a pose is not rigid, not finite or of the wrong shape.
+        If a pose is not rigid, not finite or of the wrong shape, or `up_hint` or
+        `tool_tip_guess` does not broadcast to the batch shape of `flange_poses`.
 
     Notes
     -----
@@ -906,7 +961,7 @@ def tool_tip_and_up_from_touches(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claims 1-2 (tool tip unknown).
+    Seed ``001_d62a36fa5c5820c2.txt``, claims 1-2 (tool tip unknown).
 
     Examples
     --------
@@ -923,8 +978,7 @@ def tool_tip_and_up_from_touches(
     >>> bool(np.allclose(fit.tool_tip, tip)), bool(np.allclose(fit.up, [0, 0, 1]))
     (True, True)
     """
-    poses = check_array(flange_poses, "flange_poses", tail=(4, 4), min_ndim=3)
-    poses = check_poses(poses, "flange_poses")
+    poses = _check_pose_stack(flange_poses)
     n_pts = poses.shape[-3]
     if n_pts < 6:
         raise InsufficientDataError(
@@ -944,8 +998,11 @@ def tool_tip_and_up_from_touches(
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"Expected `{name}` to be a positive integer, got {value!r}.")
     hint = None if up_hint is None else check_unit_vector(up_hint, "up_hint", normalize=True)
-
     batch = poses.shape[:-3]
+    if hint is not None:
+        _check_vector_batch(hint, "up_hint", batch, poses, "flange_poses")
+    if tip_guess is not None:
+        _check_vector_batch(tip_guess, "tool_tip_guess", batch, poses, "flange_poses")
     rot = poses[..., :3, :3].reshape(-1, n_pts, 3, 3)
     pos = poses[..., :3, 3].reshape(-1, n_pts, 3)
     n_batch = rot.shape[0]
@@ -1169,7 +1226,7 @@ def plan_touches(
 
     References
     ----------
-    seeds/001_d62a36fa5c5820c2.txt, claims 1-2 (varied orientations for an unknown tool tip).
+    Seed ``001_d62a36fa5c5820c2.txt``, claims 1-2 (varied orientations for an unknown tool tip).
 
     Examples
     --------

@@ -3,8 +3,8 @@
 A :class:`TorqueSensor` turns the true holding torque of one joint into what a controller would
 report while the joint moves: a gain error, an offset, friction (Coulomb, viscous and a part that
 grows with the gravity load), gear ripple at a high joint-angle order and white noise.
-:func:`realistic_sensors` draws one sensor per joint with the error magnitudes gravdir calls
-"realistic" in its design notes.
+:func:`realistic_sensors` draws one sensor per joint with the error magnitudes gravdir takes as
+"realistic" (listed in its docstring and in ``docs/synthetic.md``).
 
 Sign convention: a torque is the torque the actuator applies to the distal link about the joint's
 +axis. Holding a load still, it is minus the gravity torque about +axis.
@@ -286,8 +286,9 @@ def realistic_sensors(
       :math:`N \\in \\{50, \\dots, 160\\}`, phase in :math:`[-\\pi, \\pi)`;
     - white noise :math:`\\sigma = 0.005\\,P_j`.
 
-    These are the magnitudes gravdir's design notes call "realistic sensor errors"; the viscous
-    range (not fixed there) makes viscous friction at 1 rad/s comparable to the Coulomb level.
+    These are the magnitudes gravdir calls "realistic sensor errors" throughout
+    (``docs/synthetic.md``); the viscous range is gravdir's own choice, which makes viscous
+    friction at 1 rad/s comparable to the Coulomb level.
 
     References
     ----------
