@@ -23,6 +23,7 @@ __all__ = [
     "check_option",
     "check_positive",
     "check_rotation_matrix",
+    "check_scalar",
     "check_same_shape",
     "check_unit_vector",
     "check_vectors",
@@ -187,6 +188,22 @@ def check_same_shape(**arrays: NDArray[Any]) -> tuple[int, ...]:
     except ValueError:
         shapes = ", ".join(f"`{k}` {_describe_shape(v.shape)}" for k, v in arrays.items())
         raise ValueError(f"Expected arrays of broadcastable shapes, got {shapes}.") from None
+
+
+def check_scalar(x: ArrayLike, name: str) -> float:
+    """Check that `x` is one finite real number (a Python number or a 0-d array); return it.
+
+    Examples
+    --------
+    >>> check_scalar(np.float32(0.25), "gamma")
+    0.25
+    """
+    arr = check_array(x, name)
+    if arr.ndim != 0:
+        raise ValueError(
+            f"Expected `{name}` to be a scalar, got shape {_describe_shape(arr.shape)}."
+        )
+    return float(arr)
 
 
 def check_positive(x: float, name: str, *, allow_zero: bool = False) -> float:

@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import DegenerateGeometryError, check_positive
+from gravdir._checks import DegenerateGeometryError, check_positive, check_scalar
 from gravdir.frames import up_from_canonical
 from gravdir.sweep import SweepFit, wrap_angle
 
@@ -253,18 +253,8 @@ def _check_j2_fit(fit: object, name: str, sigma: float, rtol: float) -> _Fit:
     return f
 
 
-def _check_angle(x: object, name: str) -> float:
-    try:
-        value = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
-    if not np.isfinite(value):
-        raise ValueError(f"Expected `{name}` to be a finite angle in radians, got {x!r}.")
-    return value
-
-
-def _check_gamma(gamma: object) -> float:
-    value = _check_angle(gamma, "gamma")
+def _check_gamma(gamma: ArrayLike) -> float:
+    value = check_scalar(gamma, "gamma")
     if not 0.0 < value < np.pi:
         raise ValueError(
             f"Expected `gamma` in (0, pi) (the link angle from +z during the J1 sweep), got "
@@ -760,10 +750,10 @@ def solve_point_mass(
     sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
     rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
     f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = _check_angle(q1_at_j2, "q1_at_j2")
+    q1 = check_scalar(q1_at_j2, "q1_at_j2")
     g = _check_gamma(gamma)
-    g0 = _check_angle(gamma0, "gamma0")
-    az = _check_angle(arm_azimuth, "arm_azimuth")
+    g0 = check_scalar(gamma0, "gamma0")
+    az = check_scalar(arm_azimuth, "arm_azimuth")
     tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
     if _is_parallel(f1, f2.amplitude, sig_p, rtol_p):
         return _parallel_result(
@@ -822,7 +812,7 @@ def _other_sweep(
             "Expected `q1_at_j2_other` (the J1 position of the second J2 sweep), got None."
         )
     fo = _check_j2_fit(fit_other, "fit_j2_other", sig_p, rtol_p)
-    q = _check_angle(q1_other, "q1_at_j2_other")
+    q = check_scalar(q1_other, "q1_at_j2_other")
     sigma_o = _which_zero(f1, q, "q1_at_j2_other", zero_tol)
     if sigma_o == sigma:
         raise ValueError(
@@ -928,10 +918,10 @@ def solve_l2_offset(
     sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
     rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
     f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = _check_angle(q1_at_j2, "q1_at_j2")
+    q1 = check_scalar(q1_at_j2, "q1_at_j2")
     g = _check_gamma(gamma)
-    g0 = _check_angle(gamma0, "gamma0")
-    az = _check_angle(arm_azimuth, "arm_azimuth")
+    g0 = check_scalar(gamma0, "gamma0")
+    az = check_scalar(arm_azimuth, "arm_azimuth")
     tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
     if _is_parallel(f1, f2.amplitude, sig_p, rtol_p):
         return _parallel_result(
@@ -1101,16 +1091,16 @@ def solve_l3_offset(
     sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
     rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
     f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = _check_angle(q1_at_j2, "q1_at_j2")
+    q1 = check_scalar(q1_at_j2, "q1_at_j2")
     g = _check_gamma(gamma)
-    g0 = _check_angle(gamma0, "gamma0")
-    az = _check_angle(arm_azimuth, "arm_azimuth")
+    g0 = check_scalar(gamma0, "gamma0")
+    az = check_scalar(arm_azimuth, "arm_azimuth")
     tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
     ratio_rtol = check_positive(amplitude_ratio_rtol, "amplitude_ratio_rtol", allow_zero=True)
-    sign = _check_angle(l3_sign, "l3_sign")
+    sign = check_scalar(l3_sign, "l3_sign")
     if sign == 0:
         raise ValueError(f"Expected `l3_sign` to be +1 or -1, got {l3_sign!r}.")
-    lam = None if l3_ratio is None else _check_angle(l3_ratio, "l3_ratio")
+    lam = None if l3_ratio is None else check_scalar(l3_ratio, "l3_ratio")
     if lam is None and fit_j2_other is None:
         raise ValueError(
             "Expected `l3_ratio` or `fit_j2_other` (the model is one equation short without "
@@ -1322,9 +1312,9 @@ def solve_two_branch(
     rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
     fa = _check_j2_fit(fit_j2_a, "fit_j2_a", sig_p, rtol_p)
     fb = _check_j2_fit(fit_j2_b, "fit_j2_b", sig_p, rtol_p)
-    qa = _check_angle(q1_at_j2_a, "q1_at_j2_a")
-    qb = _check_angle(q1_at_j2_b, "q1_at_j2_b")
-    az = _check_angle(arm_azimuth, "arm_azimuth")
+    qa = check_scalar(q1_at_j2_a, "q1_at_j2_a")
+    qb = check_scalar(q1_at_j2_b, "q1_at_j2_b")
+    az = check_scalar(arm_azimuth, "arm_azimuth")
     _check_pair_amplitudes(fa, fb, "fit_j2_b")
     if _is_parallel(f1, max(fa.amplitude, fb.amplitude), sig_p, rtol_p):
         tol = DEFAULT_ZERO_ATOL if zero_tol is None else check_positive(zero_tol, "zero_tol")

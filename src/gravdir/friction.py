@@ -35,6 +35,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_same_shape,
+    check_scalar,
     check_unit_vector,
     check_vectors,
 )
@@ -73,16 +74,6 @@ _EXPONENT_GRID = (0.5, 1.0, 2.0, 3.0)
 # Number of log-spaced Stribeck velocities in the global start grid (one per ~12% of speed over
 # the 0.005-1 rad/s range of a typical plan).
 _VS_GRID_POINTS = 48
-
-
-def _as_float(x: float, name: str) -> float:
-    try:
-        value = float(x)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
-    if not math.isfinite(value):
-        raise ValueError(f"Expected `{name}` to be finite, got {x!r}.")
-    return value
 
 
 def _stribeck_shape(
@@ -135,7 +126,7 @@ class CoulombViscousFriction:
 
     def __post_init__(self) -> None:
         for name in ("coulomb", "viscous", "offset"):
-            object.__setattr__(self, name, _as_float(getattr(self, name), name))
+            object.__setattr__(self, name, check_scalar(getattr(self, name), name))
 
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
@@ -185,7 +176,7 @@ class StribeckFriction:
 
     def __post_init__(self) -> None:
         for name in ("coulomb", "static", "viscous", "offset"):
-            object.__setattr__(self, name, _as_float(getattr(self, name), name))
+            object.__setattr__(self, name, check_scalar(getattr(self, name), name))
         for name in ("stribeck_velocity", "exponent"):
             object.__setattr__(self, name, check_positive(getattr(self, name), name))
 
@@ -246,7 +237,7 @@ class AsymmetricStribeckFriction:
         for side in ("positive", "negative"):
             for stem in ("coulomb", "static", "viscous"):
                 name = f"{stem}_{side}"
-                object.__setattr__(self, name, _as_float(getattr(self, name), name))
+                object.__setattr__(self, name, check_scalar(getattr(self, name), name))
             for stem in ("stribeck_velocity", "exponent"):
                 name = f"{stem}_{side}"
                 object.__setattr__(self, name, check_positive(getattr(self, name), name))
@@ -303,7 +294,7 @@ class LoadDependentFriction:
                 f"AsymmetricStribeckFriction, got {type(self.base).__name__}."
             )
         object.__setattr__(
-            self, "load_coefficient", _as_float(self.load_coefficient, "load_coefficient")
+            self, "load_coefficient", check_scalar(self.load_coefficient, "load_coefficient")
         )
 
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
@@ -434,8 +425,8 @@ def excitation_trajectory(
     >>> round(plan.duration, 3), float(plan.velocity.max()), float(plan.position.max())
     (25.2, 0.5, 1.0)
     """
-    lo = _as_float(q_min, "q_min")
-    hi = _as_float(q_max, "q_max")
+    lo = check_scalar(q_min, "q_min")
+    hi = check_scalar(q_max, "q_max")
     if not hi > lo:
         raise ValueError(f"Expected `q_max` > `q_min`, got q_min={lo!r}, q_max={hi!r}.")
     v_all = check_array(speeds, "speeds")

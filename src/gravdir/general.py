@@ -44,6 +44,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_rotation_matrix,
+    check_scalar,
     check_unit_vector,
 )
 from gravdir.kinematics import SerialChain, link_frames
@@ -92,13 +93,6 @@ _SIGN_TOL = 0.05
 
 def _describe(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _scalar(x: ArrayLike, name: str) -> float:
-    arr = check_array(x, name)
-    if arr.ndim != 0:
-        raise ValueError(f"Expected `{name}` to be a scalar, got shape {_describe(arr.shape)}.")
-    return float(arr)
 
 
 def _joint_index(joint: object, name: str = "joint") -> int:
@@ -224,7 +218,7 @@ class JointSweep:
         object.__setattr__(self, "joint", joint)
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
         object.__setattr__(self, "axis", _axis(self.axis, "axis"))
-        object.__setattr__(self, "q_ref", _scalar(self.q_ref, "q_ref"))
+        object.__setattr__(self, "q_ref", check_scalar(self.q_ref, "q_ref"))
         fit = self.fit
         if not isinstance(fit, SweepFit):
             raise ValueError(f"Expected `fit` to be a SweepFit, got {type(fit).__name__}.")
@@ -1000,7 +994,7 @@ def sweep_samples(
     >>> q.shape, float(q.max() - q.min()).__round__(6), float(v.sum())
     ((630,), 1.570796, 0.0)
     """
-    c = _scalar(center, "center")
+    c = check_scalar(center, "center")
     arc = check_positive(arc, "arc")
     speed = check_positive(speed, "speed")
     rate = check_positive(sample_rate, "sample_rate")
@@ -1081,7 +1075,7 @@ class PlannedSweep:
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
         axis = _axis(self.axis, "axis")
         object.__setattr__(self, "axis", axis)
-        object.__setattr__(self, "q_ref", _scalar(self.q_ref, "q_ref"))
+        object.__setattr__(self, "q_ref", check_scalar(self.q_ref, "q_ref"))
         q = check_array(self.q, "q")
         v = check_array(self.velocity, "velocity")
         if q.ndim != 1 or q.size < 8:

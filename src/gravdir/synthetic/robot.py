@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     check_array,
     check_positive,
+    check_scalar,
     check_unit_vector,
 )
 from gravdir.synthetic.sensors import TorqueSensor
@@ -55,13 +56,6 @@ def _check_rng(rng: object) -> np.random.Generator:
             f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
         )
     return rng
-
-
-def _check_scalar(x: ArrayLike, name: str) -> float:
-    arr = check_array(x, name)
-    if arr.ndim != 0:
-        raise ValueError(f"Expected `{name}` to be a scalar, got shape {arr.shape}.")
-    return float(arr)
 
 
 def up_from_base_tilt(tilt: ArrayLike, azimuth: ArrayLike = 0.0) -> NDArray[np.float64]:
@@ -611,8 +605,8 @@ class SyntheticArm:
         config = check_array(configuration, "configuration")
         if config.shape != (n,):
             raise ValueError(f"Expected `configuration` to have shape ({n},), got {config.shape}.")
-        start_f = _check_scalar(start, "start")
-        stop_f = _check_scalar(stop, "stop")
+        start_f = check_scalar(start, "start")
+        stop_f = check_scalar(stop, "stop")
         if start_f == stop_f:
             raise ValueError(f"Expected `stop` to differ from `start`, got both {start_f!r}.")
         v = check_positive(speed, "speed")

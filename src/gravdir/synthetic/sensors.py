@@ -18,22 +18,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_same_shape
+from gravdir._checks import check_array, check_positive, check_same_shape, check_scalar
 
 if TYPE_CHECKING:
     from gravdir.synthetic.robot import SyntheticArm
 
 __all__ = ["TorqueSensor", "realistic_sensors"]
-
-
-def _check_finite_scalar(x: float, name: str) -> float:
-    try:
-        value = float(x)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
-    if not np.isfinite(value):
-        raise ValueError(f"Expected `{name}` to be a finite number, got {x!r}.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -106,12 +96,12 @@ class TorqueSensor:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gain", check_positive(self.gain, "gain"))
-        object.__setattr__(self, "offset", _check_finite_scalar(self.offset, "offset"))
+        object.__setattr__(self, "offset", check_scalar(self.offset, "offset"))
         for name in ("coulomb", "viscous", "load_coefficient", "ripple_amplitude", "noise_std"):
             value = check_positive(getattr(self, name), name, allow_zero=True)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "ripple_order", check_positive(self.ripple_order, "ripple_order"))
-        phase = _check_finite_scalar(self.ripple_phase, "ripple_phase")
+        phase = check_scalar(self.ripple_phase, "ripple_phase")
         object.__setattr__(self, "ripple_phase", phase)
 
     def friction(self, velocity: ArrayLike, holding_torque: ArrayLike) -> NDArray[np.float64]:
