@@ -267,6 +267,30 @@ def _check_sigma(x: float, name: str) -> float:
     return check_positive(x, name, allow_zero=True)
 
 
+def _check_one_zero_inputs(
+    fit_j1: object,
+    fit_j2: object,
+    q1_at_j2: ArrayLike,
+    gamma: ArrayLike,
+    gamma0: ArrayLike,
+    arm_azimuth: ArrayLike,
+    singular_tol: float,
+    parallel_sigma: float,
+    parallel_rtol: float,
+) -> tuple[_Fit, _Fit, float, float, float, float, float, float, float]:
+    """Validated inputs shared by the solvers fed a J1 fit and one J2 sweep at a J1 zero."""
+    f1 = _check_fit(fit_j1, "fit_j1")
+    sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
+    rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
+    f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
+    q1 = check_scalar(q1_at_j2, "q1_at_j2")
+    g = _check_gamma(gamma)
+    g0 = check_scalar(gamma0, "gamma0")
+    az = check_scalar(arm_azimuth, "arm_azimuth")
+    tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
+    return f1, f2, q1, g, g0, az, tol, sig_p, rtol_p
+
+
 def _is_parallel(f1: _Fit, a2: float, sigma: float, rtol: float) -> bool:
     return f1.amplitude <= max(sigma * f1.amplitude_std, rtol * a2)
 
@@ -746,15 +770,17 @@ def solve_point_mass(
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (0.5, 0.3)
     """
-    f1 = _check_fit(fit_j1, "fit_j1")
-    sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
-    rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
-    f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = check_scalar(q1_at_j2, "q1_at_j2")
-    g = _check_gamma(gamma)
-    g0 = check_scalar(gamma0, "gamma0")
-    az = check_scalar(arm_azimuth, "arm_azimuth")
-    tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
+    f1, f2, q1, g, g0, az, tol, sig_p, rtol_p = _check_one_zero_inputs(
+        fit_j1,
+        fit_j2,
+        q1_at_j2,
+        gamma,
+        gamma0,
+        arm_azimuth,
+        singular_tol,
+        parallel_sigma,
+        parallel_rtol,
+    )
     if _is_parallel(f1, f2.amplitude, sig_p, rtol_p):
         return _parallel_result(
             f1,
@@ -914,15 +940,17 @@ def solve_l2_offset(
     >>> round(float(np.degrees(res.theta2)), 2), res.rule
     (56.35, 'smaller |beta| (lumped mass nearest the link line)')
     """
-    f1 = _check_fit(fit_j1, "fit_j1")
-    sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
-    rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
-    f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = check_scalar(q1_at_j2, "q1_at_j2")
-    g = _check_gamma(gamma)
-    g0 = check_scalar(gamma0, "gamma0")
-    az = check_scalar(arm_azimuth, "arm_azimuth")
-    tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
+    f1, f2, q1, g, g0, az, tol, sig_p, rtol_p = _check_one_zero_inputs(
+        fit_j1,
+        fit_j2,
+        q1_at_j2,
+        gamma,
+        gamma0,
+        arm_azimuth,
+        singular_tol,
+        parallel_sigma,
+        parallel_rtol,
+    )
     if _is_parallel(f1, f2.amplitude, sig_p, rtol_p):
         return _parallel_result(
             f1,
@@ -1087,15 +1115,17 @@ def solve_l3_offset(
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (1.0, 0.4)
     """
-    f1 = _check_fit(fit_j1, "fit_j1")
-    sig_p = _check_sigma(parallel_sigma, "parallel_sigma")
-    rtol_p = _check_sigma(parallel_rtol, "parallel_rtol")
-    f2 = _check_j2_fit(fit_j2, "fit_j2", sig_p, rtol_p)
-    q1 = check_scalar(q1_at_j2, "q1_at_j2")
-    g = _check_gamma(gamma)
-    g0 = check_scalar(gamma0, "gamma0")
-    az = check_scalar(arm_azimuth, "arm_azimuth")
-    tol = check_positive(singular_tol, "singular_tol", allow_zero=True)
+    f1, f2, q1, g, g0, az, tol, sig_p, rtol_p = _check_one_zero_inputs(
+        fit_j1,
+        fit_j2,
+        q1_at_j2,
+        gamma,
+        gamma0,
+        arm_azimuth,
+        singular_tol,
+        parallel_sigma,
+        parallel_rtol,
+    )
     ratio_rtol = check_positive(amplitude_ratio_rtol, "amplitude_ratio_rtol", allow_zero=True)
     sign = check_scalar(l3_sign, "l3_sign")
     if sign == 0:
