@@ -1439,6 +1439,24 @@ class SeedTuner(_Tuner):
     References
     ----------
     Seed ``002_b03adbdaafcd6091.txt``, paragraphs 23-26 and claims 10-12.
+
+    Examples
+    --------
+    Tune a simulated 200/202-tooth drive turning so that order 2 excites the 10 Hz link mode.
+    The first run is uncorrected, the second a trial run, the third the first gradient step:
+
+    >>> from gravdir.synthetic.harmonic_drive import HarmonicDriveJoint, constant_speed_run
+    >>> joint = HarmonicDriveJoint()
+    >>> orders = harmonic_drive_orders(joint.flexspline_teeth, joint.circular_spline_teeth)
+    >>> speed = motor_speed_for_resonance(joint.natural_frequency)
+    >>> tuner = SeedTuner(orders)
+    >>> for _ in range(3):
+    ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
+    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    >>> [r.kind for r in tuner.history]
+    ['base', 'trial', 'base']
+    >>> bool(tuner.amplitudes[-1] < 0.8 * tuner.amplitudes[0]), tuner.factor is not None
+    (True, True)
     """
 
     def __init__(
@@ -1515,6 +1533,24 @@ window_revolutions : optional
     The pure update is :func:`rprop_update`. Only gradient signs are used, so the very different
     sensitivities of the orders (a resonant order responds far more strongly) do not slow the
     others down.
+
+    Examples
+    --------
+    An uncorrected run, a trial run and a first sign-driven step on a simulated joint whose
+    order 2 sits on the link mode:
+
+    >>> from gravdir.synthetic.harmonic_drive import HarmonicDriveJoint, constant_speed_run
+    >>> joint = HarmonicDriveJoint()
+    >>> orders = harmonic_drive_orders(joint.flexspline_teeth, joint.circular_spline_teeth)
+    >>> speed = motor_speed_for_resonance(joint.natural_frequency)
+    >>> tuner = RpropTuner(orders)
+    >>> for _ in range(3):
+    ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
+    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    >>> tuner.runs, tuner.step_sizes.shape
+    (3, (5, 2))
+    >>> bool(tuner.amplitudes[-1] < 0.8 * tuner.amplitudes[0])
+    True
     """
 
     def __init__(
@@ -1588,6 +1624,24 @@ class InfluenceTuner(_Tuner):
     initial, threshold, threshold_order, trial_amplitude, combine, trim_revolutions, \
 window_revolutions : optional
         As for :class:`SeedTuner`.
+
+    Examples
+    --------
+    On a simulated joint (order 2 on the link mode, no noise) the run after the trial run is
+    already corrected:
+
+    >>> from gravdir.synthetic.harmonic_drive import HarmonicDriveJoint, constant_speed_run
+    >>> joint = HarmonicDriveJoint()
+    >>> orders = harmonic_drive_orders(joint.flexspline_teeth, joint.circular_spline_teeth)
+    >>> speed = motor_speed_for_resonance(joint.natural_frequency)
+    >>> tuner = InfluenceTuner(orders)
+    >>> for _ in range(3):
+    ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
+    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    >>> tuner.response is not None, [r.kind for r in tuner.history]
+    (True, ['base', 'trial', 'base'])
+    >>> bool(tuner.amplitudes[-1] < 0.05 * tuner.amplitudes[0])
+    True
     """
 
     def __init__(

@@ -50,6 +50,22 @@ class SyntheticFrictionJoint:
         Torque-sensor gain (1: exact).
     noise_std : float
         Standard deviation of white torque noise, N·m.
+
+    Examples
+    --------
+    Torque measured on a short excitation plan; on the constant-speed passes it is the friction
+    alone (Coulomb plus viscous, the Stribeck bump has died out):
+
+    >>> from gravdir.friction import excitation_trajectory
+    >>> plan = excitation_trajectory(
+    ...     0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_time=0.01
+    ... )
+    >>> joint = SyntheticFrictionJoint()
+    >>> tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    >>> tau.shape == plan.time.shape
+    True
+    >>> np.unique(tau[plan.cruising].round(2))
+    array([-3.75, -2.83,  3.2 ,  4.  ])
     """
 
     coulomb_positive: float = 3.0

@@ -63,6 +63,18 @@ class HarmonicDriveJoint:
         Accelerometer bias (m/s²).
     sample_rate : float
         Samples per second.
+
+    Examples
+    --------
+    The default 200/202-tooth drive and the correction that cancels its order-2 error:
+
+    >>> joint = HarmonicDriveJoint()
+    >>> joint.gear_ratio
+    100.0
+    >>> joint.cancelling_model([2.0])
+    KinematicErrorModel(order: amplitude of motor angle = {2: 0.2865°})
+    >>> HarmonicDriveJoint(natural_frequency=12.0, noise_density=1.47e-3).sample_rate
+    500.0
     """
 
     flexspline_teeth: int = 200
@@ -215,6 +227,25 @@ def simulate_run(
     -------
     JointRun
         The recorded samples.
+
+    Examples
+    --------
+    Three seconds at 10 rad/s with a correction of order 2; the first second is not returned:
+
+    >>> from gravdir.kinematic_error import KinematicErrorModel
+    >>> joint = HarmonicDriveJoint()
+    >>> t = np.arange(1501) / joint.sample_rate
+    >>> u = KinematicErrorModel([2.0], [[1e-3, 0.0]])
+    >>> run = simulate_run(
+    ...     joint, t, 10.0 * t, np.full_like(t, 10.0), np.zeros_like(t), correction=u,
+    ...     settle_time=1.0,
+    ... )
+    >>> run.acceleration.shape
+    (1001, 3)
+    >>> bool(np.allclose(run.motor_angle - run.command, u.correction(run.command)))
+    True
+    >>> round(float(np.mean(run.acceleration[:, 2])), 4)  # the joint axis points up
+    9.8067
     """
     t = check_array(time, "time", min_ndim=1)
     th_c = check_array(command, "command", min_ndim=1)
@@ -278,7 +309,31 @@ def constant_speed_run(
     settle_time: float = 3.0,
     rng: np.random.Generator | None = None,
 ) -> JointRun:
-    """Turn the motor at constant `speed` (rad/s) for `revolutions` recorded motor revolutions."""
+    """Turn the motor at constant `speed` (rad/s) for `revolutions` recorded motor revolutions.
+
+    The run starts `settle_time` seconds earlier, unrecorded; the remaining keyword arguments
+    are passed to :func:`simulate_run`.
+
+    Examples
+    --------
+    At 5 rev/s order 2 lies on the 10 Hz link mode and dominates the spectrum; the cancelling
+    correction removes it:
+
+    >>> from gravdir.kinematic_error import (
+    ...     harmonic_drive_orders, measure_run, motor_speed_for_resonance,
+    ... )
+    >>> joint = HarmonicDriveJoint()
+    >>> orders = harmonic_drive_orders(joint.flexspline_teeth, joint.circular_spline_teeth)
+    >>> speed = motor_speed_for_resonance(joint.natural_frequency)
+    >>> run = constant_speed_run(joint, speed, 110)
+    >>> round(float(run.motor_angle[-1] - run.motor_angle[0]) / (2 * np.pi), 6)
+    110.0
+    >>> round(measure_run(run.motor_angle, run.acceleration, orders).amplitude(2.0), 1)
+    1.6
+    >>> fixed = constant_speed_run(joint, speed, 110, correction=joint.cancelling_model(orders))
+    >>> bool(measure_run(fixed.motor_angle, fixed.acceleration, orders).amplitude(2.0) < 0.01)
+    True
+    """
     v = check_positive(speed, "speed")
     revs = check_positive(revolutions, "revolutions")
     duration = settle_time + 2 * math.pi * revs / v
@@ -310,6 +365,20 @@ def oscillating_run(
     The velocity goes from :math:`\\pm v` to :math:`\\mp v` over `ramp_time` seconds as
     :math:`v\\cos(\\pi\\tau/T)`; the first stroke starts at full speed after a settling stroke
     that is not returned.
+
+    Examples
+    --------
+    Two strokes of three motor revolutions give one piece in each direction to
+    :func:`gravdir.kinematic_error.measure_run`:
+
+    >>> from gravdir.kinematic_error import measure_run
+    >>> joint = HarmonicDriveJoint()
+    >>> run = oscillating_run(joint, 10 * np.pi, 3.0, 2)
+    >>> spectrum = measure_run(run.motor_angle, run.acceleration, [1.0, 2.0, 4.0])
+    >>> spectrum.directions
+    (1, -1)
+    >>> bool(spectrum.amplitude(2.0) > spectrum.amplitude(1.0))
+    True
     """
     v = check_positive(speed, "speed")
     stroke = 2 * math.pi * check_positive(stroke_revolutions, "stroke_revolutions") / v
