@@ -51,8 +51,8 @@ LOAD_FRICTION_OPTIONS = ("none", "signed", "abs")
 # on a 30 degree arc the amplitude variance is already ~1e3 times its full-circle value
 # (docs/sweep.md tabulates the inflation against the arc length).
 DEFAULT_MIN_ARC = float(np.deg2rad(30.0))
-# Relative spread of |velocity| below which the Coulomb and viscous columns are collinear to
-# rounding: a commanded constant speed gives a spread of exactly zero.
+# Relative RMS spread of the velocity within each direction below which the Coulomb and viscous
+# columns are collinear to rounding: a commanded constant speed gives exactly zero.
 DEFAULT_SINGLE_SPEED_RTOL = 1e-6
 
 
@@ -344,9 +344,9 @@ def _predict(beta: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.fl
     return out
 
 
-# Condition number (1-norm estimate, equilibrated normal equations) above which one step of
-# iterative refinement is taken: below it the normal equations are already accurate to
-# ~1e4 * eps relative, well inside the 1e-10 the property tests demand.
+# Condition number (the bound p * trace(inv) of the equilibrated normal equations) above which
+# one step of iterative refinement is taken: below it the normal equations are already accurate
+# to ~1e4 * eps relative, well inside the 1e-10 the property tests demand.
 _REFINE_ABOVE_COND = 1e4
 # Condition number above which the coefficients are not determined by the data: with one
 # refinement step the normal equations stay accurate while cond * eps << 1.
@@ -632,7 +632,7 @@ def fit_sweep(
     friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
         Friction columns. ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``; ``"coulomb"`` only
         ``sign(v)``; ``"none"`` neither. ``"auto"`` (default) fits both unless each direction
-        moves at a single speed (relative spread of ``|v|`` below `single_speed_rtol`): then
+        moves at a single speed (see `single_speed_rtol`): then
         ``[1, sign(v), v]`` has rank 2 and a single term is fitted; ``single_speed`` in the
         result says which. (With different single speeds per direction the offset then absorbs
         :math:`F_v (v_+ - v_-)/2`; gravity is unaffected.) With ``"coulomb-viscous"`` at a
@@ -650,8 +650,9 @@ def fit_sweep(
         Smallest accepted span of the used joint angles, radians (default 30°: below it the
         offset and the gravity sinusoid are nearly collinear; see docs/sweep.md).
     single_speed_rtol : float, optional
-        Relative spread ``(max|v| - min|v|) / max|v|`` within a direction below which that
-        direction counts as moving at one speed.
+        Each direction counts as moving at one speed when the RMS deviation of ``v`` from its
+        per-direction mean is below `single_speed_rtol` times the RMS of ``v`` (default 1e-6:
+        a commanded constant speed gives exactly zero).
     max_iter : int, optional
         Gauss-Newton iteration limit for ``load_friction="abs"``.
 
