@@ -2,6 +2,8 @@
 
 For each arm and trial: a random `up` (tilt uniform in [0, 30] deg, any azimuth), a J1 sweep with
 the arm stretched out, J2 sweeps at both J1 zeros, then the point-mass, L2 and two-branch solvers.
+The arms: UR5-like and iiwa-like (distal mass 13 and 4 degrees out of the arm plane in these
+postures), and a two-joint arm whose mass lies in the arm plane, the case the closed forms model.
 Three sensor conditions: ideal (the solvers' model error on a real mass distribution only), gains
 uniform in 0.85-1.15 per joint (nothing else), and the realistic errors of
 ``realistic_sensors``. Prints the median and 95th percentile of the tilt error (angle between the
@@ -39,9 +41,17 @@ from gravdir.synthetic import (
 TRIALS = 100
 MAX_TILT = np.radians(30.0)
 # Stretched-out postures: the distal mass lies near the plane of J1's axis and the link.
+
+
+def in_plane_arm(up: tuple[float, float, float] | np.ndarray = (0.0, 0.0, 1.0)) -> SyntheticArm:
+    """A two-joint arm whose distal mass lies in the arm plane (L3 = 0), offset across the link."""
+    return canonical_arm(L1=0.6, L2=0.04, L3=0.0, gamma0=0.0, mass=8.0, up=up)
+
+
 POSTURES = {
     "UR5-like": (ur5_arm, np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, 0.0])),
     "iiwa-like": (iiwa_arm, np.array([0.0, np.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])),
+    "in-plane": (in_plane_arm, np.array([0.0, np.pi / 2])),
 }
 
 
@@ -127,6 +137,10 @@ def run() -> None:
     print(f"{'arm':10s} {'sensors':10s} {'solver':12s} {'median':>9s} {'95th pct':>9s}")
     for name, (make, q) in POSTURES.items():
         geo = canonical_geometry(make(), q)
+        if name == "in-plane":
+            # Its link frame 2 sits on the J2 axis, so the link line is known from the model
+            # rather than from a flange position: gamma = q2 + gamma0 with gamma0 = 0.
+            geo.update(gamma_link=float(q[1]), gamma0_link=0.0)
         rng = np.random.default_rng(2024)
         errors: dict[str, list[tuple[float, float, float, float]]] = {
             "ideal": [],
