@@ -210,6 +210,35 @@ def test_batched_call_equals_loop_of_single_calls():
         np.testing.assert_allclose(fb.covariance[j], f.covariance, rtol=1e-8, atol=1e-15)
 
 
+def test_large_batch_residuals_and_covariance_match_an_explicit_solve():
+    # 300 sweeps of 500 samples span several of the blocks the design matrix is built in, and
+    # noisy data take the normal-equation expansion of the residual sum of squares.
+    rng = np.random.default_rng(5)
+    n_sweeps, half = 300, 250
+    centre = rng.uniform(-np.pi, np.pi, (n_sweeps, 1))
+    fwd = np.linspace(-1.0, 1.0, half)
+    q = centre + np.concatenate([fwd, fwd[::-1]])
+    v = np.concatenate([np.full(half, 0.3), np.full(half, -0.3)]) * np.ones((n_sweeps, 1))
+    amp = rng.uniform(1, 10, (n_sweeps, 1))
+    tau = model_torque(q, v, amp, rng.uniform(-np.pi, np.pi, (n_sweeps, 1)), 0.2, 0.5)
+    tau = tau + rng.normal(0, 0.01, q.shape) * amp
+    fit = fit_sweep(q, tau, v)
+    assert fit.column_names == ("offset", "sin", "cos", "coulomb")
+    for i in (0, 63, 64, 150, 299):
+        x = np.column_stack([np.ones(q.shape[1]), np.sin(q[i]), np.cos(q[i]), np.sign(v[i])])
+        beta, rss, _, _ = np.linalg.lstsq(x, tau[i], rcond=None)
+        np.testing.assert_allclose(fit.coefficients[i], beta, rtol=1e-9, atol=1e-12)
+        assert fit.residual_rms[i] == pytest.approx(np.sqrt(rss[0] / q.shape[1]), rel=1e-9)
+        cov = rss[0] / (q.shape[1] - 4) * np.linalg.inv(x.T @ x)
+        np.testing.assert_allclose(fit.covariance[i], cov, rtol=1e-8, atol=1e-15)
+    # Noise-free sweeps in the same batch keep their residuals at rounding level.
+    clean = model_torque(q, v, amp, 0.3, 0.2, 0.5)
+    tau_mixed = np.where(np.arange(n_sweeps)[:, None] % 2 == 0, clean, tau)
+    mixed = fit_sweep(q, tau_mixed, v)
+    assert np.all(mixed.residual_rms[::2] <= 1e-10 * amp[::2, 0])
+    assert np.all(mixed.residual_rms[1::2] > 1e-3 * amp[1::2, 0])
+
+
 @given(amp=st.floats(0.1, 20.0), phase=angles)
 def test_zeros_are_true_zeros_with_right_stability(amp, phase):
     q, v = trapezoid_sweep(-2.0, 1.0, 0.3, ramp=0.1)
