@@ -409,6 +409,22 @@ def test_bound_broadcasts_priors_and_rejects_mismatched_shapes():
         amplitude_phase_bound(np.stack([q, q]), np.ones(100), [1.0, 2.0, 3.0], 0.3, 0.1)
 
 
+def test_torque_sign_flag_negates_the_torque_and_is_never_guessed():
+    q, v = trapezoid_sweep(-1.0, 1.5, 0.3, ramp=0.1)
+    tau = model_torque(q, v, 4.0, 0.3, 0.2, 0.5)
+    flipped = fit_sweep(q, -tau, v, torque_sign=-1)
+    assert flipped.amplitude == pytest.approx(4.0, rel=1e-10)
+    assert flipped.phase == pytest.approx(0.3, abs=1e-10)
+    assert flipped.coulomb == pytest.approx(0.5, rel=1e-9)
+    unflagged = fit_sweep(q, -tau, v)
+    assert abs(wrap_angle(unflagged.phase - 0.3)) == pytest.approx(np.pi, abs=1e-9)
+    cm = fit_sweep_common_mode(q, -tau, v, torque_sign=-1)
+    assert cm.phase == pytest.approx(0.3, abs=1e-3)
+    for bad in (0, 2, True, -1.5):
+        with pytest.raises(ValueError, match="`torque_sign`"):
+            fit_sweep(q, tau, v, torque_sign=bad)
+
+
 def test_arc_too_short():
     q, v = trapezoid_sweep(0.0, np.radians(20), 0.1, ramp=0.1)
     with pytest.raises(InsufficientDataError, match="min_arc"):

@@ -520,6 +520,12 @@ def _check_sweep_inputs(
     )
 
 
+def _apply_torque_sign(tau: NDArray[np.float64], torque_sign: int) -> NDArray[np.float64]:
+    if isinstance(torque_sign, bool) or torque_sign not in (1, -1):
+        raise ValueError(f"Expected `torque_sign` to be 1 or -1, got {torque_sign!r}.")
+    return tau if torque_sign == 1 else -tau
+
+
 def _check_harmonics(harmonics: Sequence[float]) -> tuple[float, ...]:
     if isinstance(harmonics, tuple) and not harmonics:
         return ()
@@ -684,6 +690,7 @@ def fit_sweep(
     min_arc: float = DEFAULT_MIN_ARC,
     single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
     max_iter: int = 50,
+    torque_sign: int = 1,
 ) -> SweepFit:
     """Fit the gravity sinusoid, offset and friction of a joint sweep by linear least squares.
 
@@ -726,6 +733,10 @@ def fit_sweep(
         a commanded constant speed gives exactly zero).
     max_iter : int, optional
         Gauss-Newton iteration limit for ``load_friction="abs"``.
+    torque_sign : {1, -1}, optional
+        ``-1`` for a controller that reports the torque with the opposite sign to gravdir's
+        (the torque the actuator applies to the distal link about +axis); `tau` is negated
+        before the fit. Never guessed: a wrong sign moves the phase by pi.
 
     Returns
     -------
@@ -770,6 +781,7 @@ def fit_sweep(
     5.000000 0.400000 0.800000 True
     """
     qq, tt, vv = _check_sweep_inputs(q, tau, velocity)
+    tt = _apply_torque_sign(tt, torque_sign)
     friction = check_option(friction, "friction", FRICTION_OPTIONS)
     load_friction = check_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
     orders = _check_harmonics(harmonics)
@@ -1001,6 +1013,7 @@ def fit_sweep_common_mode(
     min_speed: float | None = None,
     n_grid: int | None = None,
     min_arc: float = DEFAULT_MIN_ARC,
+    torque_sign: int = 1,
 ) -> SweepFit:
     """The seed's common-mode method: average the forward and backward passes, then fit.
 
@@ -1015,6 +1028,8 @@ def fit_sweep_common_mode(
         Number of points of the common grid (default: the smaller pass's sample count).
     min_arc : float, optional
         Smallest accepted span of the overlap of the two passes, radians.
+    torque_sign : {1, -1}, optional
+        As in :func:`fit_sweep`.
 
     Returns
     -------
@@ -1047,6 +1062,7 @@ def fit_sweep_common_mode(
     5.0000 0.4000 0.8000
     """
     qq, tt, vv = _check_sweep_inputs(q, tau, velocity)
+    tt = _apply_torque_sign(tt, torque_sign)
     min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
     if n_grid is not None and (not isinstance(n_grid, (int, np.integer)) or n_grid < 8):
         raise ValueError(f"Expected `n_grid` to be an integer >= 8, got {n_grid!r}.")
