@@ -446,3 +446,28 @@ def test_repr_is_readable_in_degrees():
     text = repr(fit)
     assert "phase=30.0000°" in text
     assert "unstable=150.0000°" in text and "stable=-30.0000°" in text
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("kwargs", [{}, {"load_friction": "abs", "min_speed": 0.1}])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("q", lambda q, t, v: (np.r_[-np.inf, q[1:-1], np.inf], t, v)),
+        ("q", lambda q, t, v: (np.r_[q[:-1], np.nan], t, v)),
+        ("tau", lambda q, t, v: (q, np.r_[-np.inf, t[1:-1], np.inf], v)),
+        ("tau", lambda q, t, v: (q, np.r_[t[:-1], np.nan], v)),
+        ("velocity", lambda q, t, v: (q, t, np.r_[v[:-1], np.nan])),
+        ("velocity", lambda q, t, v: (q, t, np.r_[v[:-1], -np.inf])),
+    ],
+)
+def test_non_finite_input_is_named_without_floating_point_warnings(name, bad, kwargs, batch):
+    # The test configuration turns RuntimeWarning into an error, so this also checks that no
+    # "invalid value" warning escapes before the argument is named.
+    q = np.linspace(-1, 1, 100)
+    v = np.r_[np.ones(50), -np.ones(50)] * 0.3
+    arrays = bad(q, np.sin(q), v)
+    if batch:
+        arrays = tuple(np.stack([a, a]) for a in arrays)
+    with pytest.raises(ValueError, match=f"`{name}` to be finite"):
+        fit_sweep(*arrays, **kwargs)

@@ -58,7 +58,10 @@ def _describe_shape(shape: tuple[int, ...]) -> str:
 def check_finite(x: NDArray[np.float64], name: str) -> NDArray[np.float64]:
     """Raise ``ValueError`` naming `name` if `x` contains NaN or infinity; return `x`."""
     # The sum is NaN or infinite whenever an element is; only then (or on overflow) look closer.
-    if not np.isfinite(x.sum()) and not np.isfinite(x).all():
+    # (+inf and -inf together make the sum NaN with an "invalid" flag: not worth a warning.)
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = x.sum()
+    if not np.isfinite(total) and not np.isfinite(x).all():
         bad = int(np.size(x) - np.count_nonzero(np.isfinite(x)))
         raise ValueError(f"Expected `{name}` to be finite, got {bad} NaN or infinite value(s).")
     return x

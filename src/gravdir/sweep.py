@@ -391,6 +391,11 @@ def _extreme(ufunc: np.ufunc, a: NDArray[np.float64]) -> Any:
     return float(ufunc.reduce(a)) if a.ndim == 1 else ufunc.reduce(a, axis=-1)
 
 
+def _all_finite(x: Any) -> bool:
+    """Whether a Python float or every element of an array is finite."""
+    return math.isfinite(x) if isinstance(x, float) else bool(np.isfinite(x).all())
+
+
 def _total(a: NDArray[np.float64]) -> Any:
     """Sum over the last axis: a Python float for 1-D input, else (...)."""
     return float(np.add.reduce(a)) if a.ndim == 1 else np.add.reduce(a, axis=-1)
@@ -416,6 +421,7 @@ def _solve_normal(
     y: NDArray[np.float64],
     gram: NDArray[np.float64] | None = None,
     pinned: NDArray[np.bool_] | None = None,
+    yy: Any = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
     """Least squares from equilibrated normal equations, refined once where ill-conditioned.
 
@@ -423,6 +429,7 @@ def _solve_normal(
     ``pinned`` (..., p) marks coefficients held at exactly zero. Returns the coefficients
     (..., p), :math:`(X^T X)^{-1}` (..., p, p) with zero rows and columns for pinned
     coefficients, and the residual sum of squares (...) (a Python float for one sweep).
+    ``yy`` is ``y . y`` when the caller has it.
     """
     if gram is None:
         gram = x @ np.swapaxes(x, -1, -2)
@@ -482,7 +489,7 @@ def _solve_normal(
         # |y - X beta|^2 = y.y - 2 beta.X'y + beta.G beta holds for any beta, so the rounding
         # of beta enters only to second order, and it needs no pass over the samples beyond
         # y.y. (Pinned coefficients are zero and their entries of G and X'y vanish.)
-        yy = _dot(y, y)
+        yy = _dot(y, y) if yy is None else yy
         rss = yy + _dot(beta, _matvec(gram, beta) - 2.0 * rhs)
         if _any(rss < _EXPLICIT_RSS_BELOW * yy):
             resid = y - _predict(beta, x)
@@ -493,18 +500,24 @@ def _solve_normal(
 
 
 def _check_sweep_inputs(
-    q: ArrayLike, tau: ArrayLike, velocity: ArrayLike
+    q: ArrayLike, tau: ArrayLike, velocity: ArrayLike, *, finite: bool = True
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Coerce and check the three sample arrays.
+
+    With ``finite=False`` the caller checks finiteness itself, from reductions it computes anyway
+    (see :func:`_prepare` and :func:`fit_sweep`), which saves three passes over a large batch.
+    """
     qq = check_array(q, "q", min_ndim=1, finite=False)
     tt = check_array(tau, "tau", min_ndim=1, finite=False)
     vv = check_array(velocity, "velocity", min_ndim=1, finite=False)
     # One finiteness test for all three (a sum is NaN or infinite when any element is); only on
     # failure find which argument it was.
-    total = float(np.add.reduce(qq, None)) + float(np.add.reduce(tt, None))
-    if not math.isfinite(total + float(np.add.reduce(vv, None))):
-        check_finite(qq, "q")
-        check_finite(tt, "tau")
-        check_finite(vv, "velocity")
+    if finite:
+        total = float(np.add.reduce(qq, None)) + float(np.add.reduce(tt, None))
+        if not math.isfinite(total + float(np.add.reduce(vv, None))):
+            check_finite(qq, "q")
+            check_finite(tt, "tau")
+            check_finite(vv, "velocity")
     if qq.shape[-1] == 0 or tt.shape[-1] == 0 or vv.shape[-1] == 0:
         raise InsufficientDataError(
             f"Expected at least one sample, got `q` {qq.shape}, `tau` {tt.shape} and "
@@ -572,9 +585,18 @@ def _prepare(
     """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold."""
     batch = qq.shape[:-1]
     speed = np.abs(vv)
-    # Per-sweep scalars below are Python floats for a single sweep (see `_total`).
+    # Per-sweep scalars below are Python floats for a single sweep (see `_total`). The extremes
+    # of |v| and q carry any NaN or infinity of those inputs (np.maximum and np.minimum propagate
+    # NaN), so they double as the finiteness checks, before sin and cos see the angles.
+    fastest = _extreme(np.maximum, speed)
+    if not _all_finite(fastest):
+        check_finite(vv, "velocity")
+    q_hi, q_lo = _extreme(np.maximum, qq), _extreme(np.minimum, qq)
+    if not (_all_finite(q_hi) and _all_finite(q_lo)):
+        check_finite(qq, "q")
+    q_span = q_hi - q_lo
     if min_speed is None:
-        threshold = 0.1 * _extreme(np.maximum, speed)
+        threshold = 0.1 * fastest
     else:
         threshold = check_positive(min_speed, "min_speed", allow_zero=True)
     needs_both = friction != "none" or load_friction != "none"
@@ -665,7 +687,7 @@ def _prepare(
             f"{_batch_index(batch, too_few)}."
         )
     if used_b is None:
-        arc = _extreme(np.maximum, qq) - _extreme(np.minimum, qq)
+        arc = q_span
     else:
         arc = np.where(used_b, qq, -np.inf).max(axis=-1) - np.where(used_b, qq, np.inf).min(axis=-1)
     if _any(arc < min_arc):
@@ -780,8 +802,14 @@ def fit_sweep(
     >>> print(f"{fit.amplitude:.6f} {fit.phase:.6f} {fit.coulomb:.6f} {bool(fit.single_speed)}")
     5.000000 0.400000 0.800000 True
     """
-    qq, tt, vv = _check_sweep_inputs(q, tau, velocity)
+    qq, tt, vv = _check_sweep_inputs(q, tau, velocity, finite=False)
     tt = _apply_torque_sign(tt, torque_sign)
+    # tau . tau carries any NaN or infinity of `tau` (squares cannot cancel, so no floating-point
+    # warning), and a batch's residual sum of squares needs it anyway; `q` and `velocity` are
+    # checked the same way from their extremes in _prepare.
+    tt_sq = _dot(tt, tt)
+    if not _all_finite(tt_sq):
+        check_finite(tt, "tau")
     friction = check_option(friction, "friction", FRICTION_OPTIONS)
     load_friction = check_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
     orders = _check_harmonics(harmonics)
@@ -790,13 +818,13 @@ def fit_sweep(
     if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
     d = _prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
-    y = tt if d.used is None else tt * d.used
+    y, yy = (tt, tt_sq) if d.used is None else (tt * d.used, None)
     names = d.names
     if load_friction == "abs":
         beta, inv_gram, rss = _fit_load_abs(qq, vv, y, d, max_iter)
         names = [*names, "load_abs"]
     else:
-        beta, inv_gram, rss = _solve_normal(d.x, y, d.gram, d.pinned)
+        beta, inv_gram, rss = _solve_normal(d.x, y, d.gram, d.pinned, yy)
     # For one sweep the scalars are Python numbers: 0-d array arithmetic costs several times more.
     n_used = d.n_used if d.n_used.ndim else int(d.n_used)
     n_free = len(names) - (0 if d.pinned is None else d.pinned.sum(axis=-1))
