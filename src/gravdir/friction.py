@@ -793,6 +793,23 @@ def _grid_costs(
     return best
 
 
+def _check_velocity(velocity: ArrayLike) -> NDArray[np.float64]:
+    v = check_array(velocity, "velocity")
+    if v.ndim != 1:
+        raise ValueError(f"Expected `velocity` to have shape (n,), got {v.shape}.")
+    return v
+
+
+def _check_like_velocity(x: ArrayLike, name: str, v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`x` as a float array of the shape of the (validated) velocity series `v`."""
+    arr = check_array(x, name)
+    if arr.shape != v.shape:
+        raise ValueError(
+            f"Expected `{name}` to have the shape of `velocity` {v.shape}, got {arr.shape}."
+        )
+    return arr
+
+
 def fit_friction(
     velocity: ArrayLike,
     torque: ArrayLike,
@@ -886,31 +903,16 @@ def fit_friction(
     True
     """
     kind = check_option(model, "model", FRICTION_MODELS)
-    v_all = check_array(velocity, "velocity")
-    tau_all = check_array(torque, "torque")
-    for name, arr in (("velocity", v_all), ("torque", tau_all)):
-        if arr.ndim != 1:
-            raise ValueError(f"Expected `{name}` to have shape (n,), got {arr.shape}.")
-    if tau_all.shape != v_all.shape:
-        raise ValueError(
-            f"Expected `torque` to have the shape of `velocity` {v_all.shape}, got {tau_all.shape}."
-        )
-    a_all = None
-    if acceleration is not None:
-        a_all = check_array(acceleration, "acceleration")
-        if a_all.shape != v_all.shape:
-            raise ValueError(
-                f"Expected `acceleration` to have the shape of `velocity` {v_all.shape}, got "
-                f"{a_all.shape}."
-            )
-    g_all = None
-    if gravity_torque is not None:
-        g_all = check_array(gravity_torque, "gravity_torque")
-        if g_all.shape != v_all.shape:
-            raise ValueError(
-                f"Expected `gravity_torque` to have the shape of `velocity` {v_all.shape}, got "
-                f"{g_all.shape}."
-            )
+    v_all = _check_velocity(velocity)
+    tau_all = _check_like_velocity(torque, "torque", v_all)
+    a_all = (
+        None if acceleration is None else _check_like_velocity(acceleration, "acceleration", v_all)
+    )
+    g_all = (
+        None
+        if gravity_torque is None
+        else _check_like_velocity(gravity_torque, "gravity_torque", v_all)
+    )
     if exponent is not None:
         if kind == "coulomb-viscous":
             raise ValueError(
@@ -1377,24 +1379,10 @@ def load_dependent_friction(
         raise DegenerateGeometryError(
             f"Expected `free_pose` to be gravity-free, got {free_pose.reason}."
         )
-    v = check_array(velocity, "velocity")
-    tau = check_array(torque, "torque")
-    g = check_array(gravity_torque, "gravity_torque")
-    if v.ndim != 1:
-        raise ValueError(f"Expected `velocity` to have shape (n,), got {v.shape}.")
-    for name, arr in (("torque", tau), ("gravity_torque", g)):
-        if arr.shape != v.shape:
-            raise ValueError(
-                f"Expected `{name}` to have the shape of `velocity` {v.shape}, got {arr.shape}."
-            )
-    acc = None
-    if acceleration is not None:
-        acc = check_array(acceleration, "acceleration")
-        if acc.shape != v.shape:
-            raise ValueError(
-                f"Expected `acceleration` to have the shape of `velocity` {v.shape}, got "
-                f"{acc.shape}."
-            )
+    v = _check_velocity(velocity)
+    tau = _check_like_velocity(torque, "torque", v)
+    g = _check_like_velocity(gravity_torque, "gravity_torque", v)
+    acc = None if acceleration is None else _check_like_velocity(acceleration, "acceleration", v)
     if free_fit.inertia is not None and acc is None:
         raise ValueError("Expected `acceleration`: `free_fit` includes an inertia term, got None.")
     v_min = free_fit.min_speed if min_speed is None else check_positive(min_speed, "min_speed")
