@@ -466,8 +466,24 @@ def _fibonacci_sphere(n: int) -> NDArray[np.float64]:
 # --------------------------------------------------------------------------------------------
 
 
+class _TangentSpread:
+    """The scalar spread of a 2x2 tangent-plane covariance of `up`."""
+
+    covariance: NDArray[np.float64]
+
+    @property
+    def std(self) -> float:
+        """Root-mean-square angular spread of `up`, :math:`\\sqrt{\\mathrm{tr}\\,C}`, rad."""
+        return float(np.sqrt(np.trace(self.covariance)))
+
+    @property
+    def std_deg(self) -> float:
+        """:attr:`std` in degrees."""
+        return float(np.degrees(self.std))
+
+
 @dataclass(frozen=True, repr=False)
-class UpEstimate:
+class UpEstimate(_TangentSpread):
     """`up` estimated from joint sweeps by :func:`estimate_up`.
 
     Attributes
@@ -515,16 +531,6 @@ class UpEstimate:
     dof: int
     sign_rule: str
     sign_margin: float
-
-    @property
-    def std(self) -> float:
-        """Root-mean-square angular error of `up`, :math:`\\sqrt{\\mathrm{tr}\\,C}`, rad."""
-        return float(np.sqrt(np.trace(self.covariance)))
-
-    @property
-    def std_deg(self) -> float:
-        """:attr:`std` in degrees."""
-        return float(np.degrees(self.std))
 
     def __repr__(self) -> str:
         tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
@@ -1113,7 +1119,7 @@ class PlannedSweep:
 
 
 @dataclass(frozen=True, repr=False)
-class UpBound:
+class UpBound(_TangentSpread):
     """Cramér-Rao bound of `up` for a set of planned sweeps (:func:`crlb_up`).
 
     Attributes
@@ -1136,16 +1142,6 @@ class UpBound:
     tangent_basis: NDArray[np.float64]
     information: NDArray[np.float64]
     condition: float
-
-    @property
-    def std(self) -> float:
-        """Root-mean-square angular error bound, :math:`\\sqrt{\\mathrm{tr}\\,C}`, rad."""
-        return float(np.sqrt(np.trace(self.covariance)))
-
-    @property
-    def std_deg(self) -> float:
-        """:attr:`std` in degrees."""
-        return float(np.degrees(self.std))
 
     def __repr__(self) -> str:
         return (
