@@ -1,4 +1,4 @@
-"""Argument validators and the library's error and warning types.
+"""Argument validators shared by every module.
 
 Every public function of gravdir validates its arguments with the ``check_*`` helpers below before
 it computes anything. Each helper coerces its input to a float64 array (or returns the validated
@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir.errors import (
+    ConvergenceWarning,
+    DegenerateGeometryError,
+    GravdirWarning,
+    InsufficientDataError,
+)
+
 __all__ = [
+    "ConvergenceWarning",
     "DegenerateGeometryError",
     "GravdirWarning",
     "InsufficientDataError",
@@ -28,27 +36,6 @@ __all__ = [
     "check_unit_vector",
     "check_vectors",
 ]
-
-
-class InsufficientDataError(ValueError):
-    """The data cannot support the requested fit.
-
-    Raised when too few samples remain after masking, a sweep has no samples in one direction while
-    direction-dependent terms are requested, or an arc is too short to separate the terms of the
-    model. It is a :class:`ValueError`, so ``except ValueError`` catches it.
-    """
-
-
-class DegenerateGeometryError(ValueError):
-    """The geometry of the data does not determine the requested quantity.
-
-    Raised, for example, for collinear contact points or sweeps whose joint axes leave the gravity
-    direction undetermined. It is a :class:`ValueError`.
-    """
-
-
-class GravdirWarning(UserWarning):
-    """A result was computed but one of its assumptions is close to failing."""
 
 
 def _describe_shape(shape: tuple[int, ...]) -> str:
