@@ -14,18 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir.errors import (
-    ConvergenceWarning,
-    DegenerateGeometryError,
-    GravdirWarning,
-    InsufficientDataError,
-)
-
 __all__ = [
-    "ConvergenceWarning",
-    "DegenerateGeometryError",
-    "GravdirWarning",
-    "InsufficientDataError",
     "check_array",
     "check_finite",
     "check_option",

@@ -40,6 +40,19 @@ __all__ = [
 ]
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(obj: Any) -> tuple[str, ...]:
+    """The dataclass field names of `obj`'s class, computed once per class (results are built in
+    hot loops, and :func:`dataclasses.fields` costs more than the rest of the freeze)."""
+    cls = type(obj)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(obj))
+    return names
+
+
 def _freeze(value: Any) -> Any:
     """A read-only view of an array (the array itself if already read-only); others unchanged."""
     if isinstance(value, np.ndarray) and value.flags.writeable:
@@ -84,8 +97,11 @@ def _plain(value: Any) -> Any:
     """`value` as nested dicts, lists, str, int, float, bool and None."""
     if isinstance(value, Result):
         return value.to_dict()
-    if isinstance(value, np.ndarray | np.generic):
-        return np.asarray(value).tolist()
+    if isinstance(value, np.ndarray | np.generic | complex):
+        arr = np.asarray(value)
+        if np.iscomplexobj(arr):  # JSON has no complex numbers
+            return {"real": arr.real.tolist(), "imag": arr.imag.tolist()}
+        return arr.tolist()
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -120,11 +136,11 @@ class Result:
     __hash__ = None  # type: ignore[assignment]  # value equality over arrays: unhashable
 
     def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, field.name)
+        for name in _field_names(self):
+            value = getattr(self, name)
             frozen = _freeze(value)
             if frozen is not value:
-                object.__setattr__(self, field.name, frozen)
+                object.__setattr__(self, name, frozen)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
@@ -133,21 +149,16 @@ class Result:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(
-            _equal(getattr(self, f.name), getattr(other, f.name))
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-        )
+        return all(_equal(getattr(self, n), getattr(other, n)) for n in _field_names(self))
 
     def to_dict(self) -> dict[str, Any]:
         """The result's fields as plain Python types (dict, list, str, int, float, bool, None).
 
-        Arrays become nested lists, nested results dicts; :func:`json.dumps` accepts the output
+        Arrays become nested lists (complex ones ``{"real": [...], "imag": [...]}``), nested
+        results dicts; :func:`json.dumps` accepts the output
         (non-finite floats are written as ``NaN`` / ``Infinity``, as ``json`` does by default).
         """
-        return {
-            f.name: _plain(getattr(self, f.name))
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-        }
+        return {n: _plain(getattr(self, n)) for n in _field_names(self)}
 
     def __repr__(self) -> str:
         body = ", ".join(
@@ -161,7 +172,8 @@ class Result:
 class UpResult(Result):
     """A gravity-direction result: `up` with its Fisher information.
 
-    Subclasses have the fields ``up`` (3,) and ``up_information`` (3, 3).
+    Subclasses have the fields ``up`` (..., 3) and ``up_information`` (..., 3, 3); leading axes
+    are batch axes.
 
     `up_information` is symmetric, positive semi-definite, has `up` in its null space (a unit
     vector moves only in its tangent plane) and is in 1/rad². Information from independent
@@ -175,20 +187,29 @@ class UpResult(Result):
 
     @property
     def up_cov(self) -> NDArray[np.float64]:
-        """Covariance of `up`, shape (3, 3), rad²: the pseudo-inverse of `up_information`.
+        """Covariance of `up`, shape (..., 3, 3), rad²: the pseudo-inverse of `up_information`.
 
         Rank 2 with `up` in its null space where the direction is determined; infinite along a
         tangent direction that carries no information.
         """
-        return cov_from_up_information(self.up, self.up_information)
+        up = np.asarray(self.up)
+        info = np.asarray(self.up_information)
+        if up.ndim == 1:
+            return cov_from_up_information(up, info)
+        out = np.empty((*up.shape[:-1], 3, 3))
+        for index in np.ndindex(up.shape[:-1]):
+            out[index] = cov_from_up_information(up[index], info[index])
+        return out
 
     @property
-    def up_std_deg(self) -> float:
+    def up_std_deg(self) -> Any:
         """Root-mean-square angular error of `up`, :math:`\\sqrt{\\mathrm{tr}\\,C}`, degrees.
 
-        Infinite where a tangent direction carries no information.
+        A float for a single `up`, an array of the batch shape otherwise; infinite where a tangent
+        direction carries no information.
         """
-        return float(np.degrees(np.sqrt(np.trace(self.up_cov))))
+        std = np.degrees(np.sqrt(np.trace(self.up_cov, axis1=-2, axis2=-1)))
+        return float(std) if np.ndim(std) == 0 else std
 
 
 def warn_not_converged(solver: str, max_iter: int, stacklevel: int = 3) -> None:
