@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import pickle
 
 import numpy as np
 import pytest
@@ -162,6 +164,45 @@ def test_tilt_azimuth_result_is_frozen_and_prints_degrees() -> None:
     batch = tilt_azimuth_from_up(up_from_tilt_azimuth([0.0, np.pi / 2], [0.0, np.pi / 2]))
     assert "tilt_deg=[ 0., 90.]" in repr(batch)
     assert batch.tilt.shape == (2,)
+
+
+def test_value_types_follow_the_result_contract() -> None:
+    ups = up_from_tilt_azimuth([0.0, 0.3, np.pi], [0.0, -1.0, 0.0])
+    results = [
+        tilt_azimuth_from_up(ups),
+        tilt_azimuth_from_up(ups[1]),
+        canonical_from_up(ups, zero="stable"),
+        canonical_from_up(ups[1]),
+    ]
+    for result in results:
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result
+        assert repr(copy) == repr(result)
+        json.dumps(result.to_dict())
+        for field in dataclasses.fields(result):
+            value = getattr(copy, field.name)
+            if isinstance(value, np.ndarray):
+                assert not value.flags.writeable
+                with pytest.raises(ValueError, match="read-only"):
+                    value[...] = 0
+    assert results[0] != results[1]  # different shapes: not equal, and no error
+    assert results[2] != canonical_from_up(ups, zero="unstable")
+    assert results[2].to_dict()["zero"] == "stable"
+    assert results[1].to_dict()["azimuth_defined"] is True
+
+
+def test_value_types_copy_the_callers_arrays() -> None:
+    tilt, defined = np.array([0.1, 0.2]), np.array([True, False])
+    result = TiltAzimuth(tilt=tilt, azimuth=tilt, azimuth_defined=defined)
+    angles = CanonicalAngles(theta1=tilt, theta2=tilt, theta1_defined=defined, zero="stable")
+    tilt[0], defined[0] = 9.0, False
+    for value in (result.tilt, result.azimuth, angles.theta1, angles.theta2):
+        np.testing.assert_array_equal(value, [0.1, 0.2])
+    np.testing.assert_array_equal(result.azimuth_defined, [True, False])
+    np.testing.assert_array_equal(angles.theta1_defined, [True, False])
+    assert TiltAzimuth(tilt=0.1, azimuth=0.2, azimuth_defined=True).tilt == 0.1
+    with pytest.raises(ValueError, match="`zero` to be one of"):
+        CanonicalAngles(theta1=0.0, theta2=0.0, theta1_defined=True, zero="high")  # type: ignore[arg-type]
 
 
 def test_batched_tilt_azimuth_equals_loop() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import pickle
 
 import numpy as np
 import pytest
@@ -15,7 +17,6 @@ from gravdir.kinematics import (
     ChainFrames,
     SerialChain,
     chain_from_dh,
-    chain_from_modified_dh,
     chain_from_poe,
     link_frames,
 )
@@ -69,7 +70,9 @@ def ur5_modified() -> SerialChain:
     a = np.concatenate([[0.0], UR5_A[:-1]])
     alpha = np.concatenate([[0.0], UR5_ALPHA[:-1]])
     tool = trans_x(UR5_A[-1]) @ rot_x(UR5_ALPHA[-1])
-    return chain_from_modified_dh(UR5_D, UR5_OFFSET, a, alpha, link_from_flange=tool)
+    return chain_from_dh(
+        UR5_D, UR5_OFFSET, a, alpha, convention="modified", link_from_flange=tool
+    )
 
 
 def ur5_poe_from_hand_frames(with_links: bool) -> SerialChain:
@@ -115,7 +118,8 @@ def test_modified_dh_matches_explicit_product() -> None:
     rng = np.random.default_rng(11)
     d, off = rng.uniform(-0.5, 0.5, 5), rng.uniform(-np.pi, np.pi, 5)
     a, alpha = rng.uniform(-0.5, 0.5, 5), rng.uniform(-np.pi, np.pi, 5)
-    chain = chain_from_modified_dh(d, off, a, alpha)
+    chain = chain_from_dh(d, off, a, alpha, convention="modified")
+    assert chain.description == "modified_dh"
     for q in random_q(rng, (4,), n=5):
         frames = link_frames(chain, q)
         expected = modified_dh_frames(q, d, off, a, alpha)
@@ -307,7 +311,11 @@ def test_dh_bad_input_raises() -> None:
     with pytest.raises(ValueError, match=r"`a` to have shape \(6,\) like `d`, got \(5,\)"):
         chain_from_dh(UR5_D, UR5_OFFSET, UR5_A[:5], UR5_ALPHA)
     with pytest.raises(ValueError, match="`d` to have shape"):
-        chain_from_modified_dh(np.zeros((2, 3)), np.zeros(3), np.zeros(3), np.zeros(3))
+        chain_from_dh(
+            np.zeros((2, 3)), np.zeros(3), np.zeros(3), np.zeros(3), convention="modified"
+        )
+    with pytest.raises(ValueError, match="`convention` to be one of 'standard', 'modified'"):
+        chain_from_dh([0.0], [0.0], [0.0], [0.0], convention="craig")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`d` to have shape"):
         chain_from_dh([], [], [], [])
     with pytest.raises(ValueError, match="`alpha` to be finite"):
@@ -363,3 +371,37 @@ def test_serial_chain_direct_construction_validates() -> None:
         SerialChain(np.eye(3)[:2], np.zeros((3, 3)), links, np.eye(4))
     with pytest.raises(ValueError, match=r"`home_axes` to have shape \(n, 3\)"):
         SerialChain(np.zeros((0, 3)), np.zeros((0, 3)), links[:0], np.eye(4))
+    with pytest.raises(ValueError, match="`description` to be one of"):
+        SerialChain(np.eye(3)[:2], np.zeros((2, 3)), links, np.eye(4), description="urdf")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Result contract
+# --------------------------------------------------------------------------------------------
+
+
+def test_chain_and_frames_follow_the_result_contract() -> None:
+    chain = chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, UR5_ALPHA)
+    frames = link_frames(chain, np.full((2, 6), 0.4))
+    for result in (chain, frames):
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result
+        json.dumps(result.to_dict())
+        for field in dataclasses.fields(result):
+            value = getattr(copy, field.name)
+            if isinstance(value, np.ndarray):
+                assert not value.flags.writeable
+    assert chain == chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, UR5_ALPHA)
+    assert chain != chain_from_dh(UR5_D, UR5_OFFSET, UR5_A + 0.01, UR5_ALPHA)
+    assert frames != link_frames(chain, np.full((2, 6), 0.5))
+    assert chain.to_dict()["description"] == "dh"
+
+
+def test_chain_copies_the_callers_arrays() -> None:
+    axes, points = np.eye(3)[:2].copy(), np.zeros((2, 3))
+    links = np.tile(np.eye(4), (2, 1, 1))
+    chain = SerialChain(axes, points, links, np.eye(4))
+    axes[0, 0], points[0, 0], links[0, 0, 3] = 0.0, 5.0, 5.0
+    np.testing.assert_array_equal(chain.home_axes, np.eye(3)[:2])
+    np.testing.assert_array_equal(chain.home_points, 0.0)
+    np.testing.assert_array_equal(chain.home_links, np.tile(np.eye(4), (2, 1, 1)))

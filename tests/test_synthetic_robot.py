@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import pickle
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravdir._constants import STANDARD_GRAVITY
 from gravdir.synthetic.robot import (
     SweepRecord,
     SyntheticArm,
@@ -20,7 +23,7 @@ from gravdir.synthetic.robot import (
 )
 from gravdir.synthetic.sensors import TorqueSensor, realistic_sensors
 
-G = 9.81
+G = STANDARD_GRAVITY
 angles = st.floats(-np.pi, np.pi, allow_nan=False)
 seeds = st.integers(0, 2**32 - 1)
 
@@ -82,13 +85,13 @@ def test_turning_up_about_joint1_equals_turning_joint1(seed: int, phi: float) ->
     np.testing.assert_allclose(turned.gravity_torque(q_turned), arm.gravity_torque(q), atol=1e-9)
 
 
-def test_torque_is_linear_in_masses_and_g() -> None:
+def test_torque_is_linear_in_masses_and_gravity() -> None:
     rng = np.random.default_rng(7)
     arm = random_arm(rng, 6)
     q = rng.uniform(-np.pi, np.pi, (3, 6))
-    heavier = dataclasses.replace(arm, masses=2.5 * arm.masses, g=1.62)
+    heavier = dataclasses.replace(arm, masses=2.5 * arm.masses, gravity=1.62)
     np.testing.assert_allclose(
-        heavier.gravity_torque(q), 2.5 * 1.62 / arm.g * arm.gravity_torque(q), rtol=1e-12
+        heavier.gravity_torque(q), 2.5 * 1.62 / arm.gravity * arm.gravity_torque(q), rtol=1e-12
     )
 
 
@@ -119,7 +122,7 @@ def test_ur5_shoulder_holding_torque_at_zero() -> None:
     coms = arm.com_positions(np.zeros(6))
     expected = -G * np.sum(arm.masses[1:] * -coms[1:, 0])
     assert arm.gravity_torque(np.zeros(6))[1] == pytest.approx(expected, rel=1e-12)
-    assert expected == pytest.approx(-53.80, abs=0.01)
+    assert expected == pytest.approx(-53.78, abs=0.01)  # -53.80 N·m at g = 9.81 m/s²
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,7 +287,7 @@ def test_named_arms() -> None:
 def test_arm_is_frozen_and_read_only() -> None:
     arm = ur5_arm()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        arm.g = 1.0  # type: ignore[misc]
+        arm.gravity = 1.0  # type: ignore[misc]
     with pytest.raises(ValueError, match="read-only"):
         arm.masses[0] = 1.0
 
@@ -300,7 +303,7 @@ def test_arm_is_frozen_and_read_only() -> None:
         ({"coms": [[0, 0, np.nan], [0, 0, 0]]}, "`coms`"),
         ({"up": [0, 0, 2]}, "`up`"),
         ({"up": [[0, 0, 1]]}, "`up`"),
-        ({"g": 0.0}, "`g`"),
+        ({"gravity": 0.0}, "`gravity`"),
     ],
 )
 def test_arm_rejects_bad_arguments(kwargs: dict[str, object], match: str) -> None:
@@ -435,7 +438,8 @@ def test_sweep_torque_follows_sensor_model() -> None:
     friction = (0.8 + 0.03 * np.abs(tau)) * np.sign(v) + 2.0 * v
     ripple = 0.05 * np.sin(150 * rec.q + 0.3)
     np.testing.assert_allclose(rec.torque, 1.1 * (tau + friction) - 0.4 + ripple, atol=1e-12)
-    # Forward minus backward at cruise splits friction from gravity (the seed's idea).
+    # Forward minus backward at cruise splits friction from gravity (the forward/backward
+    # averaging of US 11,446,825 B2).
     np.testing.assert_array_less(
         0,
         (rec.torque - rec.gravity_torque * 1.1 + 0.4 - ripple)[rec.at_cruise & (rec.direction > 0)],
@@ -492,7 +496,7 @@ def test_sensor_terms() -> None:
     assert sensor.measure(0.0, [1.0, -1.0], [[0.0], [1.0]]).shape == (2, 2)
 
 
-def test_sensor_noise_statistics_and_seed() -> None:
+def test_sensor_noise_statistics_and_random_seed() -> None:
     sensor = TorqueSensor(noise_std=0.2)
     n = 20000
     a = sensor.measure(np.zeros(n), np.zeros(n), np.ones(n), np.random.default_rng(3))
@@ -540,7 +544,7 @@ def test_realistic_sensor_ranges() -> None:
     peak = np.maximum(raw_peak, 0.01 * raw_peak.max())
     assert peak[6] == pytest.approx(0.01 * raw_peak.max())  # J7 has no gravity load
     rng = np.random.default_rng(2024)
-    draws = [realistic_sensors(rng, arm) for _ in range(200)]
+    draws = [realistic_sensors(rng, raw_peak) for _ in range(200)]
     for sensors in draws:
         assert len(sensors) == 7
         for s, p in zip(sensors, peak, strict=True):
@@ -558,14 +562,15 @@ def test_realistic_sensor_ranges() -> None:
 
 def test_realistic_sensors_reproducible_and_peak_override() -> None:
     arm = ur5_arm()
-    a = realistic_sensors(np.random.default_rng(9), arm)
-    b = realistic_sensors(np.random.default_rng(9), arm)
-    c = realistic_sensors(np.random.default_rng(10), arm)
+    peak = arm.peak_gravity_torque()
+    a = realistic_sensors(np.random.default_rng(9), peak)
+    b = realistic_sensors(np.random.default_rng(9), peak)
+    c = realistic_sensors(np.random.default_rng(10), peak)
     assert a == b
     assert a != c
-    custom = realistic_sensors(np.random.default_rng(9), arm, peak=np.full(6, 10.0))
+    custom = realistic_sensors(np.random.default_rng(9), np.full(6, 10.0))
     assert all(s.noise_std == pytest.approx(0.05) for s in custom)
-    # The same sensors and seed give the same sweep, noise included.
+    # The same sensors and random seed give the same sweep, noise included.
     config = [0.0, -1.2, 0.6, 0.0, 0.5, 0.0]
     r1 = arm.sweep(1, config, -0.5, 0.5, 0.5, 100.0, a, np.random.default_rng(1))
     r2 = arm.sweep(1, config, -0.5, 0.5, 0.5, 100.0, b, np.random.default_rng(1))
@@ -575,20 +580,86 @@ def test_realistic_sensors_reproducible_and_peak_override() -> None:
 
 def test_realistic_sensors_reject_bad_arguments() -> None:
     arm = ur5_arm()
+    peak = arm.peak_gravity_torque()
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="`rng`"):
-        realistic_sensors(None, arm)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"`peak` to have shape \(6,\)"):
-        realistic_sensors(rng, arm, peak=np.ones(5))
-    with pytest.raises(ValueError, match="`peak` to be positive"):
-        realistic_sensors(rng, arm, peak=np.zeros(6))
+        realistic_sensors(None, peak)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"`peak` to have shape \(n,\)"):
+        realistic_sensors(rng, np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"`peak` to have shape \(n,\)"):
+        realistic_sensors(rng, [])
+    with pytest.raises(ValueError, match="`peak` to be non-negative and positive"):
+        realistic_sensors(rng, np.zeros(6))
+    with pytest.raises(ValueError, match="`peak` to be non-negative and positive"):
+        realistic_sensors(rng, [1.0, -1.0])
+    with pytest.raises(ValueError, match="`peak` to be numeric"):
+        realistic_sensors(rng, arm)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`min_peak_fraction`"):
-        realistic_sensors(rng, arm, min_peak_fraction=-0.1)
+        realistic_sensors(rng, peak, min_peak_fraction=-0.1)
     massless = SyntheticArm(dh=np.zeros((1, 4)), masses=[0.0], coms=np.zeros((1, 3)))
-    with pytest.raises(ValueError, match="`arm`"):
-        realistic_sensors(rng, massless)
+    with pytest.raises(ValueError, match="`peak` to be non-negative and positive"):
+        realistic_sensors(rng, massless.peak_gravity_torque())
+
+
+def test_realistic_sensors_raise_small_peaks() -> None:
+    sensors = realistic_sensors(np.random.default_rng(4), [200.0, 0.0, 1.0], min_peak_fraction=0.02)
+    np.testing.assert_allclose([s.noise_std for s in sensors], 0.005 * np.array([200, 4, 4]))
+    exact = realistic_sensors(np.random.default_rng(4), [200.0, 0.5, 1.0], min_peak_fraction=0)
+    np.testing.assert_allclose([s.noise_std for s in exact], 0.005 * np.array([200, 0.5, 1]))
 
 
 def test_sweep_rejects_array_endpoints() -> None:
     with pytest.raises(ValueError, match="`start` to be a scalar"):
         _sweep(start=[0.0, 1.0])
+
+
+# --------------------------------------------------------------------------------------------
+# Result contract
+
+
+def test_arm_record_and_sensor_follow_the_result_contract() -> None:
+    arm = random_arm(np.random.default_rng(21), 4, max_tilt=1.0)
+    sensors = realistic_sensors(np.random.default_rng(22), arm.peak_gravity_torque())
+    rec = arm.sweep(1, np.zeros(4), -0.5, 0.5, 0.5, 50.0, sensors, np.random.default_rng(23))
+    for result in (arm, rec, sensors[0]):
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result
+        json.dumps(result.to_dict())
+        for field in dataclasses.fields(result):
+            value = getattr(copy, field.name)
+            if isinstance(value, np.ndarray):
+                with pytest.raises(ValueError, match="read-only"):
+                    value[...] = 0
+    assert arm != dataclasses.replace(arm, gravity=9.81)
+    assert arm == dataclasses.replace(arm)
+    assert rec.to_dict()["joint"] == 1 and isinstance(rec.to_dict()["at_cruise"][0], bool)
+    assert sensors[0] != sensors[1]
+    assert arm.to_dict()["gravity"] == STANDARD_GRAVITY
+
+
+def test_arm_and_record_copy_the_callers_arrays() -> None:
+    dh, masses, coms, up = np.zeros((1, 4)), np.ones(1), np.zeros((1, 3)), np.array([0, 0, 1.0])
+    arm = SyntheticArm(dh=dh, masses=masses, coms=coms, up=up)
+    dh[0, 2], masses[0], coms[0, 0], up[:] = 5.0, 7.0, 3.0, [1.0, 0, 0]
+    np.testing.assert_array_equal(arm.dh, 0.0)
+    np.testing.assert_array_equal(arm.masses, 1.0)
+    np.testing.assert_array_equal(arm.coms, 0.0)
+    np.testing.assert_array_equal(arm.up, [0, 0, 1])
+    q = np.linspace(0, 1, 5)
+    rec = SweepRecord(
+        joint=0,
+        configuration=np.zeros(1),
+        up=up,
+        time=q,
+        q=q,
+        velocity=q,
+        direction=np.ones(5),
+        at_cruise=np.ones(5, dtype=bool),
+        torque=q,
+        gravity_torque=q,
+        speed=0.1,
+        sample_rate=1.0,
+    )
+    q[0], up[0] = 9.0, 9.0
+    np.testing.assert_array_equal(rec.q, np.linspace(0, 1, 5))
+    np.testing.assert_array_equal(rec.up, [1.0, 0, 0])

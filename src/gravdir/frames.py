@@ -16,13 +16,19 @@ The module converts `up` to and from its equivalent descriptions:
   ``theta2`` (the angle between `up` and the joint-1 axis) (:func:`up_from_canonical`,
   :func:`canonical_from_up`);
 
-and measures angles between directions robustly (:func:`angle_between`).
+and measures angles between directions robustly (:func:`angle_between`, a building block
+importable from this module only).
+
+References
+----------
+US 11,446,825 B2 (the reference angles θ1, θ2 of FIGS. 5, 8, 9 and 11); CN 112476435 B,
+claims 1 and 3 (a gravity direction expressed in a target frame).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -36,6 +42,7 @@ from gravdir._checks import (
     check_unit_vector,
     check_vectors,
 )
+from gravdir._results import Result
 
 if TYPE_CHECKING:
     from scipy.spatial.transform import Rotation
@@ -66,7 +73,9 @@ _UNIT_ATOL = 1e-6
 # a measurement can resolve.
 _VERTICAL_ATOL = 1e-12
 
-_ZERO_OPTIONS = ("unstable", "stable")
+#: Which gravity zero of joint 1 the angle `theta1` names (see :func:`up_from_canonical`).
+Zero = Literal["unstable", "stable"]
+_ZERO_OPTIONS: tuple[Zero, ...] = ("unstable", "stable")
 
 
 def _unit_up(up: ArrayLike, name: str, atol: float, normalize: bool) -> NDArray[np.float64]:
@@ -87,6 +96,11 @@ def _wrap_pi(angle: NDArray[np.float64]) -> NDArray[np.float64]:
 def _scalar_or_array(x: NDArray[Any]) -> Any:
     """Return a numpy scalar for a 0-d array, the array itself otherwise."""
     return x[()] if x.ndim == 0 else x
+
+
+def _own(value: ArrayLike, dtype: type[np.generic]) -> Any:
+    """A private copy of `value` as `dtype`: a numpy scalar for 0-d input, an array otherwise."""
+    return _scalar_or_array(np.array(value, dtype=dtype))
 
 
 def _deg_text(x: NDArray[np.float64]) -> str:
@@ -122,6 +136,12 @@ def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> ND
     -----
     A free vector has no position, so only the orientation of the target frame matters:
     :math:`v_T = R_{BT}^{\\top} v_B` with :math:`R_{BT}` = `base_from_target`.
+
+    References
+    ----------
+    CN 112476435 B, claim 1: the gravity direction found in the base frame is expressed in a
+    target frame by the rotation between the two frames (claim 3 computes the contact points
+    in the target frame directly, which gives the same vector).
 
     Examples
     --------
@@ -290,8 +310,8 @@ def azimuth_from_up(
     return _scalar_or_array(np.asarray(az, dtype=np.float64))  # type: ignore[no-any-return]
 
 
-@dataclass(frozen=True, repr=False)
-class TiltAzimuth:
+@dataclass(frozen=True, eq=False, repr=False)
+class TiltAzimuth(Result):
     """Tilt and azimuth of `up` vectors.
 
     Attributes
@@ -309,6 +329,12 @@ class TiltAzimuth:
     tilt: NDArray[np.float64]
     azimuth: NDArray[np.float64]
     azimuth_defined: NDArray[np.bool_]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tilt", _own(self.tilt, np.float64))
+        object.__setattr__(self, "azimuth", _own(self.azimuth, np.float64))
+        object.__setattr__(self, "azimuth_defined", _own(self.azimuth_defined, np.bool_))
+        super().__post_init__()
 
     @property
     def tilt_deg(self) -> NDArray[np.float64]:
@@ -381,11 +407,7 @@ def tilt_azimuth_from_up(
     tilt = np.arctan2(horizontal, u[..., 2])
     az = np.asarray(azimuth_from_up(u, vertical_atol=vertical_atol), dtype=np.float64)
     defined = np.asarray(horizontal > vertical_atol)
-    return TiltAzimuth(
-        tilt=_scalar_or_array(np.asarray(tilt)),
-        azimuth=_scalar_or_array(az),
-        azimuth_defined=_scalar_or_array(defined),
-    )
+    return TiltAzimuth(tilt=tilt, azimuth=az, azimuth_defined=defined)
 
 
 # --------------------------------------------------------------------------------------------
@@ -535,7 +557,7 @@ def up_from_canonical(
     theta2: ArrayLike,
     *,
     arm_azimuth: ArrayLike = 0.0,
-    zero: str = "unstable",
+    zero: Zero = "unstable",
 ) -> NDArray[np.float64]:
     """`up` from the two reference angles of the canonical two-joint model.
 
@@ -573,14 +595,17 @@ def up_from_canonical(
     in the vertical plane through the joint-1 axis, i.e. where :math:`h` is parallel to the
     horizontal part of `up`: at :math:`q_1 + a_0 = \\psi` (mass highest, unstable) and at
     :math:`\\psi + \\pi` (mass lowest, stable), with :math:`\\psi` the azimuth of `up`. In the
-    seed's notation :math:`\\theta_1 = -\\varphi_1` or :math:`\\pi - \\varphi_1`; for a point mass
-    whose horizontal offset along :math:`h` is positive, :math:`\\varphi_1 = \\pi - \\psi`, so the
-    unstable zero is :math:`\\theta_1 = \\pi - \\varphi_1`.
+    notation of US 11,446,825 B2 (Equation 1) :math:`\\theta_1 = -\\varphi_1` or
+    :math:`\\pi - \\varphi_1`, the two zeros of the joint-1 sinusoid
+    :math:`A_1 \\sin(q_1 + \\varphi_1)`; for a point mass whose horizontal offset along :math:`h`
+    is positive, :math:`\\varphi_1 = \\pi - \\psi`, so the unstable zero is
+    :math:`\\theta_1 = \\pi - \\varphi_1`.
 
     References
     ----------
-    Seed ``000_fd3a83f130b85770.txt``, equations (1) and (8), and the canonical two-joint
-    model (docs/closed_form.md).
+    US 11,446,825 B2: the reference angles θ1 (a joint-1 gravity zero, Equation 1 and
+    Equations 6–8) and θ2 (the angle between gravity and the joint-1 axis) of FIGS. 5, 8, 9
+    and 11. The canonical two-joint model is set out in docs/conventions.md.
 
     Examples
     --------
@@ -604,8 +629,8 @@ def up_from_canonical(
     return up_from_tilt_azimuth(np.broadcast_to(t2, shape), np.broadcast_to(psi, shape))
 
 
-@dataclass(frozen=True, repr=False)
-class CanonicalAngles:
+@dataclass(frozen=True, eq=False, repr=False)
+class CanonicalAngles(Result):
     """The reference angles of the canonical two-joint model.
 
     Attributes
@@ -617,14 +642,25 @@ class CanonicalAngles:
     theta1_defined : ndarray or bool, shape (...)
         False where `up` is parallel to the joint-1 axis: every joint-1 position is then a
         gravity zero and `theta1` was computed from azimuth 0 by convention.
-    zero : str
-        Which gravity zero `theta1` names, "unstable" or "stable".
+    zero : {"unstable", "stable"}
+        Which gravity zero `theta1` names.
+
+    References
+    ----------
+    US 11,446,825 B2, the reference angles θ1 and θ2 of FIGS. 5, 8, 9 and 11.
     """
 
     theta1: NDArray[np.float64]
     theta2: NDArray[np.float64]
     theta1_defined: NDArray[np.bool_]
-    zero: str
+    zero: Zero
+
+    def __post_init__(self) -> None:
+        check_option(self.zero, "zero", _ZERO_OPTIONS)
+        object.__setattr__(self, "theta1", _own(self.theta1, np.float64))
+        object.__setattr__(self, "theta2", _own(self.theta2, np.float64))
+        object.__setattr__(self, "theta1_defined", _own(self.theta1_defined, np.bool_))
+        super().__post_init__()
 
     @property
     def theta1_deg(self) -> NDArray[np.float64]:
@@ -647,7 +683,7 @@ def canonical_from_up(
     up: ArrayLike,
     *,
     arm_azimuth: ArrayLike = 0.0,
-    zero: str = "unstable",
+    zero: Zero = "unstable",
     atol: float = _UNIT_ATOL,
     normalize: bool = False,
     vertical_atol: float = _VERTICAL_ATOL,
@@ -681,6 +717,10 @@ def canonical_from_up(
     :math:`\\theta_1 = \\psi - a_0` (:math:`- \\pi` for the stable zero), wrapped, with
     :math:`\\psi` the azimuth of `up`.
 
+    References
+    ----------
+    US 11,446,825 B2, Equation 1 and FIGS. 5, 8, 9 and 11 (the reference angles θ1, θ2).
+
     Examples
     --------
     >>> canonical_from_up(up_from_canonical(0.4, 0.1, zero="stable"), zero="stable")
@@ -699,9 +739,9 @@ def canonical_from_up(
         ) from None
     theta1 = _wrap_pi(ta.azimuth - a0 - (np.pi if zero == "stable" else 0.0))
     return CanonicalAngles(
-        theta1=_scalar_or_array(np.broadcast_to(theta1, shape).copy()),
-        theta2=_scalar_or_array(np.broadcast_to(tilt, shape).copy()),
-        theta1_defined=_scalar_or_array(np.broadcast_to(ta.azimuth_defined, shape).copy()),
+        theta1=np.broadcast_to(theta1, shape),
+        theta2=np.broadcast_to(tilt, shape),
+        theta1_defined=np.broadcast_to(ta.azimuth_defined, shape),
         zero=zero,
     )
 

@@ -1,8 +1,8 @@
 """Link frames of a serial chain of revolute joints, batched over configurations.
 
-A chain is described by standard Denavit-Hartenberg parameters (:func:`chain_from_dh`), by
-modified (Craig) Denavit-Hartenberg parameters (:func:`chain_from_modified_dh`) or as a product
-of exponentials (:func:`chain_from_poe`). Every description is turned into one representation,
+A chain is described by standard or modified (Craig) Denavit-Hartenberg parameters
+(:func:`chain_from_dh`, ``convention="standard"`` or ``"modified"``) or as a product of
+exponentials (:func:`chain_from_poe`). Every description is turned into one representation,
 :class:`SerialChain`: the axis of each joint (a direction and a point, in the base frame, at
 ``q = 0``), the pose of each link frame and of the flange at ``q = 0``. :func:`link_frames`
 evaluates the chain at joint positions ``q`` of shape ``(..., n)``.
@@ -12,22 +12,34 @@ rigidly with that link. Joint ``i``'s axis is then a constant vector in link ``i
 (:attr:`SerialChain.axes_in_link`), whatever the joint positions. Only revolute joints are
 supported. All poses are 4x4 homogeneous transforms ``[[R, p], [0, 0, 0, 1]]`` and all outputs
 are in the base frame.
+
+References
+----------
+Denavit & Hartenberg (1955), standard DH parameters; Craig (2005), modified DH parameters;
+Lynch & Park (2017), the product of exponentials.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_finite, check_positive, check_rotation_matrix
+from gravdir._checks import (
+    check_array,
+    check_finite,
+    check_option,
+    check_positive,
+    check_rotation_matrix,
+)
+from gravdir._results import Result
 
 __all__ = [
     "ChainFrames",
     "SerialChain",
     "chain_from_dh",
-    "chain_from_modified_dh",
     "chain_from_poe",
     "link_frames",
 ]
@@ -37,15 +49,17 @@ __all__ = [
 # (millimetres for metres) or a pose that is not a rigid transform.
 _ATOL = 1e-6
 
+#: The two Denavit-Hartenberg conventions of :func:`chain_from_dh`.
+DHConvention = Literal["standard", "modified"]
+_DH_CONVENTIONS: tuple[DHConvention, ...] = ("standard", "modified")
+
+#: Where a :class:`SerialChain` came from.
+ChainDescription = Literal["dh", "modified_dh", "poe"]
+_DESCRIPTIONS: tuple[ChainDescription, ...] = ("dh", "modified_dh", "poe")
+
 
 def _describe(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _readonly(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    out = np.array(x, dtype=np.float64, copy=True)
-    out.flags.writeable = False
-    return out
 
 
 def _orthonormalize(r: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -124,12 +138,12 @@ def _revolute_exp(
     return t
 
 
-@dataclass(frozen=True, repr=False)
-class SerialChain:
+@dataclass(frozen=True, eq=False, repr=False)
+class SerialChain(Result):
     """A serial chain of revolute joints, described at ``q = 0`` in the base frame.
 
-    Build one with :func:`chain_from_dh`, :func:`chain_from_modified_dh` or
-    :func:`chain_from_poe`; direct construction validates the fields the same way.
+    Build one with :func:`chain_from_dh` or :func:`chain_from_poe`; direct construction
+    validates the fields the same way and keeps private read-only copies of the arrays.
 
     Attributes
     ----------
@@ -142,8 +156,8 @@ class SerialChain:
         Pose of link ``i``'s frame (the link joint ``i`` moves) at ``q = 0``, base frame.
     home_flange : ndarray, shape (4, 4)
         Pose of the flange at ``q = 0``, base frame; it moves with the last link.
-    description : str
-        Where the chain came from: ``"dh"``, ``"modified_dh"`` or ``"poe"``.
+    description : {"dh", "modified_dh", "poe"}
+        Where the chain came from: standard DH, modified DH or a product of exponentials.
     atol : float
         Tolerance the fields were validated with (unit axes, rigid poses); default 1e-6.
     """
@@ -152,10 +166,11 @@ class SerialChain:
     home_points: NDArray[np.float64]
     home_links: NDArray[np.float64]
     home_flange: NDArray[np.float64]
-    description: str = "poe"
+    description: ChainDescription = "poe"
     atol: float = _ATOL
 
     def __post_init__(self) -> None:
+        check_option(self.description, "description", _DESCRIPTIONS)
         atol = check_positive(self.atol, "atol")
         axes = check_array(self.home_axes, "home_axes", tail=(3,))
         if axes.ndim != 2 or axes.shape[0] < 1:
@@ -179,11 +194,12 @@ class SerialChain:
             )
         links = _check_poses(self.home_links, "home_links", atol, lead=n)
         flange = _check_poses(self.home_flange, "home_flange", atol)
-        object.__setattr__(self, "home_axes", _readonly(axes / norm[:, None]))
-        object.__setattr__(self, "home_points", _readonly(points))
-        object.__setattr__(self, "home_links", _readonly(links))
-        object.__setattr__(self, "home_flange", _readonly(flange))
+        object.__setattr__(self, "home_axes", axes / norm[:, None])
+        object.__setattr__(self, "home_points", np.array(points, dtype=np.float64))
+        object.__setattr__(self, "home_links", links)
+        object.__setattr__(self, "home_flange", flange)
         object.__setattr__(self, "atol", atol)
+        super().__post_init__()
 
     @property
     def n_joints(self) -> int:
@@ -245,22 +261,28 @@ def chain_from_dh(
     a: ArrayLike,
     alpha: ArrayLike,
     *,
+    convention: DHConvention = "standard",
     base: ArrayLike | None = None,
     link_from_flange: ArrayLike | None = None,
     atol: float = _ATOL,
 ) -> SerialChain:
-    """A revolute chain from standard Denavit-Hartenberg parameters.
+    """A revolute chain from standard or modified (Craig) Denavit-Hartenberg parameters.
 
     Parameters
     ----------
     d, theta_offset, a, alpha : array_like, shape (n,)
-        Row ``i`` of the standard DH table: offset along, and angle about, the previous z axis
+        Row ``i`` of the DH table, metres and radians, in the same order for both conventions.
+        Standard: offset along, and angle about, the previous z axis
         (``theta_i = q_i + theta_offset[i]``), length along, and twist about, the new x axis.
-        Metres and radians.
+        Modified: ``d[i]`` = :math:`d_i`, ``theta_offset[i]`` = :math:`\\theta_i - q_i`, and
+        ``a[i]``, ``alpha[i]`` = :math:`a_{i-1}`, :math:`\\alpha_{i-1}` (the length and twist
+        *before* joint ``i``; Craig's table puts them on joint ``i``'s row too).
+    convention : {"standard", "modified"}, optional
+        Which Denavit-Hartenberg convention the table follows (default "standard").
     base : array_like, shape (4, 4), optional
-        Pose of DH frame 0 in the base frame (default identity).
+        Pose of frame 0 in the base frame (default identity).
     link_from_flange : array_like, shape (4, 4), optional
-        Pose of the flange in the last DH frame ``n`` (default identity: the flange is frame
+        Pose of the flange in the last frame ``n`` (default identity: the flange is frame
         ``n``).
     atol : float, optional
         Tolerance for rigid `base` and `link_from_flange` (default 1e-6).
@@ -268,30 +290,35 @@ def chain_from_dh(
     Returns
     -------
     SerialChain
-        The chain; link ``i``'s frame is DH frame ``i`` (1-based) and joint ``i`` turns about
-        the z axis of DH frame ``i - 1``.
+        The chain, with `description` ``"dh"`` or ``"modified_dh"``. Link ``i``'s frame is
+        frame ``i`` (1-based); joint ``i`` turns about the z axis of frame ``i - 1``
+        (standard) or of frame ``i`` (modified).
 
     Raises
     ------
     ValueError
-        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite, or a
-        pose is not a rigid transform.
+        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite,
+        `convention` is not an option, or a pose is not a rigid transform.
 
     Notes
     -----
     Each joint contributes
 
-    .. math:: A_i = R_z(\\theta_i)\\, T_z(d_i)\\, T_x(a_i)\\, R_x(\\alpha_i),
-       \\qquad T_i = T_{\\text{base}} A_1 \\cdots A_i,
+    .. math:: A_i^{\\text{std}} = R_z(\\theta_i)\\, T_z(d_i)\\, T_x(a_i)\\, R_x(\\alpha_i),
+       \\qquad A_i^{\\text{mod}} = R_x(\\alpha_{i-1})\\, T_x(a_{i-1})\\, R_z(\\theta_i)\\, T_z(d_i),
+       \\qquad T_i = T_{\\text{base}} A_1 \\cdots A_i.
 
-    so joint ``i`` turns about :math:`z_{i-1}` through the origin of frame ``i - 1``. In link
-    ``i``'s frame that axis is the constant :math:`(0, \\sin\\alpha_i, \\cos\\alpha_i)`. Only
-    revolute joints are supported (a prismatic joint's variable would be `d`).
+    Standard: joint ``i`` turns about :math:`z_{i-1}` through the origin of frame ``i - 1``;
+    in link ``i``'s frame that axis is the constant :math:`(0, \\sin\\alpha_i, \\cos\\alpha_i)`.
+    Modified: joint ``i`` turns about :math:`z_i` through the origin of frame ``i``, and its
+    axis in link ``i``'s frame is :math:`(0, 0, 1)`. Only revolute joints are supported (a
+    prismatic joint's variable would be `d`).
 
     References
     ----------
-    J. Denavit and R. S. Hartenberg, "A kinematic notation for lower-pair mechanisms based on
-    matrices", J. Appl. Mech. 22 (1955); M. W. Spong et al., Robot Modeling and Control, ch. 3.
+    Denavit & Hartenberg (1955), "A kinematic notation for lower-pair mechanisms based on
+    matrices", J. Appl. Mech. 22, 215-221 (the standard convention). Craig (2005),
+    Introduction to Robotics: Mechanics and Control, 3rd ed., ch. 3 (the modified convention).
 
     Examples
     --------
@@ -304,81 +331,19 @@ def chain_from_dh(
     >>> chain.axes_in_link
     array([[0., 0., 1.],
            [0., 0., 1.]])
-    """
-    check_positive(atol, "atol")
-    d_, th, a_, al = _dh_params(d, theta_offset, a, alpha)
-    frame = _optional_pose(base, "base", atol)
-    tool = _optional_pose(link_from_flange, "link_from_flange", atol)
-    n = d_.size
-    axes, points, links = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4, 4))
-    for i in range(n):
-        axes[i], points[i] = frame[:3, 2], frame[:3, 3]
-        frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i]) @ _trans(a_[i], 0.0, 0.0)
-        frame = frame @ _rot_x(al[i])
-        links[i] = frame
-    return SerialChain(axes, points, links, frame @ tool, description="dh", atol=atol)
 
-
-def chain_from_modified_dh(
-    d: ArrayLike,
-    theta_offset: ArrayLike,
-    a: ArrayLike,
-    alpha: ArrayLike,
-    *,
-    base: ArrayLike | None = None,
-    link_from_flange: ArrayLike | None = None,
-    atol: float = _ATOL,
-) -> SerialChain:
-    """A revolute chain from modified (Craig) Denavit-Hartenberg parameters.
-
-    Parameters
-    ----------
-    d, theta_offset, a, alpha : array_like, shape (n,)
-        Row ``i`` of the modified DH table, in the same order as :func:`chain_from_dh`:
-        ``d[i]`` = :math:`d_i`, ``theta_offset[i]`` = :math:`\\theta_i - q_i`, and ``a[i]``,
-        ``alpha[i]`` = :math:`a_{i-1}`, :math:`\\alpha_{i-1}` (the length and twist *before*
-        joint ``i``; Craig's table puts them on joint ``i``'s row too). Metres and radians.
-    base : array_like, shape (4, 4), optional
-        Pose of frame 0 in the base frame (default identity).
-    link_from_flange : array_like, shape (4, 4), optional
-        Pose of the flange in the last frame ``n`` (default identity).
-    atol : float, optional
-        Tolerance for rigid `base` and `link_from_flange` (default 1e-6).
-
-    Returns
-    -------
-    SerialChain
-        The chain; link ``i``'s frame is frame ``i`` and joint ``i`` turns about its z axis.
-
-    Raises
-    ------
-    ValueError
-        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite, or a
-        pose is not a rigid transform.
-
-    Notes
-    -----
-    .. math:: A_i = R_x(\\alpha_{i-1})\\, T_x(a_{i-1})\\, R_z(\\theta_i)\\, T_z(d_i),
-       \\qquad T_i = T_{\\text{base}} A_1 \\cdots A_i,
-
-    so joint ``i`` turns about :math:`z_i` through the origin of frame ``i``, and its axis in
-    link ``i``'s frame is :math:`(0, 0, 1)`. Only revolute joints are supported.
-
-    References
-    ----------
-    J. J. Craig, Introduction to Robotics: Mechanics and Control, 3rd ed., ch. 3.
-
-    Examples
-    --------
-    The planar two-link arm of :func:`chain_from_dh`: the first link's length sits on the
-    second row and the second link's length becomes the flange offset:
+    The same arm in the modified convention: the first link's length sits on the second row
+    and the second link's length becomes the flange offset.
 
     >>> tool = np.eye(4)
     >>> tool[0, 3] = 1.0
-    >>> chain = chain_from_modified_dh([0, 0], [0, 0], [0, 1], [0, 0], link_from_flange=tool)
+    >>> chain = chain_from_dh(
+    ...     [0, 0], [0, 0], [0, 1], [0, 0], convention="modified", link_from_flange=tool
+    ... )
     >>> link_frames(chain, [np.pi / 2, 0.0]).flange[:3, 3].round(12) + 0.0
     array([0., 2., 0.])
     """
+    check_option(convention, "convention", _DH_CONVENTIONS)
     check_positive(atol, "atol")
     d_, th, a_, al = _dh_params(d, theta_offset, a, alpha)
     frame = _optional_pose(base, "base", atol)
@@ -386,11 +351,17 @@ def chain_from_modified_dh(
     n = d_.size
     axes, points, links = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4, 4))
     for i in range(n):
-        frame = frame @ _rot_x(al[i]) @ _trans(a_[i], 0.0, 0.0)
-        frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i])
-        axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+        if convention == "standard":
+            axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+            frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i]) @ _trans(a_[i], 0.0, 0.0)
+            frame = frame @ _rot_x(al[i])
+        else:
+            frame = frame @ _rot_x(al[i]) @ _trans(a_[i], 0.0, 0.0)
+            frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i])
+            axes[i], points[i] = frame[:3, 2], frame[:3, 3]
         links[i] = frame
-    return SerialChain(axes, points, links, frame @ tool, description="modified_dh", atol=atol)
+    description: ChainDescription = "dh" if convention == "standard" else "modified_dh"
+    return SerialChain(axes, points, links, frame @ tool, description=description, atol=atol)
 
 
 def chain_from_poe(
@@ -442,7 +413,8 @@ def chain_from_poe(
 
     References
     ----------
-    K. M. Lynch and F. C. Park, Modern Robotics, ch. 4 (space-frame product of exponentials).
+    Lynch & Park (2017), Modern Robotics: Mechanics, Planning, and Control, ch. 4 (the
+    space-frame product of exponentials).
 
     Examples
     --------
@@ -490,8 +462,8 @@ def chain_from_poe(
     )
 
 
-@dataclass(frozen=True, repr=False)
-class ChainFrames:
+@dataclass(frozen=True, eq=False, repr=False)
+class ChainFrames(Result):
     """Link frames and joint axes of a serial chain at joint positions ``q``, base frame.
 
     Attributes
@@ -538,8 +510,7 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     Parameters
     ----------
     chain : SerialChain
-        The chain, from :func:`chain_from_dh`, :func:`chain_from_modified_dh` or
-        :func:`chain_from_poe`.
+        The chain, from :func:`chain_from_dh` or :func:`chain_from_poe`.
     q : array_like, shape (..., n)
         Joint positions, radians; leading axes are batch axes.
 
@@ -565,6 +536,11 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     with :math:`M_i` the home pose of link ``i``, :math:`a_i = R_{M_i}^\\top \\omega_i` its
     axis and :math:`\\bar p_i = M_i^{-1} p_i` its point in link coordinates. The batch is
     vectorised; the loop runs over joints.
+
+    References
+    ----------
+    Lynch & Park (2017), Modern Robotics, ch. 4 (forward kinematics as a product of
+    exponentials).
 
     Examples
     --------

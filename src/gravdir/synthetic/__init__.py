@@ -1,7 +1,9 @@
 """Synthetic robots and sensors for tests, examples, benchmarks and users' own pipelines.
 
 Everything here is written independently of the estimators (explicit homogeneous transforms and
-cross products), so a convention error cannot cancel out between the generator and gravdir.
+cross products), so a convention error cannot cancel out between the generator and gravdir: the
+package imports no estimator module, only gravdir's validators, constants, result base and
+frame conventions.
 """
 
 from gravdir.synthetic.friction_joint import (

@@ -4,7 +4,8 @@ A :class:`TorqueSensor` turns the true holding torque of one joint into what a c
 report while the joint moves: a gain error, an offset, friction (Coulomb, viscous and a part that
 grows with the gravity load), gear ripple at a high joint-angle order and white noise.
 :func:`realistic_sensors` draws one sensor per joint with the error magnitudes gravdir takes as
-"realistic" (listed in its docstring and in ``docs/synthetic.md``).
+"realistic" (listed in its docstring and in ``docs/synthetic.md``), scaled by each joint's peak
+gravity torque (for a synthetic arm, ``arm.peak_gravity_torque()``).
 
 Sign convention: a torque is the torque the actuator applies to the distal link about the joint's
 +axis. Holding a load still, it is minus the gravity torque about +axis.
@@ -13,21 +14,18 @@ Sign convention: a torque is the torque the actuator applies to the distal link 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_same_shape, check_scalar
-
-if TYPE_CHECKING:
-    from gravdir.synthetic.robot import SyntheticArm
+from gravdir._results import Result
 
 __all__ = ["TorqueSensor", "realistic_sensors"]
 
 
-@dataclass(frozen=True)
-class TorqueSensor:
+@dataclass(frozen=True, eq=False, repr=False)
+class TorqueSensor(Result):
     """Error model of one joint's torque measurement.
 
     Parameters
@@ -77,6 +75,14 @@ class TorqueSensor:
     chain. With :math:`\\operatorname{sgn}(0) = 0`, samples at rest carry no friction; stiction
     is not modelled. Inertial torques are not part of the model (quasi-static motion).
 
+    A frozen model with the result contract: ``==`` compares values, ``to_dict()`` gives plain
+    Python types, and it pickles.
+
+    References
+    ----------
+    Armstrong-Hélouvry, Dupont & Canudas de Wit (1994), Coulomb and viscous friction.
+    CN 107423515 B, claims 1 and 4: friction that changes with the gravity load.
+
     Examples
     --------
     >>> sensor = TorqueSensor(gain=1.1, offset=0.2, coulomb=0.5)
@@ -103,6 +109,7 @@ class TorqueSensor:
         object.__setattr__(self, "ripple_order", check_positive(self.ripple_order, "ripple_order"))
         phase = check_scalar(self.ripple_phase, "ripple_phase")
         object.__setattr__(self, "ripple_phase", phase)
+        super().__post_init__()
 
     def friction(self, velocity: ArrayLike, holding_torque: ArrayLike) -> NDArray[np.float64]:
         """Friction torque the actuator overcomes, before the gain.
@@ -230,9 +237,8 @@ class TorqueSensor:
 
 def realistic_sensors(
     rng: np.random.Generator,
-    arm: SyntheticArm,
+    peak: ArrayLike,
     *,
-    peak: ArrayLike | None = None,
     min_peak_fraction: float = 0.01,
 ) -> tuple[TorqueSensor, ...]:
     """One torque sensor per joint with realistic errors.
@@ -241,15 +247,14 @@ def realistic_sensors(
     ----------
     rng : numpy.random.Generator
         Source of the random draws.
-    arm : SyntheticArm
-        The arm whose joints get the sensors; gives the number of joints and, unless `peak` is
-        given, each joint's peak gravity torque (:meth:`SyntheticArm.peak_gravity_torque`).
-    peak : array_like, shape (n,), optional
-        Peak gravity torque of each joint, N·m, positive. Overrides the arm's.
+    peak : array_like, shape (n,)
+        Peak gravity torque :math:`P_j` of each joint, N·m, non-negative and positive for at
+        least one joint: the scale of that joint's errors. For a synthetic arm pass
+        ``arm.peak_gravity_torque()``.
     min_peak_fraction : float, optional
-        When the peaks come from the arm, a joint's peak is raised to at least this fraction of
-        the largest joint's peak (default 1%), so a joint without gravity load (a wrist whose
-        distal mass lies on its axis) still gets friction and noise. Ignored with `peak`.
+        Each joint's peak is raised to at least this fraction of the largest peak (default
+        1%), so a joint without gravity load (a wrist whose distal mass lies on its axis) still
+        gets friction and noise.
 
     Returns
     -------
@@ -260,12 +265,13 @@ def realistic_sensors(
     Raises
     ------
     ValueError
-        If `rng` is not a Generator or `peak` has the wrong shape or is not positive.
+        If `rng` is not a Generator, `peak` is not 1-D, finite and non-negative with a positive
+        entry, or `min_peak_fraction` is negative.
 
     Notes
     -----
-    With :math:`P_j` the peak gravity torque of joint :math:`j`, the draws are independent and
-    uniform:
+    With :math:`P_j` the (raised) peak gravity torque of joint :math:`j`, the draws are
+    independent and uniform:
 
     - gain :math:`k \\in [0.85, 1.15]`;
     - offset :math:`o \\in [-0.03, 0.03]\\,P_j`;
@@ -282,37 +288,34 @@ def realistic_sensors(
 
     References
     ----------
-    Seed ``000_fd3a83f130b85770.txt`` (friction, offset and gain errors the gravity method must
-    tolerate) and ``003_a9e7b6dca4bd51db.txt`` (load-dependent friction).
+    US 11,446,825 B2: the gain, offset and friction errors of a torque measurement that the
+    gravity method must tolerate. CN 107423515 B, claims 1 and 4: friction that changes with
+    the gravity load.
 
     Examples
     --------
-    >>> from gravdir.synthetic.robot import ur5_arm
-    >>> sensors = realistic_sensors(np.random.default_rng(1), ur5_arm())
+    >>> sensors = realistic_sensors(np.random.default_rng(1), [40.0, 60.0, 0.0])
     >>> len(sensors), all(0.85 <= s.gain <= 1.15 for s in sensors)
-    (6, True)
+    (3, True)
+    >>> float(sensors[2].noise_std)  # raised to 1% of the largest peak
+    0.003
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(
             f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
         )
-    n = arm.n_joints
-    min_peak_fraction = check_positive(min_peak_fraction, "min_peak_fraction", allow_zero=True)
-    if peak is None:
-        p = arm.peak_gravity_torque()
-        if not np.any(p > 0):
-            raise ValueError("Expected `arm` to have a gravity load on some joint, got none.")
-        # A joint whose distal mass lies on its axis has no gravity load but still has friction
-        # and noise: give it 1% of the largest joint's peak.
-        p = np.maximum(p, min_peak_fraction * np.max(p))
-    else:
-        p = check_array(peak, "peak")
-        if p.shape != (n,):
-            raise ValueError(f"Expected `peak` to have shape ({n},), got {p.shape}.")
-        if np.any(p <= 0):
-            raise ValueError(
-                f"Expected `peak` to be positive for every joint, got {np.round(p, 6).tolist()}."
-            )
+    p = check_array(peak, "peak")
+    if p.ndim != 1 or p.size < 1:
+        raise ValueError(f"Expected `peak` to have shape (n,) with n >= 1, got {p.shape}.")
+    if np.any(p < 0) or not np.any(p > 0):
+        raise ValueError(
+            "Expected `peak` to be non-negative and positive for some joint, "
+            f"got {np.round(p, 6).tolist()}."
+        )
+    fraction = check_positive(min_peak_fraction, "min_peak_fraction", allow_zero=True)
+    # A joint whose distal mass lies on its axis has no gravity load but still has friction
+    # and noise: give it a fraction of the largest joint's peak.
+    p = np.maximum(p, fraction * np.max(p))
     sensors = []
     for pj in p:
         sensors.append(
