@@ -2,8 +2,9 @@
 # # fit_sweep against scipy.optimize.curve_fit
 #
 # Same data for both: 2000 constant-speed forward/backward sweeps of 500 samples (a 120° arc, drawn
-# amplitude, phase, offset, friction and 0.5% noise). curve_fit fits the seed's natural model
-# `c + A sin(q + phi) + F sgn(v)` from its default start (all ones) and from an informed start;
+# amplitude, phase, offset, friction and 0.5% noise). curve_fit fits the model in its natural,
+# nonlinear form `c + A sin(q + phi) + F sgn(v)` (the sinusoid A sin(q + phi) of US 11,446,825 B2,
+# Equation 2) from its default start (all ones) and from an informed start;
 # fit_sweep fits the linear form of the same model. Printed: time ratios per sweep and for the
 # batch, the batch against numpy's bare `sin` and `cos` of the same angles, and how often
 # curve_fit lands in a wrong minimum (residual RMS above fit_sweep's by more than 1e-6 relative,
@@ -18,7 +19,8 @@ import warnings
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from gravdir import fit_sweep, fit_sweep_common_mode, wrap_angle
+from gravdir import fit_sweep, fit_sweep_common_mode
+from gravdir.sweep import wrap_angle
 from gravdir.synthetic import iiwa_arm, realistic_sensors, up_from_base_tilt, ur5_arm
 
 N_SWEEPS, N_SAMPLES, N_TIMED_SINGLE = 2000, 500, 300
@@ -34,16 +36,16 @@ def make_data(seed: int = 7) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     v = np.concatenate([np.full(half, 0.3), np.full(half, -0.3)]) * np.ones((N_SWEEPS, 1))
     amp = rng.uniform(5, 50, (N_SWEEPS, 1))
     phase = rng.uniform(-np.pi, np.pi, (N_SWEEPS, 1))
-    tau = (
+    torque = (
         rng.uniform(-0.03, 0.03, (N_SWEEPS, 1)) * amp
         + amp * np.sin(q + phase)
         + rng.uniform(0.02, 0.1, (N_SWEEPS, 1)) * amp * np.sign(v)
         + rng.normal(0, 0.005, q.shape) * amp
     )
-    return q, tau, v, np.hstack([amp, phase])
+    return q, torque, v, np.hstack([amp, phase])
 
 
-def seed_model(x: np.ndarray, c: float, a: float, phi: float, f: float) -> np.ndarray:
+def sinusoid_model(x: np.ndarray, c: float, a: float, phi: float, f: float) -> np.ndarray:
     q, s = x
     return c + a * np.sin(q + phi) + f * s
 
@@ -59,24 +61,24 @@ def best_of(fn, repeat: int = 5) -> float:
 
 # %%
 def main() -> None:
-    q, tau, v, truth = make_data()
+    q, torque, v, truth = make_data()
     s = np.sign(v)
 
     # Batch: one call for all sweeps.
-    t_batch = best_of(lambda: fit_sweep(q, tau, v))
+    t_batch = best_of(lambda: fit_sweep(q, torque, v))
     t_sincos = best_of(lambda: (np.sin(q), np.cos(q)))
-    batch = fit_sweep(q, tau, v)
+    batch = fit_sweep(q, torque, v)
 
     # Per sweep: fit_sweep called once per sweep, as a controller would.
     idx = range(N_TIMED_SINGLE)
-    t_single = best_of(lambda: [fit_sweep(q[i], tau[i], v[i]) for i in idx], 3) / N_TIMED_SINGLE
+    t_single = best_of(lambda: [fit_sweep(q[i], torque[i], v[i]) for i in idx], 3) / N_TIMED_SINGLE
 
     # curve_fit from its default start (p0 = ones) and from an informed start.
     def run_curve_fit(i: int, p0: list[float] | None) -> np.ndarray | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OptimizeWarning)
             try:
-                popt, _ = curve_fit(seed_model, (q[i], s[i]), tau[i], p0=p0, maxfev=2000)
+                popt, _ = curve_fit(sinusoid_model, (q[i], s[i]), torque[i], p0=p0, maxfev=2000)
             except RuntimeError:
                 return None
         return popt
@@ -86,12 +88,13 @@ def main() -> None:
     wrong_informed = 0
     for i in range(N_SWEEPS):
         rms_lin = float(batch.residual_rms[i])
-        for p0, counter in ((None, "naive"), ([0.0, float(np.ptp(tau[i])) / 2, 0.0, 0.0], "inf")):
+        informed = [0.0, float(np.ptp(torque[i])) / 2, 0.0, 0.0]
+        for p0, counter in ((None, "naive"), (informed, "inf")):
             popt = run_curve_fit(i, p0)
             if popt is None:
                 bad = True
             else:
-                rms = np.sqrt(np.mean((tau[i] - seed_model((q[i], s[i]), *popt)) ** 2))
+                rms = np.sqrt(np.mean((torque[i] - sinusoid_model((q[i], s[i]), *popt)) ** 2))
                 bad = rms > rms_lin * (1 + 1e-6)
             if bad and counter == "naive":
                 wrong_naive += 1
@@ -122,12 +125,13 @@ def main() -> None:
 # sweeps J1 over 180° with the arm stretched out. The error of the unstable J1 zero is compared
 # between fit_sweep, an ordinary nonlinear least-squares fit of the same model with curve_fit
 # (started at the truth, so it finds the global minimum; it keeps the slow ramp samples that
-# fit_sweep drops), the seed's common-mode method, and fit_sweep with the gear-ripple order
-# among its nuisance harmonics (`harmonics=[order]`, the order known from the gearbox).
+# fit_sweep drops), forward/backward averaging (the common mode of US 11,446,825 B2), and
+# fit_sweep with the gear-ripple order among its nuisance harmonics (`harmonics=[order]`, the
+# order known from the gearbox).
 
 
 # %%
-def seed_model_vel(x: np.ndarray, c: float, a: float, phi: float, fc: float, fv: float):
+def sinusoid_model_vel(x: np.ndarray, c: float, a: float, phi: float, fc: float, fv: float):
     q, v = x
     return c + a * np.sin(q + phi) + fc * np.sign(v) + fv * v
 
@@ -152,7 +156,7 @@ def zero_crossings(n_draws: int = 300, seed: int = 11) -> None:
         for _ in range(n_draws):
             up = up_from_base_tilt(np.radians(rng.uniform(1, 10)), rng.uniform(-np.pi, np.pi))
             arm = make(up=up)
-            sensors = realistic_sensors(rng, arm)
+            sensors = realistic_sensors(rng, arm.peak_gravity_torque())
             start = rng.uniform(-np.pi, np.pi)
             rec = arm.sweep(
                 0, pose, start, start + np.pi, speed=0.4, sample_rate=200.0, sensor=sensors, rng=rng
@@ -166,7 +170,7 @@ def zero_crossings(n_draws: int = 300, seed: int = 11) -> None:
             p0 = [0.0, np.hypot(a, b), np.arctan2(b, a), 0.0, 0.0]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", OptimizeWarning)
-                popt, _ = curve_fit(seed_model_vel, (rec.q, rec.velocity), rec.torque, p0=p0)
+                popt, _ = curve_fit(sinusoid_model_vel, (rec.q, rec.velocity), rec.torque, p0=p0)
             amp, ph = popt[1], popt[2]
             ph = ph + np.pi if amp < 0 else ph
             errs["curve_fit"].append(abs(float(wrap_angle(np.pi - ph - true_zero))))

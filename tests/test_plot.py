@@ -18,20 +18,20 @@ from gravdir.plot import plot_sweep
 def sweep():
     q = np.concatenate([np.linspace(-1.0, 2.5, 300), np.linspace(2.5, -1.0, 300)])
     v = np.concatenate([np.full(300, 0.3), np.full(300, -0.3)])
-    tau = 0.2 + 4.0 * np.sin(q - 0.5) + 0.6 * np.sign(v)
-    return q, tau, v
+    torque = 0.2 + 4.0 * np.sin(q - 0.5) + 0.6 * np.sign(v)
+    return q, torque, v
 
 
 def test_plot_sweep_draws_data_model_band_and_zeros(sweep):
-    q, tau, v = sweep
-    fit = fit_sweep(q, tau, v)
-    ax = plot_sweep(fit, q, tau, v, degrees=False)
+    q, torque, v = sweep
+    fit = fit_sweep(q, torque, v)
+    ax = plot_sweep(fit, q, torque, v, degrees=False)
     lines = {line.get_label(): line for line in ax.get_lines()}
     # only the stable zero (q = 0.5) lies in the swept range; the unstable one (0.5 + pi) does not
     assert set(lines) == {"forward", "backward", "offset + gravity", "stable zero"}
     # the data lines hold the samples of each direction
     assert lines["forward"].get_xdata().size == 300
-    np.testing.assert_allclose(lines["backward"].get_ydata(), tau[v < 0])
+    np.testing.assert_allclose(lines["backward"].get_ydata(), torque[v < 0])
     # the model line is offset + A sin(q + phi)
     x = np.asarray(lines["offset + gravity"].get_xdata())
     y = np.asarray(lines["offset + gravity"].get_ydata())
@@ -47,10 +47,10 @@ def test_plot_sweep_draws_data_model_band_and_zeros(sweep):
 
 
 def test_plot_sweep_marks_unwrapped_zero_copies_in_degrees(sweep):
-    q, tau, v = sweep
+    q, torque, v = sweep
     q2 = q + 2 * np.pi  # the same sweep, unwrapped one turn on
-    fit = fit_sweep(q2, tau, v)
-    ax = plot_sweep(fit, q2, tau, v)
+    fit = fit_sweep(q2, torque, v)
+    ax = plot_sweep(fit, q2, torque, v)
     zero_x = [line.get_xdata()[0] for line in ax.get_lines() if line.get_label() == "stable zero"]
     assert zero_x == pytest.approx([np.degrees(0.5 + 2 * np.pi)])
     assert ax.get_xlabel() == "joint angle [deg]"
@@ -58,10 +58,20 @@ def test_plot_sweep_marks_unwrapped_zero_copies_in_degrees(sweep):
 
 
 def test_plot_sweep_rejects_batches_and_mismatched_arrays(sweep):
-    q, tau, v = sweep
-    batch = fit_sweep(np.stack([q, q]), np.stack([tau, tau]), np.stack([v, v]))
+    q, torque, v = sweep
+    batch = fit_sweep(np.stack([q, q]), np.stack([torque, torque]), np.stack([v, v]))
     with pytest.raises(ValueError, match="`fit`"):
-        plot_sweep(batch, q, tau, v)
-    fit = fit_sweep(q, tau, v)
+        plot_sweep(batch, q, torque, v)
+    fit = fit_sweep(q, torque, v)
     with pytest.raises(ValueError, match="`q`"):
-        plot_sweep(fit, q[:-1], tau, v)
+        plot_sweep(fit, q[:-1], torque, v)
+
+
+def test_plot_sweep_draws_an_entry_of_a_batched_fit(sweep):
+    q, torque, v = sweep
+    batch = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
+    ax = plot_sweep(batch[1], q, torque=2 * torque, velocity=v, degrees=False)
+    model = [line for line in ax.get_lines() if line.get_label() == "offset + gravity"][0]
+    x = np.asarray(model.get_xdata())
+    np.testing.assert_allclose(model.get_ydata(), 2 * (0.2 + 4.0 * np.sin(x - 0.5)), atol=1e-9)
+    plt.close("all")

@@ -1,14 +1,23 @@
-"""Tests of gravdir.sweep: exactness, batching, zeros, uncertainty and bad input."""
+"""Tests of gravdir.sweep: exactness, batching, zeros, uncertainty, the result contract, the
+Gauss-Newton load column and bad input."""
 
 from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir import InsufficientDataError
+from gravdir._results import Result
+from gravdir.errors import ConvergenceWarning, InsufficientDataError
 from gravdir.sweep import (
+    SweepFit,
+    SweepZeros,
     amplitude_phase_bound,
     fit_sweep,
     fit_sweep_common_mode,
@@ -62,8 +71,8 @@ angles = st.floats(-np.pi, np.pi)
 def test_exact_on_noise_free_sweeps(amp, phase, offset, coulomb, viscous, arc_deg, centre, speed):
     arc = np.radians(arc_deg)
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, speed, ramp=0.2 * arc / speed)
-    tau = model_torque(q, v, amp, phase, offset, coulomb, viscous)
-    fit = fit_sweep(q, tau, v, min_speed=0.05 * speed)
+    torque = model_torque(q, v, amp, phase, offset, coulomb, viscous)
+    fit = fit_sweep(q, torque, v, min_speed=0.05 * speed)
     assert abs(fit.amplitude - amp) <= 1e-10 * amp
     assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
     assert fit.offset == pytest.approx(offset, abs=1e-9 * amp)
@@ -86,8 +95,8 @@ def test_load_dependent_friction_abs_is_exact_across_zeros(
 ):
     arc = np.radians(arc_deg)
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.3, ramp=0.1)
-    tau = model_torque(q, v, amp, phase, 0.5, coulomb, 0.7, load)
-    fit = fit_sweep(q, tau, v, load_friction="abs")
+    torque = model_torque(q, v, amp, phase, 0.5, coulomb, 0.7, load)
+    fit = fit_sweep(q, torque, v, load_friction="abs")
     assert abs(fit.amplitude - amp) <= 1e-10 * amp
     assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
     assert fit.load_coefficient == pytest.approx(load, abs=1e-8)
@@ -97,8 +106,8 @@ def test_load_dependent_friction_abs_is_exact_across_zeros(
 def test_load_dependent_friction_signed_exact_without_zero_crossing():
     # Gravity torque 10 sin(q + 0.2) keeps its sign on q in [0.3, 2.2].
     q, v = trapezoid_sweep(0.3, 2.2, 0.4, ramp=0.1)
-    tau = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.04)
-    fit = fit_sweep(q, tau, v, load_friction="signed")
+    torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.04)
+    fit = fit_sweep(q, torque, v, load_friction="signed")
     assert fit.amplitude == pytest.approx(10.0, rel=1e-10)
     assert fit.load_coefficient == pytest.approx(0.04, rel=1e-8)
     # and the same data on the negative side of gravity
@@ -110,38 +119,38 @@ def test_load_dependent_friction_signed_exact_without_zero_crossing():
 
 def test_ignoring_load_friction_biases_the_fit_that_models_it_does_not():
     q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
-    tau = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
-    plain = fit_sweep(q, tau, v)
-    modelled = fit_sweep(q, tau, v, load_friction="abs")
+    torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
+    plain = fit_sweep(q, torque, v)
+    modelled = fit_sweep(q, torque, v, load_friction="abs")
     assert plain.residual_rms > 1e-3
     assert modelled.residual_rms < 1e-10
 
 
 def test_harmonics_are_fitted_exactly():
     q, v = trapezoid_sweep(-np.pi, np.pi, 0.5, ramp=0.1)
-    tau = model_torque(q, v, 3.0, -1.0, 0.2, 0.4) + 0.05 * np.sin(30 * q + 0.3)
-    fit = fit_sweep(q, tau, v, harmonics=[30])
+    torque = model_torque(q, v, 3.0, -1.0, 0.2, 0.4) + 0.05 * np.sin(30 * q + 0.3)
+    fit = fit_sweep(q, torque, v, harmonics=[30])
     assert fit.amplitude == pytest.approx(3.0, rel=1e-10)
     assert fit.harmonic_coefficients.shape == (1, 2)
     np.testing.assert_allclose(
         fit.harmonic_coefficients[0], [0.05 * np.cos(0.3), 0.05 * np.sin(0.3)], atol=1e-11
     )
-    unmodelled = fit_sweep(q, tau, v)
+    unmodelled = fit_sweep(q, torque, v)
     assert unmodelled.residual_rms > 0.01
 
 
 def test_single_speed_fits_one_friction_term_and_says_so():
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 300)])
     v = np.concatenate([np.full(300, 0.2), np.full(300, -0.2)])
-    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)  # viscous 2.0 at 0.2 rad/s = 0.4
-    fit = fit_sweep(q, tau, v)
+    torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)  # viscous 2.0 at 0.2 rad/s = 0.4
+    fit = fit_sweep(q, torque, v)
     assert fit.single_speed
     assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.2, rel=1e-10)
     assert fit.viscous == 0.0
     assert fit.column_names == ("offset", "sin", "cos", "coulomb")
     assert fit.covariance.shape == (4, 4)
     with pytest.raises(InsufficientDataError, match="single speed"):
-        fit_sweep(q, tau, v, friction="coulomb-viscous")
+        fit_sweep(q, torque, v, friction="coulomb-viscous")
 
 
 def test_mixed_batch_pins_viscous_at_zero_only_where_speeds_are_single():
@@ -149,8 +158,8 @@ def test_mixed_batch_pins_viscous_at_zero_only_where_speeds_are_single():
     v1 = np.concatenate([np.full(300, 0.2), np.full(300, -0.2)])
     v2 = np.concatenate([np.linspace(0.1, 0.3, 300), np.full(300, -0.2)])
     v = np.stack([v1, v2])
-    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(np.stack([q, q]), tau, v)
+    torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(np.stack([q, q]), torque, v)
     np.testing.assert_array_equal(fit.single_speed, [True, False])
     iv = fit.column_names.index("viscous")
     assert fit.viscous[0] == 0.0
@@ -165,8 +174,8 @@ def test_one_speed_per_direction_is_still_a_single_friction_term():
     # v = -0.1 + 0.3 sgn(v): offset, Coulomb and viscous are not separable, gravity is.
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 150)])
     v = np.concatenate([np.full(300, 0.2), np.full(150, -0.4)])
-    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(q, tau, v)
+    torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(q, torque, v)
     assert fit.single_speed
     assert fit.amplitude == pytest.approx(5.0, rel=1e-10)
     assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.3, rel=1e-9)
@@ -176,8 +185,8 @@ def test_one_speed_per_direction_is_still_a_single_friction_term():
 def test_two_speeds_in_one_direction_separate_coulomb_and_viscous():
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, 0, 100), np.linspace(0, -1, 50)])
     v = np.concatenate([np.full(300, 0.2), np.full(100, -0.2), np.full(50, -0.4)])
-    tau = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(q, tau, v)
+    torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
+    fit = fit_sweep(q, torque, v)
     assert not fit.single_speed
     assert fit.coulomb == pytest.approx(0.8, rel=1e-9)
     assert fit.viscous == pytest.approx(2.0, rel=1e-9)
@@ -194,13 +203,13 @@ def test_batched_call_equals_loop_of_single_calls():
         # Common length: resample the index so every sweep has 400 samples.
         idx = np.linspace(0, q.size - 1, 400).astype(int)
         q, v = q[idx], v[idx]
-        tau = model_torque(q, v, rng.uniform(1, 10), rng.uniform(-3, 3), 0.2, 0.5, 0.3)
-        tau = tau + rng.normal(0, 0.05, q.size)
-        batch.append((q, tau, v))
+        torque = model_torque(q, v, rng.uniform(1, 10), rng.uniform(-3, 3), 0.2, 0.5, 0.3)
+        torque = torque + rng.normal(0, 0.05, q.size)
+        batch.append((q, torque, v))
     qb, tb, vb = (np.stack(a).reshape(2, 3, -1) for a in zip(*batch, strict=True))
     fb = fit_sweep(qb, tb, vb, min_speed=0.05)
-    for i, (q, tau, v) in enumerate(batch):
-        f = fit_sweep(q, tau, v, min_speed=0.05)
+    for i, (q, torque, v) in enumerate(batch):
+        f = fit_sweep(q, torque, v, min_speed=0.05)
         j = np.unravel_index(i, (2, 3))
         for name in ("amplitude", "phase", "offset", "coulomb", "viscous", "residual_rms"):
             assert getattr(fb, name)[j] == pytest.approx(
@@ -220,21 +229,21 @@ def test_large_batch_residuals_and_covariance_match_an_explicit_solve():
     q = centre + np.concatenate([fwd, fwd[::-1]])
     v = np.concatenate([np.full(half, 0.3), np.full(half, -0.3)]) * np.ones((n_sweeps, 1))
     amp = rng.uniform(1, 10, (n_sweeps, 1))
-    tau = model_torque(q, v, amp, rng.uniform(-np.pi, np.pi, (n_sweeps, 1)), 0.2, 0.5)
-    tau = tau + rng.normal(0, 0.01, q.shape) * amp
-    fit = fit_sweep(q, tau, v)
+    torque = model_torque(q, v, amp, rng.uniform(-np.pi, np.pi, (n_sweeps, 1)), 0.2, 0.5)
+    torque = torque + rng.normal(0, 0.01, q.shape) * amp
+    fit = fit_sweep(q, torque, v)
     assert fit.column_names == ("offset", "sin", "cos", "coulomb")
     for i in (0, 63, 64, 150, 299):
         x = np.column_stack([np.ones(q.shape[1]), np.sin(q[i]), np.cos(q[i]), np.sign(v[i])])
-        beta, rss, _, _ = np.linalg.lstsq(x, tau[i], rcond=None)
+        beta, rss, _, _ = np.linalg.lstsq(x, torque[i], rcond=None)
         np.testing.assert_allclose(fit.coefficients[i], beta, rtol=1e-9, atol=1e-12)
         assert fit.residual_rms[i] == pytest.approx(np.sqrt(rss[0] / q.shape[1]), rel=1e-9)
         cov = rss[0] / (q.shape[1] - 4) * np.linalg.inv(x.T @ x)
         np.testing.assert_allclose(fit.covariance[i], cov, rtol=1e-8, atol=1e-15)
     # Noise-free sweeps in the same batch keep their residuals at rounding level.
     clean = model_torque(q, v, amp, 0.3, 0.2, 0.5)
-    tau_mixed = np.where(np.arange(n_sweeps)[:, None] % 2 == 0, clean, tau)
-    mixed = fit_sweep(q, tau_mixed, v)
+    torque_mixed = np.where(np.arange(n_sweeps)[:, None] % 2 == 0, clean, torque)
+    mixed = fit_sweep(q, torque_mixed, v)
     assert np.all(mixed.residual_rms[::2] <= 1e-10 * amp[::2, 0])
     assert np.all(mixed.residual_rms[1::2] > 1e-3 * amp[1::2, 0])
 
@@ -255,8 +264,8 @@ def test_zeros_are_true_zeros_with_right_stability(amp, phase):
 
 def test_zero_amplitude_gives_infinite_phase_std_not_nan():
     q, v = trapezoid_sweep(-2.0, 2.0, 0.3, ramp=0.1)
-    tau = 0.5 + 0.2 * np.sign(v)
-    fit = fit_sweep(q, tau, v)
+    torque = 0.5 + 0.2 * np.sign(v)
+    fit = fit_sweep(q, torque, v)
     assert fit.amplitude == pytest.approx(0.0, abs=1e-12)
     assert not np.isnan(fit.phase_std)
     assert not np.isnan(fit.amplitude_std)
@@ -264,14 +273,14 @@ def test_zero_amplitude_gives_infinite_phase_std_not_nan():
 
 def test_common_mode_method_matches_on_smooth_data():
     q, v = trapezoid_sweep(-1.5, 1.5, 0.3, rate=500, ramp=0.2)
-    tau = model_torque(q, v, 8.0, 0.7, 0.4, 0.6)
-    cm = fit_sweep_common_mode(q, tau, v, min_speed=0.05)
+    torque = model_torque(q, v, 8.0, 0.7, 0.4, 0.6)
+    cm = fit_sweep_common_mode(q, torque, v, min_speed=0.05)
     assert cm.method == "common-mode"
     assert cm.amplitude == pytest.approx(8.0, rel=1e-4)
     assert cm.phase == pytest.approx(0.7, abs=1e-4)
     assert cm.coulomb == pytest.approx(0.6, rel=1e-3)
     batched = fit_sweep_common_mode(
-        np.stack([q, q]), np.stack([tau, 2 * tau]), np.stack([v, v]), min_speed=0.05
+        np.stack([q, q]), np.stack([torque, 2 * torque]), np.stack([v, v]), min_speed=0.05
     )
     assert batched.amplitude[1] == pytest.approx(2 * float(cm.amplitude), rel=1e-12)
 
@@ -302,8 +311,8 @@ def test_monte_carlo_variance_reaches_the_cramer_rao_bound(arc_deg, centre):
     arc = np.radians(arc_deg)
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.4, rate=100, ramp=0.1)
     clean = model_torque(q, v, amp, phase, 0.3, 0.5, 0.8)
-    tau = clean + rng.normal(0.0, sigma, (draws, q.size))
-    fit = fit_sweep(q, tau, v, min_speed=0.02)
+    torque = clean + rng.normal(0.0, sigma, (draws, q.size))
+    fit = fit_sweep(q, torque, v, min_speed=0.02)
     bound = amplitude_phase_bound(q, v, amp, phase, sigma, min_speed=0.02)
     emp_a = np.var(fit.amplitude)
     emp_p = np.var(wrap_angle(fit.phase - phase))
@@ -319,14 +328,17 @@ def test_monte_carlo_variance_reaches_the_cramer_rao_bound(arc_deg, centre):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(q=np.zeros((2, 5)), tau=np.zeros((3, 5)), velocity=np.ones(5)), "broadcastable"),
-        (dict(q=[0.0, np.nan, 1.0], tau=[0, 0, 0], velocity=[1, 1, 1]), "`q` to be finite"),
-        (dict(q=[0.0, 0.5, 1.0], tau=[0, np.inf, 0], velocity=[1, 1, 1]), "`tau` to be finite"),
+        (dict(q=np.zeros((2, 5)), torque=np.zeros((3, 5)), velocity=np.ones(5)), "broadcastable"),
+        (dict(q=[0.0, np.nan, 1.0], torque=[0, 0, 0], velocity=[1, 1, 1]), "`q` to be finite"),
         (
-            dict(q=[0.0, 0.5, 1.0], tau=[0, 0, 0], velocity=[1, 1, np.nan]),
+            dict(q=[0.0, 0.5, 1.0], torque=[0, np.inf, 0], velocity=[1, 1, 1]),
+            "`torque` to be finite",
+        ),
+        (
+            dict(q=[0.0, 0.5, 1.0], torque=[0, 0, 0], velocity=[1, 1, np.nan]),
             "`velocity` to be finite",
         ),
-        (dict(q=5.0, tau=1.0, velocity=1.0), "shape"),
+        (dict(q=5.0, torque=1.0, velocity=1.0), "shape"),
     ],
 )
 def test_bad_arrays_raise_value_error_naming_the_argument(kwargs, match):
@@ -336,19 +348,19 @@ def test_bad_arrays_raise_value_error_naming_the_argument(kwargs, match):
 
 def test_bad_options_raise():
     q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
-    tau = np.sin(q)
+    torque = np.sin(q)
     with pytest.raises(ValueError, match="`friction`"):
-        fit_sweep(q, tau, v, friction="stribeck")
+        fit_sweep(q, torque, v, friction="stribeck")
     with pytest.raises(ValueError, match="`load_friction`"):
-        fit_sweep(q, tau, v, load_friction="yes")
+        fit_sweep(q, torque, v, load_friction="yes")
     with pytest.raises(ValueError, match="`harmonics`"):
-        fit_sweep(q, tau, v, harmonics=[1])
+        fit_sweep(q, torque, v, harmonics=[1])
     with pytest.raises(ValueError, match="`harmonics`"):
-        fit_sweep(q, tau, v, harmonics=[3, 3])
+        fit_sweep(q, torque, v, harmonics=[3, 3])
     with pytest.raises(ValueError, match="`min_speed`"):
-        fit_sweep(q, tau, v, min_speed=-1.0)
+        fit_sweep(q, torque, v, min_speed=-1.0)
     with pytest.raises(ValueError, match="`max_iter`"):
-        fit_sweep(q, tau, v, max_iter=0)
+        fit_sweep(q, torque, v, max_iter=0)
 
 
 def test_too_few_samples_after_speed_mask():
@@ -411,18 +423,18 @@ def test_bound_broadcasts_priors_and_rejects_mismatched_shapes():
 
 def test_torque_sign_flag_negates_the_torque_and_is_never_guessed():
     q, v = trapezoid_sweep(-1.0, 1.5, 0.3, ramp=0.1)
-    tau = model_torque(q, v, 4.0, 0.3, 0.2, 0.5)
-    flipped = fit_sweep(q, -tau, v, torque_sign=-1)
+    torque = model_torque(q, v, 4.0, 0.3, 0.2, 0.5)
+    flipped = fit_sweep(q, -torque, v, torque_sign=-1)
     assert flipped.amplitude == pytest.approx(4.0, rel=1e-10)
     assert flipped.phase == pytest.approx(0.3, abs=1e-10)
     assert flipped.coulomb == pytest.approx(0.5, rel=1e-9)
-    unflagged = fit_sweep(q, -tau, v)
+    unflagged = fit_sweep(q, -torque, v)
     assert abs(wrap_angle(unflagged.phase - 0.3)) == pytest.approx(np.pi, abs=1e-9)
-    cm = fit_sweep_common_mode(q, -tau, v, torque_sign=-1)
+    cm = fit_sweep_common_mode(q, -torque, v, torque_sign=-1)
     assert cm.phase == pytest.approx(0.3, abs=1e-3)
     for bad in (0, 2, True, -1.5):
         with pytest.raises(ValueError, match="`torque_sign`"):
-            fit_sweep(q, tau, v, torque_sign=bad)
+            fit_sweep(q, torque, v, torque_sign=bad)
 
 
 def test_arc_too_short():
@@ -455,8 +467,8 @@ def test_repr_is_readable_in_degrees():
     [
         ("q", lambda q, t, v: (np.r_[-np.inf, q[1:-1], np.inf], t, v)),
         ("q", lambda q, t, v: (np.r_[q[:-1], np.nan], t, v)),
-        ("tau", lambda q, t, v: (q, np.r_[-np.inf, t[1:-1], np.inf], v)),
-        ("tau", lambda q, t, v: (q, np.r_[t[:-1], np.nan], v)),
+        ("torque", lambda q, t, v: (q, np.r_[-np.inf, t[1:-1], np.inf], v)),
+        ("torque", lambda q, t, v: (q, np.r_[t[:-1], np.nan], v)),
         ("velocity", lambda q, t, v: (q, t, np.r_[v[:-1], np.nan])),
         ("velocity", lambda q, t, v: (q, t, np.r_[v[:-1], -np.inf])),
     ],
@@ -487,15 +499,15 @@ def test_empty_batches_give_empty_results():
 
 
 def test_batched_residual_matches_single_sweep_at_low_noise():
-    # A large offset and small noise put RSS / tau.tau near 2e-8, where an expanded RSS would
+    # A large offset and small noise put RSS / torque.torque near 2e-8, where an expanded RSS would
     # lose ~1e-8 relative; the batch must agree with the single-sweep fit to 1e-9.
     rng = np.random.default_rng(0)
     n = 500
     q = np.concatenate([np.linspace(-1, 1, n // 2), np.linspace(1, -1, n // 2)])
     v = np.concatenate([np.full(n // 2, 0.3), np.full(n // 2, -0.3)])
-    tau = 20.0 + 3 * np.sin(q + 0.3) + 0.7 * np.sign(v) + 3e-3 * rng.normal(size=n)
-    single = fit_sweep(q, tau, v)
-    batch = fit_sweep(q[None], tau[None], v[None])
+    torque = 20.0 + 3 * np.sin(q + 0.3) + 0.7 * np.sign(v) + 3e-3 * rng.normal(size=n)
+    single = fit_sweep(q, torque, v)
+    batch = fit_sweep(q[None], torque[None], v[None])
     assert batch.residual_rms[0] == pytest.approx(float(single.residual_rms), rel=1e-9)
     np.testing.assert_allclose(batch.covariance[0], single.covariance, rtol=1e-9)
 
@@ -505,3 +517,302 @@ def test_common_mode_names_mixed_infinities_without_warnings():
     v = np.where(np.arange(100) % 2, 0.3, -0.3)
     with pytest.raises(ValueError, match="`q` to be finite"):
         fit_sweep_common_mode(q, np.zeros(100), v)
+
+
+# --------------------------------------------------------------------------------------------
+# The result contract
+# --------------------------------------------------------------------------------------------
+
+
+def noisy_sweep(rng, amp=4.0, phase=0.3, load=0.03, noise=0.01):
+    q, v = trapezoid_sweep(-1.5, 1.0, 0.3, ramp=0.1)
+    torque = model_torque(q, v, amp, phase, 0.2, 0.5, 0.1, load=load)
+    return q, torque + rng.normal(0.0, noise, q.size), v
+
+
+def every_kind_of_fit():
+    rng = np.random.default_rng(3)
+    q, torque, v = noisy_sweep(rng)
+    return [
+        fit_sweep(q, torque, v),
+        fit_sweep(q, torque, v, load_friction="abs"),
+        fit_sweep(q, torque, v, load_friction="signed", harmonics=[3]),
+        fit_sweep_common_mode(q, torque, v),
+        fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v),
+        fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v, load_friction="abs"),
+        fit_sweep_common_mode(np.stack([q, q]), np.stack([torque, 2 * torque]), v),
+    ]
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_sweep_results_follow_the_result_contract(index):
+    fit = every_kind_of_fit()[index]
+    assert isinstance(fit, SweepFit) and isinstance(fit.zeros(), SweepZeros)
+    for result in (fit, fit.zeros()):
+        assert isinstance(result, Result)
+        for field in dataclasses.fields(result):
+            value = getattr(result, field.name)
+            if isinstance(value, np.ndarray):
+                assert not value.flags.writeable, field.name
+                with pytest.raises(ValueError, match="read-only"):
+                    value[...] = 0
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            result.method = "other"  # type: ignore[misc]
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result
+        assert (copy != result) is False
+        for field in dataclasses.fields(copy):
+            value = getattr(copy, field.name)
+            assert not isinstance(value, np.ndarray) or not value.flags.writeable
+        text = json.dumps(result.to_dict())
+        assert json.loads(text).keys() == {f.name for f in dataclasses.fields(result)}
+        assert result != 1.0  # another type: False, never an exception
+    other = every_kind_of_fit()[(index + 1) % 7]
+    assert (fit == other) is False
+
+
+def test_equal_fits_compare_equal_and_different_ones_do_not():
+    rng = np.random.default_rng(4)
+    q, torque, v = noisy_sweep(rng)
+    assert fit_sweep(q, torque, v) == fit_sweep(q, torque, v)
+    assert fit_sweep(q, torque, v) != fit_sweep(q, torque + 1e-3, v)
+    # NaN compares equal to NaN, and infinities (an undetermined coefficient) to themselves.
+    flat = fit_sweep(q, model_torque(q, v, 0.0, 0.0, 0.2, 0.5), v, load_friction="abs")
+    assert np.isinf(flat.covariance[-1, -1])
+    assert flat == pickle.loads(pickle.dumps(flat))
+    assert json.loads(json.dumps(flat.to_dict()))["covariance"][-1][-1] == np.inf
+
+
+def test_fit_keeps_no_reference_to_the_callers_arrays():
+    rng = np.random.default_rng(5)
+    q, torque, v = noisy_sweep(rng)
+    fit = fit_sweep(q, torque, v)
+    before = pickle.dumps(fit)
+    q[:] = 0.0
+    torque[:] = 0.0
+    v[:] = 1.0
+    assert pickle.loads(before) == fit
+
+
+def test_repr_shows_units_and_uncertainty():
+    rng = np.random.default_rng(6)
+    q, torque, v = noisy_sweep(rng)
+    text = repr(fit_sweep(q, torque, v, load_friction="abs"))
+    assert "amplitude=" in text and "±" in text and "°" in text
+    assert "load_coefficient=" in text
+    zeros = repr(fit_sweep(q, torque, v).zeros())
+    assert zeros.startswith("SweepZeros(unstable=") and zeros.count("±") == 2
+    batch = fit_sweep(np.stack([q, q]), torque, v)
+    assert repr(batch).startswith("SweepFit(batch shape (2,)")
+    assert "°" in repr(batch.zeros())
+
+
+# --------------------------------------------------------------------------------------------
+# Indexing a batched fit
+# --------------------------------------------------------------------------------------------
+
+
+def assert_same_fit(a: SweepFit, b: SweepFit) -> None:
+    """Field by field: arrays within rounding, everything else exactly."""
+    for field in dataclasses.fields(a):
+        x, y = getattr(a, field.name), getattr(b, field.name)
+        if isinstance(x, np.ndarray | np.generic) and np.asarray(x).dtype.kind == "f":
+            assert np.shape(x) == np.shape(y), field.name
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-13, err_msg=field.name)
+        else:
+            assert np.shape(x) == np.shape(y), field.name
+            assert np.all(np.asarray(x) == np.asarray(y)), field.name
+
+
+def batch_of_sweeps(rng, n_sweeps=4, n=400):
+    qs, torques, vs = [], [], []
+    for _ in range(n_sweeps):
+        arc = rng.uniform(np.radians(60), 2 * np.pi)
+        c = rng.uniform(-np.pi, np.pi)
+        q, v = trapezoid_sweep(c - arc / 2, c + arc / 2, rng.uniform(0.1, 0.5), ramp=0.15)
+        idx = np.linspace(0, q.size - 1, n).astype(int)
+        q, v = q[idx], v[idx]
+        amp = rng.uniform(1, 10)
+        torque = model_torque(q, v, amp, rng.uniform(-3, 3), 0.2, 0.5, 0.3, load=0.02)
+        qs.append(q)
+        torques.append(torque + rng.normal(0, 0.01 * amp, q.size))
+        vs.append(v)
+    return np.stack(qs), np.stack(torques), np.stack(vs)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"load_friction": "abs"}, {"harmonics": [2.5]}])
+def test_batched_fit_indexes_into_the_fits_of_its_sweeps(kwargs):
+    q, torque, v = batch_of_sweeps(np.random.default_rng(8))
+    fit = fit_sweep(q, torque, v, min_speed=0.05, **kwargs)
+    assert len(fit) == 4
+    for i in range(4):
+        single = fit_sweep(q[i], torque[i], v[i], min_speed=0.05, **kwargs)
+        # Equal within rounding, not bit for bit (`fit[i] == single` is False here): the batched
+        # solve forms its Gram matrices and residual sums with other numpy calls than the
+        # single-sweep solve.
+        assert_same_fit(fit[i], single)
+        assert fit[i].batch_shape == () and type(fit[i].converged) is bool
+        assert type(fit[i].n_iter) is int
+    # Negative indices, slices and iteration select the same entries, exactly.
+    assert fit[-1] == fit[3] and fit[-4] == fit[0]
+    sub = fit[1:3]
+    assert len(sub) == 2 and sub.batch_shape == (2,)
+    assert sub[0] == fit[1] and sub[1] == fit[2]
+    assert fit[::2][1] == fit[2]
+    assert fit[np.array([3, 0])][0] == fit[3]
+    assert fit[np.array([True, False, False, True])][1] == fit[3]
+    assert [f.amplitude for f in fit] == [fit[i].amplitude for i in range(4)]
+    with pytest.raises(IndexError):
+        fit[4]
+    with pytest.raises(IndexError):
+        fit[-5]
+    with pytest.raises(IndexError, match="at most 1 indices"):
+        fit[0, 0]
+
+
+def test_multi_axis_batches_index_by_tuples_and_ellipsis():
+    q, torque, v = batch_of_sweeps(np.random.default_rng(9), n_sweeps=6)
+    flat = fit_sweep(q, torque, v)
+    grid = fit_sweep(q.reshape(2, 3, -1), torque.reshape(2, 3, -1), v.reshape(2, 3, -1))
+    assert len(grid) == 2 and grid.batch_shape == (2, 3)
+    assert grid[1, 2] == grid[1][2]
+    assert_same_fit(grid[1, 2], flat[5])
+    column = grid[..., 1]
+    assert column.batch_shape == (2,)
+    assert column[1] == grid[1, 1]
+    assert column.coefficients.shape == (2, len(grid.column_names))
+    assert grid[:, 0].covariance.shape == (2,) + grid.covariance.shape[-2:]
+    with pytest.raises(IndexError):
+        grid[0, 3]
+    with pytest.raises(IndexError, match="at most 2 indices"):
+        grid[0, 0, 0]
+
+
+def test_a_single_sweep_fit_has_no_length_and_no_index():
+    rng = np.random.default_rng(10)
+    q, torque, v = noisy_sweep(rng)
+    fit = fit_sweep(q, torque, v)
+    assert fit.batch_shape == ()
+    with pytest.raises(TypeError, match="single sweep"):
+        len(fit)
+    with pytest.raises(TypeError, match="single sweep"):
+        fit[0]
+    assert fit  # a result is true in a boolean context, batched or not
+    assert fit_sweep(np.empty((0, q.size)), np.empty((0, q.size)), v)  # an empty batch too
+
+
+def test_entries_of_a_batched_fit_feed_the_general_estimator():
+    from gravdir.general import JointSweep
+
+    q, torque, v = batch_of_sweeps(np.random.default_rng(12), n_sweeps=3)
+    fit = fit_sweep(q, torque, v)
+    sweep = JointSweep(joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0,
+                       fit=fit[2])
+    single = fit_sweep(q[2], torque[2], v[2])
+    reference = JointSweep(joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]),
+                           q_ref=0.0, fit=single)
+    np.testing.assert_allclose(sweep.fit.coefficients, reference.fit.coefficients, rtol=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# The Gauss-Newton iteration of load_friction="abs"
+# --------------------------------------------------------------------------------------------
+
+
+def test_linear_solves_converge_without_iterating():
+    rng = np.random.default_rng(13)
+    q, torque, v = noisy_sweep(rng)
+    for fit in (
+        fit_sweep(q, torque, v),
+        fit_sweep(q, torque, v, load_friction="signed"),
+        fit_sweep_common_mode(q, torque, v),
+    ):
+        assert fit.converged is True and fit.n_iter == 0
+    batch = fit_sweep(np.stack([q, q, q]), torque, v)
+    assert batch.converged.shape == (3,) and batch.converged.all()
+    assert batch.n_iter.shape == (3,) and np.all(batch.n_iter == 0)
+
+
+def test_load_abs_reports_its_iterations():
+    q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
+    torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fit = fit_sweep(q, torque, v, load_friction="abs")
+    assert fit.converged is True and 2 <= fit.n_iter < 50
+    assert fit.load_coefficient == pytest.approx(0.05, rel=1e-8)
+    # A batch reports each sweep: without load friction one step already meets the tolerance.
+    clean = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3)
+    batch = fit_sweep(np.stack([q, q]), np.stack([torque, clean]), v, load_friction="abs")
+    assert batch.converged.tolist() == [True, True]
+    assert batch.n_iter[0] == fit.n_iter and batch.n_iter[1] < fit.n_iter
+
+
+def test_load_abs_stops_at_max_iter_with_a_convergence_warning():
+    q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
+    torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        fit = fit_sweep(q, torque, v, load_friction="abs", max_iter=1)
+    assert fit.converged is False
+    assert fit.n_iter == 1
+    assert "converged=False" in repr(fit)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        batch = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v,
+                          load_friction="abs", max_iter=1)
+    assert not batch.converged.any()
+    assert np.all(batch.n_iter == 1)
+    assert "not converged: 2 of 2" in repr(batch)
+
+
+# --------------------------------------------------------------------------------------------
+# load_friction="abs" on a sweep without gravity load
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "arc_deg, harmonics, min_speed",
+    [(172.0, (), None), (40.0, (), None), (360.0, (3.0,), 0.05)],
+)
+def test_load_abs_without_gravity_holds_the_load_coefficient_at_zero(arc_deg, harmonics, min_speed):
+    # Gravity along the joint axis: no gravity torque, hence no load-dependent friction either.
+    arc = np.radians(arc_deg)
+    q, v = trapezoid_sweep(0.4 - arc / 2, 0.4 + arc / 2, 0.4, ramp=0.1)
+    torque = model_torque(q, v, 0.0, 0.0, -0.3, 1.6, 0.8) + 0.02 * np.sin(3 * q) * bool(harmonics)
+    kwargs = dict(harmonics=harmonics, min_speed=min_speed, min_arc=np.radians(30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the fit is complete: no warning of any kind
+        fit = fit_sweep(q, torque, v, load_friction="abs", **kwargs)
+    free = fit_sweep(q, torque, v, **kwargs)
+    assert fit.column_names == (*free.column_names, "load_abs")
+    assert fit.load_coefficient == 0.0
+    # Nothing is known of the load coefficient: infinite variance, no correlation.
+    assert np.isposinf(fit.covariance[-1, -1])
+    assert np.all(fit.covariance[-1, :-1] == 0.0) and np.all(fit.covariance[:-1, -1] == 0.0)
+    # Every other coefficient and its covariance are those of the load-free fit.
+    np.testing.assert_array_equal(fit.coefficients[:-1], free.coefficients)
+    np.testing.assert_array_equal(fit.covariance[:-1, :-1], free.covariance)
+    assert fit.residual_rms == free.residual_rms
+    assert fit.amplitude == free.amplitude and fit.amplitude_std == free.amplitude_std
+    assert fit.converged is True and fit.n_iter == 0
+    assert "± inf" in repr(fit)
+
+
+def test_load_abs_threshold_is_relative_to_the_torque_and_mixed_batches_keep_both_rules():
+    q, v = trapezoid_sweep(-1.5, 1.5, 0.4, ramp=0.1)
+    loaded = model_torque(q, v, 5.0, 0.7, 0.3, 0.8, 0.5, load=0.04)
+    # A gravity torque of 1e-6 of the torque RMS is still fitted with the default 1e-9 ...
+    faint = model_torque(q, v, 1e-6, 0.7, 0.3, 0.8, 0.5, load=0.04)
+    fit = fit_sweep(q, faint, v, load_friction="abs")
+    assert fit.load_coefficient == pytest.approx(0.04, rel=1e-3)
+    assert np.isfinite(fit.covariance[-1, -1])
+    # ... and held at zero when `load_amplitude_rtol` says it is negligible.
+    held = fit_sweep(q, faint, v, load_friction="abs", load_amplitude_rtol=1e-5)
+    assert held.load_coefficient == 0.0 and np.isposinf(held.covariance[-1, -1])
+    # In a batch each sweep follows its own rule.
+    flat = model_torque(q, v, 0.0, 0.0, 0.3, 0.8, 0.5)
+    batch = fit_sweep(np.stack([q, q]), np.stack([loaded, flat]), v, load_friction="abs")
+    assert_same_fit(batch[0], fit_sweep(q, loaded, v, load_friction="abs"))
+    assert_same_fit(batch[1], fit_sweep(q, flat, v, load_friction="abs"))
+    assert batch.n_iter[1] == 0 and batch.n_iter[0] > 0
+    with pytest.raises(ValueError, match="`load_amplitude_rtol`"):
+        fit_sweep(q, loaded, v, load_friction="abs", load_amplitude_rtol=-1.0)

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir import fit_sweep, wrap_angle
+from gravdir import fit_sweep
+from gravdir.sweep import wrap_angle
 from gravdir.synthetic import TorqueSensor, random_arm, realistic_sensors, ur5_arm
 from gravdir.synthetic.robot import up_from_base_tilt
 
@@ -80,7 +81,7 @@ def test_realistic_sensor_errors_leave_a_consistent_fit():
     # reported standard deviations.
     rng = np.random.default_rng(5)
     arm = ur5_arm(up=up_from_base_tilt(np.radians(12.0), 0.7))
-    sensors = realistic_sensors(rng, arm)
+    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
     config = np.array([0.0, -1.2, 1.0, 0.0, 0.5, 0.0])
     rec = arm.sweep(
         1, config, -2.0, 0.5, speed=0.3, sample_rate=250.0, sensor=sensors, rng=rng, ramp_time=0.2

@@ -31,7 +31,7 @@ def _pyplot() -> Any:
 def plot_sweep(
     fit: SweepFit,
     q: ArrayLike,
-    tau: ArrayLike,
+    torque: ArrayLike,
     velocity: ArrayLike,
     *,
     ax: Axes | None = None,
@@ -42,8 +42,8 @@ def plot_sweep(
     Parameters
     ----------
     fit : SweepFit
-        The fit of this sweep (a single sweep, not a batch).
-    q, tau, velocity : array_like, shape (n,)
+        The fit of this sweep (a single sweep, not a batch: index a batched fit, ``fit[i]``).
+    q, torque, velocity : array_like, shape (n,)
         The samples that were fitted.
     ax : matplotlib.axes.Axes, optional
         Axes to draw into; a new figure is made when omitted.
@@ -64,6 +64,11 @@ def plot_sweep(
     ValueError
         If `fit` is a batch, or the arrays do not match.
 
+    References
+    ----------
+    The forward and backward torque curves of a sweep as in US 11,446,825 B2, FIGS. 3A-3B, and
+    the gravity zeros of its FIG. 4A.
+
     Examples
     --------
     >>> import matplotlib
@@ -71,8 +76,8 @@ def plot_sweep(
     >>> from gravdir import fit_sweep
     >>> q = np.concatenate([np.linspace(-1, 2, 200), np.linspace(2, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.3), np.full(200, -0.3)])
-    >>> tau = 4 * np.sin(q - 0.5) + 0.5 * np.sign(v)
-    >>> ax = plot_sweep(fit_sweep(q, tau, v), q, tau, v)
+    >>> torque = 4 * np.sin(q - 0.5) + 0.5 * np.sign(v)
+    >>> ax = plot_sweep(fit_sweep(q, torque, v), q, torque, v)
     >>> [line.get_label() for line in ax.get_lines()]
     ['forward', 'backward', 'offset + gravity', 'stable zero']
     """
@@ -82,13 +87,13 @@ def plot_sweep(
             f"{fit.amplitude.shape}."
         )
     qq = check_array(q, "q", min_ndim=1)
-    tt = check_array(tau, "tau", min_ndim=1)
+    tt = check_array(torque, "torque", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
-    check_same_shape(q=qq, tau=tt, velocity=vv)
+    check_same_shape(q=qq, torque=tt, velocity=vv)
     if qq.ndim != 1 or not qq.shape == tt.shape == vv.shape:
         raise ValueError(
-            f"Expected `q`, `tau` and `velocity` of one shape (n,), got {qq.shape}, {tt.shape} "
-            f"and {vv.shape}."
+            f"Expected `q`, `torque` and `velocity` of one shape (n,), got {qq.shape}, "
+            f"{tt.shape} and {vv.shape}."
         )
     plt = _pyplot()
     if ax is None:

@@ -1,0 +1,452 @@
+"""fit_sweep: the linear least-squares sweep fit and the Gauss-Newton load-friction column."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_finite, check_option, check_positive
+from gravdir._results import warn_not_converged
+from gravdir.sweep._design import (
+    DEFAULT_MIN_ARC,
+    DEFAULT_SINGLE_SPEED_RTOL,
+    FRICTION_OPTIONS,
+    LOAD_FRICTION_OPTIONS,
+    Design,
+    Friction,
+    LoadFriction,
+    apply_torque_sign,
+    check_harmonics,
+    check_sweep_inputs,
+    prepare,
+)
+from gravdir.sweep._result import SweepFit, make_fit
+from gravdir.sweep._solve import all_, all_finite, dot, predict, solve_normal
+
+# Gravity amplitude, relative to the RMS of the used torque, at or below which the load column
+# sgn(v) |a sin q + b cos q| of load_friction="abs" is not identifiable: the fitted (a, b) of a
+# sweep without gravity load are rounding (about 1e-14 relative on noise-free data), so the
+# column would be rounding too. 1e-9 sits far above that rounding and far below any gravity load
+# a torque sensor resolves (the same floor as the closed-form solvers' test of gravity parallel
+# to joint 1).
+DEFAULT_LOAD_AMPLITUDE_RTOL = 1e-9
+# A Gauss-Newton step ends the iteration when it is below this relative to 1 + |coefficient| for
+# every coefficient (the step is at the rounding of the coefficients), or when it changes the
+# fitted torque by less than this relative to the torque's norm: a coefficient the data determine
+# poorly (the load coefficient of a faint gravity sinusoid) keeps moving at its own, larger
+# rounding level while the fit no longer changes.
+_STEP_RTOL = 1e-14
+# Halvings of a Gauss-Newton step that would raise the residual before the step is dropped: 2^-48
+# of a step is below the rounding of any coefficient it could move.
+_MAX_HALVINGS = 48
+# Relative rise of the residual sum of squares a step may show and still count as not raising it:
+# a few hundred ulps of the sum, its rounding over a few thousand samples.
+_RSS_SLACK = 1e-13
+
+
+
+def fit_sweep(
+    q: ArrayLike,
+    torque: ArrayLike,
+    velocity: ArrayLike,
+    *,
+    min_speed: float | None = None,
+    friction: Friction = "auto",
+    load_friction: LoadFriction = "none",
+    harmonics: Sequence[float] = (),
+    min_arc: float = DEFAULT_MIN_ARC,
+    single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
+    max_iter: int = 50,
+    load_amplitude_rtol: float = DEFAULT_LOAD_AMPLITUDE_RTOL,
+    torque_sign: Literal[1, -1] = 1,
+) -> SweepFit:
+    """Fit the gravity sinusoid, offset and friction of a joint sweep by linear least squares.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n)
+        Joint angles of the swept joint, radians (unwrapped: a sweep is a continuous arc).
+    torque : array_like, shape (..., n)
+        Measured joint torque (the torque the actuator applies about +axis).
+    velocity : array_like, shape (..., n)
+        Joint velocity, rad/s; its sign says the direction of motion. The three arrays broadcast
+        together; leading axes are independent sweeps, fitted in one batched solve.
+    min_speed : float, optional
+        Samples with ``|velocity| < min_speed`` (reversals, the slow ends of acceleration ramps,
+        where stiction is not modelled) are dropped. Default: 10% of the largest ``|velocity|``
+        of each sweep.
+    friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
+        Friction columns. ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``; ``"coulomb"`` only
+        ``sign(v)``; ``"none"`` neither. ``"auto"`` (default) fits both unless each direction
+        moves at a single speed (see `single_speed_rtol`): then
+        ``[1, sign(v), v]`` has rank 2 and a single term is fitted; ``single_speed`` in the
+        result says which. (With different single speeds per direction the offset then absorbs
+        :math:`F_v (v_+ - v_-)/2`; gravity is unaffected.) With ``"coulomb-viscous"`` at a
+        single speed an error is raised.
+    load_friction : {"none", "signed", "abs"}, optional
+        Friction growing with the gravity load, :math:`\\mu |\\tau_g| \\mathrm{sgn}\\, v`.
+        ``"signed"`` adds the columns ``sign(v) sin q`` and ``sign(v) cos q`` (exact while the
+        gravity torque keeps its sign over the arc); ``"abs"`` fits the column
+        ``sign(v) |A sin(q + φ)|`` by Gauss-Newton from the load-free fit (exact across gravity
+        zeros too). Where the gravity sinusoid is negligible (see `load_amplitude_rtol`) the
+        ``"abs"`` column vanishes and its coefficient is held at zero.
+    harmonics : sequence of float, optional
+        Orders :math:`k \\ne 1` of nuisance harmonics ``sin(k q), cos(k q)`` (gear ripple,
+        unmodelled posture dependence) fitted beside gravity.
+    min_arc : float, optional
+        Smallest accepted span of the used joint angles, radians (default 30°: below it the
+        offset and the gravity sinusoid are nearly collinear; see docs/sweep.md).
+    single_speed_rtol : float, optional
+        Each direction counts as moving at one speed when the RMS deviation of ``v`` from its
+        per-direction mean is below `single_speed_rtol` times the RMS of ``v`` (default 1e-6:
+        a commanded constant speed gives exactly zero).
+    max_iter : int, optional
+        Gauss-Newton iteration limit for ``load_friction="abs"`` (default 50). A sweep that
+        reaches it is returned with ``converged`` false and a
+        :class:`~gravdir.errors.ConvergenceWarning` is issued.
+    load_amplitude_rtol : float, optional
+        For ``load_friction="abs"``: the gravity sinusoid of a sweep counts as negligible where
+        the amplitude of its load-free fit is at most `load_amplitude_rtol` times the RMS of the
+        used torque (default 1e-9). There the load coefficient is not identifiable: it is held
+        at zero, its variance in ``covariance`` is infinite (its covariances with the other
+        coefficients zero), and every other coefficient and its covariance are those of the
+        load-free fit; ``n_iter`` is 0. No warning is issued: without gravity load there is no
+        load-dependent friction for the sweep to show, and the fit of every other term is
+        complete.
+    torque_sign : {1, -1}, optional
+        ``-1`` for a controller that reports the torque with the opposite sign to gravdir's
+        (the torque the actuator applies to the distal link about +axis); `torque` is negated
+        before the fit. Never guessed: a wrong sign moves the phase by pi.
+
+    Returns
+    -------
+    SweepFit
+        Amplitude, phase, offset, friction, covariance and residuals of each sweep, and whether
+        the solve converged (``converged``, ``n_iter``: always true and 0 for the linear
+        solves). A batched fit indexes like an array over its batch axes.
+
+    Raises
+    ------
+    ValueError
+        If the arrays do not broadcast, contain NaN or infinity, or an option is unknown.
+    InsufficientDataError
+        If, in any sweep, no sample or too few samples remain after the speed mask, a direction
+        has no samples while friction columns are on, the arc is shorter than `min_arc`, or the
+        samples do not determine every coefficient (too few distinct angles, or a harmonic order
+        too close to another column: condition number of the equilibrated normal equations
+        above 1e13).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If the Gauss-Newton iteration of ``load_friction="abs"`` stops at `max_iter` in any
+        sweep.
+
+    See Also
+    --------
+    fit_sweep_common_mode : forward/backward averaging on a common grid, then a fit.
+    amplitude_phase_bound : the Cramér-Rao bound of the same model, before the robot moves.
+
+    Notes
+    -----
+    The model is linear in its coefficients,
+    :math:`\\tau = X\\beta + \\varepsilon` with columns
+    :math:`[1, \\sin q, \\cos q, \\mathrm{sgn}\\,v, v, \\dots]`, so one least-squares solve gives
+    the maximum-likelihood estimate under white Gaussian noise; no interpolation of the forward
+    and backward passes is needed. Then :math:`A = \\operatorname{hypot}(a, b)` and
+    :math:`\\varphi = \\operatorname{atan2}(b, a)`. The covariance is
+    :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`; amplitude and phase variances follow to first order
+    (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated normal equations,
+    refined once where ill-conditioned; unused samples are zero rows, so sweeps with different
+    masks share one batched solve.
+
+    With ``load_friction="abs"`` the column :math:`\\mathrm{sgn}\\,v\\,|a \\sin q + b \\cos q|`
+    depends on :math:`(a, b)`, and Gauss-Newton iterates from the load-free fit with the
+    Jacobian :math:`\\sin q\\,(1 + \\mu\\,\\mathrm{sgn}\\,v\\,\\mathrm{sgn}\\,\\tau_g)` for
+    :math:`a` (likewise :math:`\\cos q` for :math:`b`) until a step is below 1e-14 of every
+    coefficient or changes the fitted torque by less than 1e-14 of its norm (``converged``,
+    ``n_iter``); the covariance uses that Jacobian. A sweep whose load-free amplitude is at
+    most `load_amplitude_rtol` times the RMS torque skips the iteration: there the load term
+    :math:`\\mu\\,\\mathrm{sgn}\\,v\\,|\\tau_g|` is the same for every :math:`\\mu`, which is
+    held at zero with infinite variance. (US 11,446,825 B2 states the same rule for the amplitude
+    itself, after its Equation 13: an amplitude below a threshold means gravity along the
+    joint axis.)
+
+    References
+    ----------
+    US 11,446,825 B2, FIGS. 3A-3B and the description of method 200 (FIG. 2): the joint is
+    swept forward and backward at a substantially constant speed over a predetermined range
+    (90° to 180°), and the sinusoidal portion :math:`A \\sin(q + \\varphi)` (Equation 2) is
+    separated from friction. Kay (1993), ch. 4 and 8 (linear least squares, its covariance and
+    the maximum-likelihood estimate under Gaussian noise). Nocedal & Wright (2006), ch. 10
+    (Gauss-Newton, for ``load_friction="abs"``). Armstrong-Hélouvry, Dupont & Canudas de Wit
+    (1994) (Coulomb and viscous friction). Derivations in ``docs/sweep.md``.
+
+    Examples
+    --------
+    >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
+    >>> torque = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
+    >>> fit = fit_sweep(q, torque, v)
+    >>> print(f"{fit.amplitude:.6f} {fit.phase:.6f} {fit.coulomb:.6f} {bool(fit.single_speed)}")
+    5.000000 0.400000 0.800000 True
+
+    A batch of sweeps is one call; each entry is the fit of its sweep:
+
+    >>> fits = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
+    >>> len(fits), f"{fits[1].amplitude:.6f}"
+    (2, '10.000000')
+    """
+    qq, tt, vv = check_sweep_inputs(q, torque, velocity, finite=False)
+    tt = apply_torque_sign(tt, torque_sign)
+    # torque . torque carries any NaN or infinity of `torque` (squares cannot cancel, so no
+    # floating-point warning), and a batch's residual sum of squares needs it anyway; `q` and
+    # `velocity` are checked the same way from their extremes in `prepare`.
+    tt_sq = dot(tt, tt)
+    if not all_finite(tt_sq):
+        check_finite(tt, "torque")
+    if friction not in FRICTION_OPTIONS or load_friction not in LOAD_FRICTION_OPTIONS:
+        check_option(friction, "friction", FRICTION_OPTIONS)
+        check_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
+    orders = check_harmonics(harmonics)
+    min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
+    single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
+        raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
+    if load_friction == "abs":
+        rtol = check_positive(load_amplitude_rtol, "load_amplitude_rtol", allow_zero=True)
+    d = prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
+    y, yy = (tt, tt_sq) if d.used is None else (tt * d.used, None)
+    names = d.names
+    pinned = d.pinned
+    # A linear solve converges without iterating.
+    converged: Any = True
+    n_iter: Any = 0
+    if load_friction == "abs":
+        gn = _fit_load_abs(vv, y, d, max_iter, rtol)
+        beta, inv_gram, rss, pinned = gn.beta, gn.inv_gram, gn.rss, gn.pinned
+        converged, n_iter = gn.converged, gn.n_iter
+        if not converged.ndim:
+            converged, n_iter = bool(converged), int(n_iter)
+        names = [*names, "load_abs"]
+        if not all_(converged):
+            warn_not_converged("fit_sweep (load_friction='abs', Gauss-Newton)", max_iter)
+    else:
+        beta, inv_gram, rss = solve_normal(d.x, y, d.gram, pinned, yy)
+        if beta.ndim > 1:
+            converged = np.ones(beta.shape[:-1], dtype=bool)
+            n_iter = np.zeros(beta.shape[:-1], dtype=np.int64)
+    # For one sweep the scalars are Python numbers: 0-d array arithmetic costs several times more.
+    n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
+    n_free = len(names) - (0 if pinned is None else pinned.sum(axis=-1))
+    sigma2 = rss / (n_used - n_free)
+    cov = (sigma2[..., None, None] if isinstance(sigma2, np.ndarray) else sigma2) * inv_gram
+    if load_friction == "signed":
+        load = _signed_load_coefficient(beta, d.gram, names)
+        load = load if load.ndim else load[()]
+    elif load_friction == "abs":
+        load = beta[..., -1] if beta.ndim > 1 else beta[-1]
+        if pinned is not None:
+            # A load coefficient held at zero for want of gravity load: nothing is known of it.
+            cov[..., -1, -1] = np.where(pinned[..., -1], np.inf, cov[..., -1, -1])
+    else:
+        load = None
+    # math.sqrt is the correctly rounded square root, as np.sqrt, at a fraction of its call cost.
+    rms: Any
+    if isinstance(rss, np.ndarray):
+        rms = np.sqrt(rss / n_used)
+    else:
+        rms = np.float64(math.sqrt(rss / n_used))
+    return make_fit(
+        beta,
+        cov,
+        names,
+        orders,
+        load,
+        rms,
+        d.n_used,
+        d.single_speed,
+        d.arc,
+        "least-squares",
+        converged,
+        n_iter,
+    )
+
+
+class _GaussNewton(NamedTuple):
+    beta: NDArray[np.float64]
+    inv_gram: NDArray[np.float64]
+    rss: Any
+    pinned: NDArray[np.bool_] | None
+    converged: NDArray[np.bool_]
+    n_iter: NDArray[np.int64]
+
+
+def _fit_load_abs(
+    v: NDArray[np.float64],
+    y: NDArray[np.float64],
+    d: Design,
+    max_iter: int,
+    amplitude_rtol: float,
+) -> _GaussNewton:
+    """Gauss-Newton for torque = X beta + mu sgn(v) |a sin q + b cos q|, from the load-free fit.
+
+    Where the load-free amplitude is at most `amplitude_rtol` times the RMS of `y`, mu is pinned
+    at zero and the load-free coefficients, inverse Gram matrix and RSS are kept as they are.
+    """
+    x = d.x
+    batch = x.shape[:-2]
+    beta0, inv0, rss0 = solve_normal(x, y, d.gram, d.pinned)
+    n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
+    scale2 = dot(y, y) / n_used
+    amp2 = beta0[..., 1] ** 2 + beta0[..., 2] ** 2
+    negligible = np.asarray(amp2 <= amplitude_rtol**2 * scale2)
+    p = beta0.shape[-1]
+    pinned = np.zeros(batch + (p + 1,), dtype=bool)
+    if d.pinned is not None:
+        pinned[..., :p] = d.pinned
+    pinned[..., p] = negligible
+    beta = np.concatenate([beta0, np.zeros(batch + (1,))], axis=-1)
+    inv_gram = np.zeros(batch + (p + 1, p + 1))
+    inv_gram[..., :p, :p] = inv0
+    if negligible.all():
+        converged = np.ones(batch, dtype=bool)
+        return _GaussNewton(beta, inv_gram, rss0, pinned, converged, np.zeros(batch, np.int64))
+    if not negligible.any():
+        gn_pinned = pinned if d.pinned is not None else None
+        beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
+            x, y, v, d.used, beta, gn_pinned, max_iter
+        )
+        return _GaussNewton(beta_gn, inv_gn, rss_gn, gn_pinned, converged, n_iter)
+    beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
+        x, y, v, d.used, beta, pinned, max_iter
+    )
+    # Sweeps without gravity load keep the load-free fit exactly.
+    keep = negligible[..., None]
+    return _GaussNewton(
+        np.where(keep, beta, beta_gn),
+        np.where(keep[..., None], inv_gram, inv_gn),
+        np.where(negligible, rss0, rss_gn),
+        pinned,
+        converged | negligible,
+        np.where(negligible, 0, n_iter),
+    )
+
+
+def _gauss_newton(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    v: NDArray[np.float64],
+    used: NDArray[np.float64] | None,
+    beta: NDArray[np.float64],
+    pinned: NDArray[np.bool_] | None,
+    max_iter: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Any, NDArray[np.bool_], NDArray[np.int64]]:
+    """The Gauss-Newton iteration of the load column from `beta` (its last entry is mu).
+
+    Returns the coefficients, the inverse Gram matrix of the last Jacobian, the RSS, and per
+    sweep whether a step met the `_STEP_RTOL` test and after how many steps (`max_iter` if not).
+    """
+    batch = beta.shape[:-1]
+    sgn = np.sign(v) if used is None else np.sign(v) * used
+    still = _STEP_RTOL**2 * dot(y, y)
+    model = np.concatenate([x, np.empty_like(x[..., :1, :])], axis=-2)
+    jac = model.copy()
+    inv_gram = np.zeros(beta.shape + beta.shape[-1:])
+    converged = np.zeros(batch, dtype=bool)
+    n_iter = np.full(batch, max_iter, dtype=np.int64)
+    for it in range(1, max_iter + 1):
+        a, b, mu = beta[..., 1:2], beta[..., 2:3], beta[..., -1:]
+        tg = a * x[..., 1, :] + b * x[..., 2, :]
+        model[..., -1, :] = sgn * np.abs(tg)
+        # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b).
+        jac[...] = model
+        factor = 1 + mu * sgn * np.sign(tg)
+        jac[..., 1, :] *= factor
+        jac[..., 2, :] *= factor
+        resid = y - predict(beta, model)
+        rss = dot(resid, resid)
+        step, inv_step, _ = solve_normal(jac, resid, None, pinned)
+        if converged.any():
+            # A sweep of a batch that has converged stays where it stopped, with the Jacobian
+            # it stopped with, exactly as if it had been fitted alone.
+            step = np.where(converged[..., None], 0.0, step)
+            inv_gram = np.where(converged[..., None, None], inv_gram, inv_step)
+        else:
+            inv_gram = inv_step
+        step, rss_new = _backtrack(beta, step, rss, x, y, sgn)
+        beta = beta + step
+        change = predict(step, jac)
+        small = np.all(np.abs(step) <= _STEP_RTOL * (1.0 + np.abs(beta)), axis=-1)
+        small |= dot(change, change) <= still
+        # At a kink the line search creeps towards it in ever smaller steps that lower the
+        # residual by nothing that matters: stop when a step gains less than _RSS_SLACK of it.
+        small |= np.asarray(rss - rss_new <= _RSS_SLACK * rss)
+        n_iter = np.where(small & ~converged, it, n_iter)
+        converged = converged | small
+        if converged.all():
+            break
+    tg = beta[..., 1:2] * x[..., 1, :] + beta[..., 2:3] * x[..., 2, :]
+    model[..., -1, :] = sgn * np.abs(tg)
+    resid = y - predict(beta, model)
+    return beta, inv_gram, dot(resid, resid), converged, n_iter
+
+
+def _load_rss(
+    beta: NDArray[np.float64], x: NDArray[np.float64], y: NDArray[np.float64], sgn: Any
+) -> Any:
+    """The residual sum of squares of ``X beta[:-1] + mu sgn(v) |a sin q + b cos q|``."""
+    tg = beta[..., 1:2] * x[..., 1, :] + beta[..., 2:3] * x[..., 2, :]
+    resid = y - predict(beta[..., :-1], x) - beta[..., -1:] * sgn * np.abs(tg)
+    return dot(resid, resid)
+
+
+def _backtrack(
+    beta: NDArray[np.float64],
+    step: NDArray[np.float64],
+    rss: Any,
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    sgn: Any,
+) -> tuple[NDArray[np.float64], Any]:
+    """`step`, halved for each sweep until it does not raise that sweep's residual, and the
+    residual sum of squares after it.
+
+    The load column is not differentiable where the gravity torque of a sample changes sign: a
+    full Gauss-Newton step can jump across such a kink and back, forever. Halving a step that
+    raises the residual (a backtracking line search, Nocedal & Wright 2006, ch. 3) makes the
+    residual non-increasing, so the iteration settles at the kink; a step still raising it after
+    `_MAX_HALVINGS` halvings is dropped (zero).
+    """
+    # Rounding of the sums lets an exact step appear to raise the residual by a few ulps.
+    limit = rss * (1.0 + _RSS_SLACK)
+    scale = np.ones(step.shape[:-1] + (1,))
+    for halvings in range(_MAX_HALVINGS + 1):
+        rss_new = _load_rss(beta + scale * step, x, y, sgn)
+        worse = np.asarray(rss_new > limit)
+        if not worse.any():
+            return (step if halvings == 0 else scale * step), rss_new
+        scale = np.where(worse[..., None], 0.5 * scale, scale)
+    return np.where(worse[..., None], 0.0, scale) * step, np.where(worse, rss, rss_new)
+
+
+def _signed_load_coefficient(
+    beta: NDArray[np.float64], gram: NDArray[np.float64], names: list[str]
+) -> NDArray[np.float64]:
+    """mu from the signed load columns.
+
+    sgn(v)(d sin q + e cos q) = mu sgn(v)|tau_g| with tau_g = a sin q + b cos q of one sign s over
+    the arc gives (d, e) = mu s (a, b), so mu = s (d a + e b) / A^2; s is the sign of the sum of
+    tau_g over the used samples, a G[0, 1] + b G[0, 2].
+    """
+    a, b = beta[..., 1], beta[..., 2]
+    d, e = beta[..., names.index("load_sin")], beta[..., names.index("load_cos")]
+    side = np.sign(a * gram[..., 0, 1] + b * gram[..., 0, 2])
+    amp2 = a * a + b * b
+    safe = np.where(amp2 > 0, amp2, 1.0)
+    out: NDArray[np.float64] = np.where(amp2 > 0, side * (d * a + e * b) / safe, 0.0)
+    return out

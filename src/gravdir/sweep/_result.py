@@ -1,0 +1,468 @@
+"""The results of a sweep fit: :class:`SweepFit`, :class:`SweepZeros`, and angle wrapping."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array
+from gravdir._results import Result
+
+__all__ = ["SweepFit", "SweepZeros", "wrap_angle"]
+
+# Fields that a single-sweep fit holds as Python scalars (`converged: bool`, `n_iter: int`);
+# its other per-sweep fields are numpy scalars.
+_PYTHON_SCALARS = ("converged", "n_iter")
+# Shared values of single-sweep fits (read-only, so every fit may hold them).
+_ZERO_SCALAR = np.float64(0.0)
+_NO_HARMONICS = np.zeros((0, 2))
+_NO_HARMONICS.flags.writeable = False
+
+
+def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
+    """Wrap angles to (-pi, pi].
+
+    Parameters
+    ----------
+    x : array_like
+        Angles, radians.
+
+    Returns
+    -------
+    ndarray
+        The same angles modulo 2 pi, in (-pi, pi] (pi itself stays pi, -pi becomes pi).
+
+    Examples
+    --------
+    >>> wrap_angle([np.pi, -np.pi, 3 * np.pi / 2]).round(6)
+    array([ 3.141593,  3.141593, -1.570796])
+    """
+    a = np.asarray(x, dtype=np.float64)
+    w = np.mod(a + np.pi, 2 * np.pi) - np.pi
+    return np.where(w <= -np.pi, w + 2 * np.pi, w)
+
+
+def atan2_wrapped(y: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """atan2 mapped to (-pi, pi]: its only value outside is -pi itself."""
+    angle = np.arctan2(y, x)
+    out: NDArray[np.float64] = np.where(angle <= -np.pi, np.pi, angle)
+    return out
+
+
+def amplitude_phase_covariance(
+    ab: NDArray[np.float64], cov_ab: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """First-order covariance (..., 2, 2) of ``(hypot(a, b), atan2(b, a))`` from that of (a, b).
+
+    Where the amplitude is exactly zero the phase variance is infinite and the amplitude's is the
+    larger principal variance of (a, b).
+    """
+    a, b = ab[..., 0], ab[..., 1]
+    amp2 = a * a + b * b
+    amp = np.sqrt(amp2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jac = np.stack([np.stack([a / amp, b / amp], -1), np.stack([-b / amp2, a / amp2], -1)], -2)
+        out = jac @ cov_ab @ np.swapaxes(jac, -1, -2)
+    zero = amp2 == 0
+    if np.any(zero):
+        out = np.array(out)
+        out[zero] = np.array([[0.0, 0.0], [0.0, np.inf]])
+        out[zero, 0, 0] = np.linalg.eigvalsh(cov_ab[zero])[..., -1]
+    return out
+
+
+def _degrees(x: Any, spec: str) -> str:
+    """An angle (or a small array of angles) in degrees, each formatted with `spec`, for a repr."""
+    arr = np.degrees(np.asarray(x, dtype=np.float64))
+    if arr.ndim == 0:
+        return f"{float(arr):{spec}}°"
+    if arr.size > 12:
+        return f"<array shape {arr.shape}, degrees>"
+    text = np.array2string(arr, separator=", ", formatter={"float": lambda v: f"{v:{spec}}"})
+    return text + "°"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SweepZeros(Result):
+    """Joint positions where the fitted gravity torque vanishes.
+
+    Attributes
+    ----------
+    unstable : ndarray, shape (...)
+        The zero with :math:`d\\tau/dq < 0`: the distal mass is highest there.
+        :math:`q = \\pi - \\varphi`, wrapped to (-pi, pi], radians.
+    stable : ndarray, shape (...)
+        The zero with :math:`d\\tau/dq > 0`: the distal mass is lowest there.
+        :math:`q = -\\varphi`, wrapped to (-pi, pi], radians.
+    std : ndarray, shape (...)
+        Standard deviation of either zero (that of the phase), radians; infinite where the fitted
+        amplitude is exactly zero.
+
+    References
+    ----------
+    US 11,446,825 B2, FIG. 4A and Equation (1): the joint-1 positions
+    :math:`\\theta_1 = -\\varphi_1` or :math:`180° - \\varphi_1` where gravity has no effect.
+    """
+
+    unstable: NDArray[np.float64]
+    stable: NDArray[np.float64]
+    std: NDArray[np.float64]
+
+    def __repr__(self) -> str:
+        if np.ndim(self.unstable) == 0:
+            std = _degrees(self.std, ".2g")
+            return (
+                f"SweepZeros(unstable={_degrees(self.unstable, '.4f')} ± {std}, "
+                f"stable={_degrees(self.stable, '.4f')} ± {std})"
+            )
+        return (
+            f"SweepZeros(unstable={_degrees(self.unstable, '.4f')}, "
+            f"stable={_degrees(self.stable, '.4f')}, std={_degrees(self.std, '.2g')})"
+        )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SweepFit(Result):
+    """The fitted model of one sweep (or of a batch of sweeps, over leading axes).
+
+    The gravity part of the measured torque is ``amplitude * sin(q + phase)``.
+
+    A batched fit can be indexed over its batch axes: ``fit[i]`` (an integer, a slice, a tuple
+    of them, ``...``, or an integer or boolean array) is the fit of that sweep or sub-batch,
+    with every field taken at that index, and ``len(fit)`` is the size of the first batch axis
+    (a ``TypeError`` for the fit of a single sweep, as for a 0-d numpy array). So the entries of
+    one batched call feed :class:`~gravdir.general.JointSweep` and the closed-form solvers
+    without refitting. A fit is always true in a boolean context.
+
+    The per-sweep attributes below have the batch shape ``(...)``; for one sweep they are numpy
+    scalars, except ``converged`` (a bool) and ``n_iter`` (an int).
+
+    Attributes
+    ----------
+    amplitude : ndarray, shape (...)
+        Gravity amplitude :math:`A \\ge 0`, in the torque's units.
+    phase : ndarray, shape (...)
+        Phase :math:`\\varphi` in (-pi, pi], radians.
+    offset : ndarray, shape (...)
+        Constant torque offset :math:`c`.
+    coulomb : ndarray, shape (...)
+        Coulomb friction :math:`F_c` (coefficient of ``sign(velocity)``). Where ``single_speed``
+        is true this is the whole friction at the sweep speed and ``viscous`` is zero.
+    viscous : ndarray, shape (...)
+        Viscous friction :math:`F_v` (coefficient of ``velocity``).
+    load_coefficient : ndarray, shape (...)
+        Load-dependent friction :math:`\\mu` in :math:`\\mu\\,|\\tau_g|\\,\\mathrm{sgn}\\,v`;
+        zero when ``load_friction="none"``, and held at zero (with infinite variance in
+        ``covariance``) where ``load_friction="abs"`` met a negligible gravity sinusoid.
+    harmonic_orders : tuple of float
+        Orders :math:`k` of the nuisance harmonics :math:`\\sin kq, \\cos kq` that were fitted.
+    harmonic_coefficients : ndarray, shape (..., len(harmonic_orders), 2)
+        Their ``(sin, cos)`` coefficients.
+    coefficients : ndarray, shape (..., p)
+        All coefficients, in the order of ``column_names``.
+    column_names : tuple of str
+        Names of the coefficients (the design-matrix columns, and ``"load_abs"`` for
+        ``load_friction="abs"``).
+    covariance : ndarray, shape (..., p, p)
+        Covariance of ``coefficients``, :math:`\\hat\\sigma^2 (X^\\top X)^{-1}` with
+        :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(n_{used} - p)` (for ``load_friction="abs"`` the
+        Gauss-Newton Jacobian replaces :math:`X`). A coefficient held at zero by the fit has
+        zero covariance when the data fix it (the viscous term at a single speed) and infinite
+        variance when they say nothing about it (the load coefficient without gravity load).
+    residual_rms : ndarray, shape (...)
+        Root mean square of the residuals over the samples used.
+    n_used : ndarray of int, shape (...)
+        Number of samples used (those with ``|velocity| >= min_speed``).
+    single_speed : ndarray of bool, shape (...)
+        True where all used samples share one speed, so a single friction term was fitted.
+    arc : ndarray, shape (...)
+        Span of the joint angles used, radians.
+    method : str
+        ``"least-squares"`` or ``"common-mode"``.
+    converged : bool or ndarray of bool, shape (...)
+        Whether the solve converged (a bool for one sweep). The linear solves (every option but
+        ``load_friction="abs"``, and the common-mode method) are direct and always true; the
+        Gauss-Newton iteration of ``load_friction="abs"`` is true where a step fell below
+        1e-14 of every coefficient, or changed the fitted torque by less than 1e-14 of its
+        norm, within `max_iter` steps.
+    n_iter : int or ndarray of int, shape (...)
+        Gauss-Newton steps taken until convergence (an int for one sweep; `max_iter` where it
+        did not converge); 0 for the direct linear solves and for sweeps whose load coefficient
+        is held at zero.
+    """
+
+    amplitude: NDArray[np.float64]
+    phase: NDArray[np.float64]
+    offset: NDArray[np.float64]
+    coulomb: NDArray[np.float64]
+    viscous: NDArray[np.float64]
+    load_coefficient: NDArray[np.float64]
+    harmonic_orders: tuple[float, ...]
+    harmonic_coefficients: NDArray[np.float64]
+    coefficients: NDArray[np.float64]
+    column_names: tuple[str, ...]
+    covariance: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
+    n_used: NDArray[np.int64]
+    single_speed: NDArray[np.bool_]
+    arc: NDArray[np.float64]
+    method: str
+    converged: bool | NDArray[np.bool_]
+    n_iter: int | NDArray[np.int64]
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """The batch axes of the fit: ``()`` for a single sweep."""
+        return tuple(np.shape(self.amplitude))
+
+    def __len__(self) -> int:
+        shape = self.batch_shape
+        if not shape:
+            raise TypeError("len() of the SweepFit of a single sweep: it has no batch axes.")
+        return shape[0]
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getitem__(self, index: Any) -> SweepFit:
+        shape = self.batch_shape
+        if not shape:
+            raise TypeError(
+                "The SweepFit of a single sweep cannot be indexed: it has no batch axes."
+            )
+        key = _batch_key(index, len(shape))
+        values = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                value = value[key]
+                if value.ndim == 0:
+                    # One sweep: the scalar types of a single-sweep fit.
+                    value = value.item() if f.name in _PYTHON_SCALARS else value[()]
+            values[f.name] = value
+        return SweepFit(**values)
+
+    def __iter__(self) -> Iterator[SweepFit]:
+        for i in range(len(self)):
+            yield self[i]
+
+    @property
+    def amplitude_phase_covariance(self) -> NDArray[np.float64]:
+        """Covariance of ``(amplitude, phase)``, shape (..., 2, 2), to first order.
+
+        With :math:`a = A\\cos\\varphi`, :math:`b = A\\sin\\varphi` the Jacobian of
+        :math:`(A, \\varphi)` with respect to :math:`(a, b)` is
+        :math:`\\begin{pmatrix} a/A & b/A \\\\ -b/A^2 & a/A^2 \\end{pmatrix}`. Where the amplitude
+        is exactly zero the phase variance is infinite.
+        """
+        return amplitude_phase_covariance(
+            self.coefficients[..., 1:3], self.covariance[..., 1:3, 1:3]
+        )
+
+    @property
+    def amplitude_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``amplitude``, shape (...)."""
+        return np.sqrt(self.amplitude_phase_covariance[..., 0, 0])
+
+    @property
+    def phase_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``phase`` in radians, shape (...); infinite where A = 0."""
+        return np.sqrt(self.amplitude_phase_covariance[..., 1, 1])
+
+    def gravity_torque(self, q: ArrayLike) -> NDArray[np.float64]:
+        """The fitted gravity torque :math:`A \\sin(q + \\varphi)` at joint angles `q`.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., m)
+            Joint angles; the leading axes broadcast against the fit's batch shape.
+
+        Returns
+        -------
+        ndarray, shape (..., m)
+        """
+        qq = check_array(q, "q", min_ndim=1)
+        return self.amplitude[..., None] * np.sin(qq + self.phase[..., None])
+
+    def friction_torque(self, velocity: ArrayLike) -> NDArray[np.float64]:
+        """The fitted load-free friction :math:`F_c\\,\\mathrm{sgn}\\,v + F_v v` at `velocity`.
+
+        Parameters
+        ----------
+        velocity : array_like, shape (..., m)
+            Joint velocities; the leading axes broadcast against the fit's batch shape.
+
+        Returns
+        -------
+        ndarray, shape (..., m)
+        """
+        v = check_array(velocity, "velocity", min_ndim=1)
+        return self.coulomb[..., None] * np.sign(v) + self.viscous[..., None] * v
+
+    def zeros(self) -> SweepZeros:
+        """The joint positions where the fitted gravity torque vanishes.
+
+        Returns
+        -------
+        SweepZeros
+            ``unstable`` (:math:`q = \\pi - \\varphi`, distal mass highest, torque slope
+            negative) and ``stable`` (:math:`q = -\\varphi`, mass lowest), wrapped to (-pi, pi].
+
+        Notes
+        -----
+        :math:`A \\sin(q + \\varphi) = 0` at :math:`q + \\varphi \\in \\{0, \\pi\\}` and
+        :math:`d\\tau/dq = A \\cos(q + \\varphi)` is :math:`-A` at the first and :math:`+A` at
+        the second. Holding torque opposes gravity, so a negative slope means a small forward
+        step lets gravity pull further forward: the mass is at its highest.
+
+        References
+        ----------
+        US 11,446,825 B2, FIG. 4A and Equation (1).
+        """
+        return SweepZeros(
+            unstable=wrap_angle(np.pi - self.phase),
+            stable=wrap_angle(-self.phase),
+            std=self.phase_std,
+        )
+
+    def __repr__(self) -> str:
+        shape = self.batch_shape
+        if shape:
+            n_stalled = int(np.size(self.converged) - np.count_nonzero(self.converged))
+            note = f", not converged: {n_stalled} of {np.size(self.converged)}" if n_stalled else ""
+            return (
+                f"SweepFit(batch shape {shape}, method={self.method!r}, "
+                f"columns={self.column_names}{note})"
+            )
+        z = self.zeros()
+        load = ""
+        if "load_abs" in self.column_names:
+            std = float(np.sqrt(self.covariance[-1, -1]))
+            load = f"load_coefficient={float(self.load_coefficient):.4g} ± {std:.2g}, "
+        elif "load_sin" in self.column_names:
+            load = f"load_coefficient={float(self.load_coefficient):.4g}, "
+        stalled = "" if self.converged else f", converged=False after {int(self.n_iter)} steps"
+        return (
+            f"SweepFit(amplitude={float(self.amplitude):.6g} ± {float(self.amplitude_std):.2g}, "
+            f"phase={np.degrees(float(self.phase)):.4f}° "
+            f"± {np.degrees(float(self.phase_std)):.2g}°, "
+            f"zeros: unstable={np.degrees(float(z.unstable)):.4f}° "
+            f"stable={np.degrees(float(z.stable)):.4f}°, offset={float(self.offset):.6g}, "
+            f"coulomb={float(self.coulomb):.6g}, viscous={float(self.viscous):.6g}, {load}"
+            f"residual_rms={float(self.residual_rms):.3g}, n_used={int(self.n_used)}, "
+            f"arc={np.degrees(float(self.arc)):.1f}°, method={self.method!r}{stalled})"
+        )
+
+
+def _batch_key(index: Any, n_batch: int) -> tuple[Any, ...]:
+    """`index` over the first `n_batch` axes, as a key that leaves every later axis whole.
+
+    An ``...`` becomes the slices it stands for among the batch axes; a key that addresses more
+    axes than the batch has raises ``IndexError``.
+    """
+    key = index if isinstance(index, tuple) else (index,)
+
+    def width(k: Any) -> int:
+        if k is None or k is Ellipsis or isinstance(k, bool | np.bool_):
+            return 0
+        if isinstance(k, np.ndarray | list) and np.asarray(k).dtype == np.bool_:
+            return int(np.asarray(k).ndim)
+        return 1
+
+    used = sum(width(k) for k in key)
+    if used > n_batch:
+        raise IndexError(
+            f"Expected at most {n_batch} indices for a SweepFit of {n_batch} batch axes, "
+            f"got {used}."
+        )
+    n_ellipsis = sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("Expected at most one `...` in a SweepFit index, got several.")
+    if n_ellipsis:
+        at = next(i for i, k in enumerate(key) if k is Ellipsis)
+        key = key[:at] + (slice(None),) * (n_batch - used) + key[at + 1 :]
+    return (*key, Ellipsis)
+
+
+def make_fit(
+    beta: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    names: list[str],
+    orders: tuple[float, ...],
+    load: Any,
+    residual_rms: Any,
+    n_used: Any,
+    single_speed: Any,
+    arc: Any,
+    method: str,
+    converged: Any,
+    n_iter: Any,
+) -> SweepFit:
+    """Assemble a :class:`SweepFit` from arrays the fit itself created (never the caller's).
+
+    `load` None means no load-dependent friction. The arrays are made read-only in place, so the
+    result keeps them as they are instead of taking read-only views. For one sweep the callers
+    pass the per-sweep values as numpy scalars, which need no flag at all.
+    """
+    batch = beta.shape[:-1]
+    amplitude: Any
+    phase: Any
+    zero: Any
+    if batch:
+        a, b = beta[..., 1], beta[..., 2]
+        amplitude, phase = np.hypot(a, b), atan2_wrapped(b, a)
+        zero = np.zeros(batch)
+    else:
+        amplitude = np.hypot(beta[1], beta[2])
+        angle = math.atan2(beta[2], beta[1])
+        phase = np.float64(math.pi if angle <= -math.pi else angle)
+        zero = _ZERO_SCALAR
+    if load is None:
+        load = zero
+
+    def coef(name: str) -> Any:
+        if name not in names:
+            return zero
+        return beta[..., names.index(name)] if batch else beta[names.index(name)]
+
+    if orders:
+        harm = np.stack(
+            [np.stack([coef(f"sin_{k:g}"), coef(f"cos_{k:g}")], -1) for k in orders], -2
+        )
+    elif batch:
+        harm = np.zeros(batch + (0, 2))
+    else:
+        harm = _NO_HARMONICS
+    if batch:
+        owned: tuple[Any, ...] = (beta, cov, harm, zero, load, residual_rms, n_used, single_speed)
+        owned += (arc, amplitude, phase, converged, n_iter)
+    else:
+        owned = (beta, cov, harm) if orders else (beta, cov)
+    for arr in owned:
+        if isinstance(arr, np.ndarray):
+            arr.flags.writeable = False
+    return SweepFit(
+        amplitude=amplitude,
+        phase=phase,
+        offset=coef("offset"),
+        coulomb=coef("coulomb"),
+        viscous=coef("viscous"),
+        load_coefficient=load,
+        harmonic_orders=orders,
+        harmonic_coefficients=harm,
+        coefficients=beta,
+        column_names=tuple(names),
+        covariance=cov,
+        residual_rms=residual_rms,
+        n_used=n_used,
+        single_speed=single_speed,
+        arc=arc,
+        method=method,
+        converged=converged,
+        n_iter=n_iter,
+    )
