@@ -34,18 +34,27 @@ import time
 
 import numpy as np
 
-from gravdir.closed_form import (
+from gravdir import (
+    angle_between,
+    chain_from_dh,
+    crlb_up,
+    estimate_up,
+    fit_sweep,
+    joint_sweep_from_chain,
+    planned_sweep_from_chain,
     solve_l2_offset,
     solve_l3_offset,
     solve_point_mass,
     solve_two_branch,
 )
-from gravdir.frames import angle_between
-from gravdir.general import crlb_up, estimate_up, joint_sweep_from_chain, planned_sweep_from_chain
-from gravdir.kinematics import chain_from_dh
-from gravdir.sweep import fit_sweep
-from gravdir.synthetic.robot import SyntheticArm, iiwa_arm, random_arm, up_from_base_tilt, ur5_arm
-from gravdir.synthetic.sensors import realistic_sensors
+from gravdir.synthetic import (
+    SyntheticArm,
+    iiwa_arm,
+    random_arm,
+    realistic_sensors,
+    up_from_base_tilt,
+    ur5_arm,
+)
 
 ARC_J1 = np.pi
 ARC_J2 = np.radians(120.0)
@@ -53,7 +62,8 @@ SPEED = 0.5
 RATE = 100.0
 MAX_TILT = np.radians(60.0)
 # Postures of the random chains: the distal mass and the flange at least 30° from the J1 axis,
-# so that the closed forms' sin(γ) is not small (the seed recommends a stretched-out arm).
+# so that the closed forms' sin(γ) is not small (US 11,446,825 B2, FIG. 7, recommends the links
+# after J2 extended perpendicular to the J1 axis).
 GAMMA_MARGIN = np.radians(30.0)
 METHODS = ("estimate_up", "point mass", "L2 offset", "two-branch", "L3 (kin. ratio)")
 
@@ -126,7 +136,7 @@ def closed_forms(fit1, theta1, fit_u, fit_s, geo):
 def one_draw(arm, config, rng):
     chain = chain_from_dh(*arm.dh.T)
     geo = canonical_geometry(arm, config)
-    sensors = realistic_sensors(rng, arm)
+    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
     rec1 = arm.sweep(0, config, -ARC_J1 / 2, ARC_J1 / 2, SPEED, RATE, sensor=sensors, rng=rng)
     fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity, load_friction="abs")
     theta1 = float(fit1.zeros().unstable)
@@ -169,7 +179,7 @@ def one_draw(arm, config, rng):
         )
         for c in configs
     ]
-    bound = crlb_up(plans, arm.up, load_friction="abs").std
+    bound = np.radians(crlb_up(plans, up_hint=arm.up, load_friction="abs").up_std_deg)
     errors = {
         m: (np.nan if up is None else float(angle_between(up, arm.up)), dt)
         for m, (up, dt) in results.items()
@@ -231,7 +241,8 @@ def random_posture(arm, rng):
 
 def main():
     rng = np.random.default_rng(2024)
-    # The seed's recommended posture: the links after J2 extended, perpendicular to the J1 axis.
+    # The posture of US 11,446,825 B2, FIG. 7: the links after J2 extended, perpendicular to the
+    # J1 axis.
     ur5_config = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, 0.0])
     iiwa_config = np.array([0.0, np.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])
     run("UR5-like", lambda up, _: ur5_arm(up), lambda *_: ur5_config, 400, rng)

@@ -8,17 +8,20 @@
 # %%
 import numpy as np
 
-from gravdir.frames import angle_between
-from gravdir.general import estimate_up, joint_sweep_from_chain, plan_sweeps
-from gravdir.kinematics import chain_from_dh
-from gravdir.sweep import fit_sweep
-from gravdir.synthetic.robot import up_from_base_tilt, ur5_arm
-from gravdir.synthetic.sensors import realistic_sensors
+from gravdir import (
+    angle_between,
+    chain_from_dh,
+    estimate_up,
+    fit_sweep,
+    joint_sweep_from_chain,
+    plan_sweeps,
+)
+from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
 
 rng = np.random.default_rng(7)
 arm = ur5_arm(up_from_base_tilt(np.radians(25.0), np.radians(40.0)))
 chain = chain_from_dh(*arm.dh.T)
-sensors = realistic_sensors(rng, arm)
+sensors = realistic_sensors(rng, arm.peak_gravity_torque())
 config = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, 0.0])  # upper arm horizontal
 
 # %% [markdown]
@@ -80,6 +83,6 @@ est = estimate_up(sweeps)
 print(est)
 error = float(np.degrees(angle_between(est.up, arm.up)))
 print(
-    f"error {error:.4f} deg; reported std {est.std_deg:.4f} deg; planned bound "
-    f"{plan.bound.std_deg:.4f} deg"
+    f"error {error:.4f} deg; reported up_std_deg {est.up_std_deg:.4f} deg; planned bound "
+    f"up_std_deg {plan.bound.up_std_deg:.4f} deg"
 )

@@ -8,6 +8,8 @@ built from the same DH table, so a convention error in either cannot cancel out.
 from __future__ import annotations
 
 import dataclasses
+import json
+import pickle
 import warnings
 
 import numpy as np
@@ -15,7 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gravdir._checks import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir.errors import (
+    ConvergenceWarning,
+    DegenerateGeometryError,
+    GravdirWarning,
+    InsufficientDataError,
+)
 from gravdir.frames import angle_between
 from gravdir.general import (
     JointSweep,
@@ -141,7 +148,7 @@ def test_noise_free_random_chains_exact(seed, n_joints, tilt, azimuth):
 def test_j1_sweep_adds_nothing_and_alpha_beta_is_exact():
     rng = np.random.default_rng(3)
     arm = ur5_arm(up_from_base_tilt(0.4, 1.0))
-    sensors = quiet(realistic_sensors(rng, arm))
+    sensors = quiet(realistic_sensors(rng, arm.peak_gravity_torque()))
     config = np.array([0.0, -1.2, 0.8, -1.0, 0.5, 0.0])
     data = j2_sweeps(arm, sensors, config, 0.3, (0, np.pi / 2, np.pi), 2.0)
     j2 = [joint_sweep_from_chain(chain, c, 1, fit) for _, c, fit, chain in data]
@@ -153,7 +160,7 @@ def test_j1_sweep_adds_nothing_and_alpha_beta_is_exact():
     a = estimate_up(j2)
     b = estimate_up([j1, *j2])
     assert float(angle_between(a.up, b.up)) < 1e-10
-    assert np.allclose(a.covariance, b.covariance, rtol=1e-6)
+    assert np.allclose(a.up_cov, b.up_cov, rtol=1e-6)
     # (alpha, beta) reproduce the fitted gravity torque at every delta.
     rec = data[1][0]
     delta = rec.q - j2[1].q_ref
@@ -175,7 +182,7 @@ def test_j1_sweep_adds_nothing_and_alpha_beta_is_exact():
 def test_sign_from_hemisphere_wall_and_ceiling(tilt, hint):
     rng = np.random.default_rng(5)
     arm = iiwa_arm(up_from_base_tilt(tilt, 0.0))
-    sensors = quiet(realistic_sensors(rng, arm))
+    sensors = quiet(realistic_sensors(rng, arm.peak_gravity_torque()))
     config = np.array([0.0, 0.7, 0.0, -1.0, 0.0, 0.5, 0.0])
     data = j2_sweeps(arm, sensors, config, 0.0, (0, np.pi / 2, np.pi), 2.0)
     sweeps = [joint_sweep_from_chain(chain, c, 1, fit) for _, c, fit, chain in data]
@@ -191,7 +198,7 @@ def test_sign_from_hemisphere_wall_and_ceiling(tilt, hint):
 def test_sign_from_moment_hint_overrides_hemisphere():
     rng = np.random.default_rng(6)
     arm = ur5_arm(up_from_base_tilt(np.pi, 0.0))  # ceiling mount
-    sensors = quiet(realistic_sensors(rng, arm))
+    sensors = quiet(realistic_sensors(rng, arm.peak_gravity_torque()))
     config = np.array([0.0, -1.2, 0.8, -1.0, 0.5, 0.0])
     data = j2_sweeps(arm, sensors, config, 0.0, (0, np.pi / 2, np.pi), 2.0)
     chain = data[0][3]
@@ -212,7 +219,7 @@ def test_sign_from_moment_hint_overrides_hemisphere():
 def test_marginal_sign_warns():
     rng = np.random.default_rng(7)
     arm = iiwa_arm(up_from_base_tilt(np.pi / 2, 0.0))
-    sensors = quiet(realistic_sensors(rng, arm))
+    sensors = quiet(realistic_sensors(rng, arm.peak_gravity_torque()))
     config = np.array([0.0, 0.7, 0.0, -1.0, 0.0, 0.5, 0.0])
     data = j2_sweeps(arm, sensors, config, 0.0, (0, np.pi / 2, np.pi), 2.0)
     sweeps = [joint_sweep_from_chain(chain, c, 1, fit) for _, c, fit, chain in data]
@@ -237,7 +244,7 @@ def test_monte_carlo_attains_crlb(make, tilt, config):
     rng = np.random.default_rng(11)
     arm = make(up_from_base_tilt(tilt, 0.7))
     chain = chain_of(arm)
-    sensors = realistic_sensors(rng, arm)
+    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
     draws, arc = 250, np.radians(120.0)
     fit_kw = {"load_friction": "abs", "harmonics": (sensors[1].ripple_order,)}
     data = j2_sweeps(
@@ -257,7 +264,7 @@ def test_monte_carlo_attains_crlb(make, tilt, config):
         sweeps = [joint_sweep_from_chain(chain, c, 1, take(fit, d)) for _, c, fit, _ in data]
         est = estimate_up(sweeps, up_hint=arm.up)
         ups.append(est.up)
-        reported.append(np.trace(est.covariance))
+        reported.append(np.trace(est.up_cov))
     ups = np.array(ups)
     errors = angle_between(ups, arm.up)
     rms = float(np.sqrt(np.mean(errors**2)))
@@ -274,8 +281,8 @@ def test_monte_carlo_attains_crlb(make, tilt, config):
         )
         for rec, c, _, _ in data
     ]
-    bound = crlb_up(plans, arm.up, load_friction="abs")
-    assert 1 / 1.15 < rms / bound.std < 1.15
+    bound = crlb_up(plans, up_hint=arm.up, load_friction="abs")
+    assert 1 / 1.15 < rms / np.radians(bound.up_std_deg) < 1.15
     empirical = float(np.sum(np.var(ups - arm.up, axis=0, ddof=1)))
     assert 1 / 1.15 < np.sqrt(np.mean(reported) / empirical) < 1.15
 
@@ -293,13 +300,13 @@ def test_plan_sweeps_reaches_target_and_flags_degenerate_candidates():
     loose = plan_sweeps(chain, config, target_std=np.radians(0.5), **common)
     tight = plan_sweeps(chain, config, target_std=np.radians(0.05), **common)
     assert loose.reached and tight.reached
-    assert loose.bound.std <= np.radians(0.5) and tight.bound.std <= np.radians(0.05)
+    assert loose.bound.up_std_deg <= 0.5 and tight.bound.up_std_deg <= 0.05
     assert (len(tight.sweeps), tight.arc) > (len(loose.sweeps), loose.arc)
     with pytest.warns(GravdirWarning, match="No candidate"):
         hopeless = plan_sweeps(chain, config, target_std=1e-9, **common)
     assert not hopeless.reached
     finite = hopeless.candidates[np.isfinite(hopeless.candidates[:, 3])]
-    assert hopeless.bound.std == pytest.approx(finite[:, 3].min())
+    assert np.radians(hopeless.bound.up_std_deg) == pytest.approx(finite[:, 3].min())
     # On the upright prior two J2 sweeps carry no first-order information (infinite bounds in
     # the table); three do. Two sweeps 180 degrees apart are degenerate at any prior.
     assert np.isinf(hopeless.candidates[hopeless.candidates[:, 0] == 2][:, 3]).all()
@@ -323,7 +330,7 @@ def test_crlb_shrinks_with_longer_arcs_and_more_sweeps():
                     chain, c, 1, arc, masses=arm.masses, coms=arm.coms, noise_std=0.2
                 )
             )
-        return crlb_up(plans, up).std
+        return np.radians(crlb_up(plans, up_hint=up).up_std_deg)
 
     three = (0, np.pi / 2, np.pi)
     assert bound(np.radians(150), three) < bound(np.radians(60), three)
@@ -348,7 +355,7 @@ def test_crlb_shrinks_with_longer_arcs_and_more_sweeps():
 def good_sweeps():
     rng = np.random.default_rng(21)
     arm = ur5_arm(up_from_base_tilt(0.5, 0.3))
-    sensors = quiet(realistic_sensors(rng, arm))
+    sensors = quiet(realistic_sensors(rng, arm.peak_gravity_torque()))
     config = np.array([0.0, -1.2, 0.8, -1.0, 0.5, 0.0])
     data = j2_sweeps(arm, sensors, config, 0.0, (0, np.pi / 2, np.pi), 2.0)
     chain = data[0][3]
@@ -522,3 +529,84 @@ def test_plan_sweeps_searches_spacings_in_ascending_order():
         full = plan_sweeps(chain, config, target_std=1e-9, spacings=spacings, **common)
     first_arc = full.candidates[full.candidates[:, 2] == full.candidates[0, 2]]
     np.testing.assert_allclose(first_arc[:, 1], [np.pi / 3, np.pi / 2, 2 * np.pi / 3])
+
+
+# --------------------------------------------------------------------------------------------
+# Iterations, the result contract and the gravity constant
+# --------------------------------------------------------------------------------------------
+
+
+def test_estimate_up_reports_iteration_limit(good_sweeps):
+    sweeps, _, _ = good_sweeps
+    with pytest.warns(ConvergenceWarning, match="`max_iter`=1"):
+        stopped = estimate_up(sweeps, max_iter=1)
+    assert stopped.converged is False
+    assert stopped.n_iter == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = estimate_up(sweeps)
+    assert est.converged is True
+    assert 1 < est.n_iter < 50
+    with pytest.raises(ValueError, match="`max_iter` to be a positive int"):
+        estimate_up(sweeps, max_iter=0)
+    with pytest.raises(ValueError, match="`xtol` to be a finite positive"):
+        estimate_up(sweeps, xtol=0.0)
+
+
+def _check_contract(result):
+    copy = pickle.loads(pickle.dumps(result))
+    assert copy == result
+    json.dumps(result.to_dict())
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, np.ndarray):
+            assert not value.flags.writeable, f.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.up = None
+
+
+def test_results_follow_the_contract(good_sweeps):
+    sweeps, _, chain = good_sweeps
+    est = estimate_up(sweeps)
+    _check_contract(est)
+    _check_contract(sweeps[0])
+    # Gravity-direction result: information symmetric, PSD, rank 2, up in its null space.
+    info = est.up_information
+    assert np.allclose(info, info.T)
+    assert np.linalg.eigvalsh(info)[0] > -1e-9 * np.abs(info).max()
+    assert np.linalg.matrix_rank(info, tol=1e-9 * np.abs(info).max()) == 2
+    assert np.allclose(info @ est.up, 0.0, atol=1e-9 * np.abs(info).max())
+    assert np.allclose(est.up_cov @ info @ est.up_cov, est.up_cov, rtol=1e-6, atol=0.0)
+    assert est.up_std_deg == pytest.approx(np.degrees(np.sqrt(np.trace(est.up_cov))))
+    config = np.array([0.0, -1.2, 0.8, -1.0, 0.5, 0.0])
+    arm = ur5_arm()
+    plan = plan_sweeps(
+        chain,
+        config,
+        masses=arm.masses,
+        coms=arm.coms,
+        noise_std=0.3,
+        target_std=np.radians(0.5),
+        up_hint=up_from_base_tilt(0.2, 0.3),
+    )
+    _check_contract(plan)
+    _check_contract(plan.bound)
+    _check_contract(plan.sweeps[0])
+    assert "up_std=" in repr(plan) and "°" in repr(plan.bound)
+
+
+def test_planned_sweep_copies_the_callers_arrays():
+    q, v = sweep_samples(0.0, 1.5, 0.5, 100.0)
+    w = np.array([1.0, 0.0, 0.0])
+    plan = PlannedSweep(1, np.eye(3), [0, 0, 1], 0.0, q, v, w, 0.1)
+    q[0], v[0], w[0] = 99.0, 99.0, 99.0
+    assert plan.q[0] == -0.75 and plan.velocity[0] == 0.5 and plan.moment[0] == 1.0
+
+
+def test_moment_scales_with_gravity_default_standard():
+    chain = chain_from_dh([0.0], [0.0], [1.0], [0.0])
+    args = (chain, [0.0], 0, [2.0], [[0.0, 0.0, 0.0]])
+    assert moment_from_mass_model(*args)[1] == pytest.approx(2.0 * 9.80665, rel=1e-15)
+    assert moment_from_mass_model(*args, gravity=1.62)[1] == pytest.approx(2.0 * 1.62)
+    with pytest.raises(ValueError, match="`gravity` to be a finite positive"):
+        moment_from_mass_model(*args, gravity=0.0)
