@@ -9,8 +9,9 @@ uniform in 0.85-1.15 per joint (nothing else), and the realistic errors of
 ``realistic_sensors``. Prints the median and 95th percentile of the tilt error (angle between the
 estimated and the true `up`), degrees.
 
-A last section measures how far the seed's L3 formulas (delta neglected) are from the exact L3
-solver on the canonical model with a UR5-like shoulder offset.
+A last section measures how far the out-of-plane offset (L3) formulas of US 11,446,825 B2
+(FIG. 11, Eqs. (20)-(24); delta neglected) are from the exact L3 solver on the canonical model with
+a UR5-like shoulder offset.
 
 Run: ``python benchmarks/closed_form_gain_error.py``.
 """
@@ -20,14 +21,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from gravdir.closed_form import (
+from gravdir import (
+    angle_between,
+    fit_sweep,
     solve_l2_offset,
     solve_l3_offset,
     solve_point_mass,
     solve_two_branch,
+    up_from_canonical,
 )
-from gravdir.frames import angle_between, up_from_canonical
-from gravdir.sweep import fit_sweep, wrap_angle
+from gravdir.sweep import wrap_angle
 from gravdir.synthetic import (
     SyntheticArm,
     TorqueSensor,
@@ -153,7 +156,8 @@ def run() -> None:
             gains = tuple(TorqueSensor(gain=float(k)) for k in rng.uniform(0.85, 1.15, 7))
             errors["ideal"].append(trial(arm, q, geo, None, rng))
             errors["gain only"].append(trial(arm, q, geo, gains[: arm.n_joints], rng))
-            errors["realistic"].append(trial(arm, q, geo, realistic_sensors(rng, arm), rng))
+            sensors = realistic_sensors(rng, arm.peak_gravity_torque())
+            errors["realistic"].append(trial(arm, q, geo, sensors, rng))
         for cond, rows in errors.items():
             e = np.array(rows)
             for k, solver in enumerate(("point mass", "L2", "two-branch", "L3 (ratio)")):
@@ -165,10 +169,10 @@ def run() -> None:
         )
 
 
-def seed_l3(
+def patent_l3(
     r: float, kappa: float, gamma: float, lam: float, theta1_zero: float
 ) -> tuple[float, float]:
-    """The seed's L3 relations (delta neglected): r = sin(theta2) sqrt(s^2 + lam^2), unstable."""
+    """US 11,446,825 B2's L3 relations (delta neglected): r = sin(theta2) sqrt(s^2 + lam^2)."""
 
     def f(t: float) -> float:
         s = np.sin(gamma + t - kappa)
@@ -187,10 +191,10 @@ def seed_l3(
     return theta1_zero, best
 
 
-def seed_l3_difference() -> None:
+def patent_l3_difference() -> None:
     print()
-    print("Seed L3 formulas (delta neglected) against the exact L3 solver, canonical model,")
-    print("UR5-like shoulder: L1 = 0.6, L2 = 0.02, L3 = 0.11 m, gamma = 90 deg")
+    print("US 11,446,825 B2 L3 formulas (delta neglected) against the exact L3 solver, canonical")
+    print("model, UR5-like shoulder: L1 = 0.6, L2 = 0.02, L3 = 0.11 m, gamma = 90 deg")
     L1, L2, L3 = 0.6, 0.02, 0.11
     lam = L3 / np.hypot(L1, L2)
     rng = np.random.default_rng(5)
@@ -207,14 +211,14 @@ def seed_l3_difference() -> None:
             f2 = fit_sweep(r2.q, r2.torque, r2.velocity)
             ex = solve_l3_offset(f1, f2, zu, np.pi / 2, 0.0, l3_ratio=lam)
             kappa = float(wrap_angle(np.pi - f2.phase))
-            t1, t2 = seed_l3(float(f1.amplitude / f2.amplitude), kappa, np.pi / 2, lam, zu)
+            t1, t2 = patent_l3(float(f1.amplitude / f2.amplitude), kappa, np.pi / 2, lam, zu)
             if not np.isfinite(t2):
                 no_root += 1
                 continue
             diffs.append(np.degrees(angle_between(up_from_canonical(t1, t2), up)))
             exact_err.append(np.degrees(angle_between(ex.up, up)))
         print(
-            f"tilt <= {max_tilt:4.0f} deg: seed formulas off by median {np.median(diffs):.3f} "
+            f"tilt <= {max_tilt:4.0f} deg: patent formulas off by median {np.median(diffs):.3f} "
             f"deg, max {np.max(diffs):.3f} deg ({no_root} of 60 without a root); "
             f"exact solver max {np.max(exact_err):.1e} deg"
         )
@@ -222,4 +226,4 @@ def seed_l3_difference() -> None:
 
 if __name__ == "__main__":
     run()
-    seed_l3_difference()
+    patent_l3_difference()

@@ -9,14 +9,15 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from gravdir._checks import DegenerateGeometryError
+from gravdir._results import tangent_basis
 from gravdir.closed_form import (
-    ClosedFormResult,
+    ClosedFormEstimate,
     solve_l2_offset,
     solve_l3_offset,
     solve_point_mass,
     solve_two_branch,
 )
+from gravdir.errors import DegenerateGeometryError
 from gravdir.frames import up_from_canonical
 from gravdir.sweep import SweepFit, fit_sweep, wrap_angle
 from gravdir.synthetic import SyntheticArm, TorqueSensor, canonical_arm
@@ -52,13 +53,13 @@ def _sweeps(
     return f1, zu, _fit(arm, 1, [zu, 0.0], sensor), zs, _fit(arm, 1, [zs, 0.0], sensor)
 
 
-def _root_error(res: ClosedFormResult, theta1: float, theta2: float) -> float:
+def _root_error(res: ClosedFormEstimate, theta1: float, theta2: float) -> float:
     return min(
         max(abs(float(wrap_angle(r.theta1 - theta1))), abs(r.theta2 - theta2)) for r in res.roots
     )
 
 
-def _error(res: ClosedFormResult, theta1: float, theta2: float) -> float:
+def _error(res: ClosedFormEstimate, theta1: float, theta2: float) -> float:
     return max(abs(float(wrap_angle(res.theta1 - theta1))), abs(res.theta2 - theta2))
 
 
@@ -86,7 +87,8 @@ def test_point_mass_exact(
     assert res.zero == ("stable" if stable else "unstable")
     assert np.allclose(res.up, arm.up, atol=1e-9)
     assert not (res.clipped or res.near_singular or res.gravity_parallel_to_j1)
-    assert np.all(np.isfinite(res.covariance))
+    assert np.all(np.isfinite(res.theta_cov))
+    _check_up_information(res)
 
 
 def test_point_mass_two_roots_and_repr() -> None:
@@ -110,7 +112,8 @@ def test_point_mass_near_90_deg_is_flagged_and_clipped_without_nan() -> None:
     assert res.clipped and res.near_singular
     assert res.theta2 == pytest.approx(np.pi / 2, abs=1e-12)
     assert len(res.roots) == 1
-    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.covariance))
+    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.theta_cov))
+    _check_up_information(res)
     # Just off 90 deg on noise-free data: flagged but still exact.
     arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2 + 5e-4))
     f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.0)
@@ -127,7 +130,7 @@ def test_point_mass_gravity_parallel_to_j1(theta2: float) -> None:
     res = solve_point_mass(f1, f2, 1.234, 1.3, 0.3)  # any J1 position is accepted
     assert res.gravity_parallel_to_j1 and res.zero == "none"
     assert abs(res.theta2 - theta2) < EXACT
-    assert np.isinf(res.covariance[0, 0]) and np.isfinite(res.covariance[1, 1])
+    assert np.isinf(res.theta_cov[0, 0]) and np.isfinite(res.theta_cov[1, 1])
     # Just above the threshold the normal path runs.
     arm = canonical_arm(L1=0.8, gamma0=0.3, up=up_from_canonical(0.5, 1e-6))
     f1, zu, fu, _, _ = _sweeps(arm, 1.0, 0.3)
@@ -199,6 +202,7 @@ def test_l2_exact(
         assert _error(res, theta1, theta2) < EXACT  # the smaller-|beta| rule applies
     both = solve_l2_offset(f1, f2, q1, gamma, gamma0, fit_j2_other=fo, q1_at_j2_other=qo)
     assert _error(both, theta1, theta2) < EXACT
+    _check_up_information(both)
     assert abs(float(wrap_angle(both.beta - beta))) < EXACT
 
 
@@ -233,7 +237,8 @@ def test_l2_clipped_at_the_merge_point() -> None:
     f1, zu, fu, _, _ = _sweeps(arm, 1.5, 0.0, sensors)
     res = solve_l2_offset(f1, fu, zu, 1.5, 0.0)
     assert res.clipped and res.near_singular
-    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.covariance))
+    assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.theta_cov))
+    _check_up_information(res)
 
 
 def test_l2_gravity_parallel_to_j1() -> None:
@@ -298,7 +303,7 @@ def test_l3_exact(
         assert _root_error(pair, theta1, theta2) < 1e-5  # sqrt of the rounding
 
 
-def test_l3_reduces_to_l2_and_seed_formula_is_biased() -> None:
+def test_l3_reduces_to_l2_and_l2_misses_delta() -> None:
     arm = canonical_arm(L1=0.5, L2=0.05, up=up_from_canonical(0.3, 0.7))
     f1, zu, fu, _, _ = _sweeps(arm, np.pi / 2, 0.0)
     l3 = solve_l3_offset(f1, fu, zu, np.pi / 2, 0.0, l3_ratio=0.0)
@@ -355,7 +360,8 @@ def test_l3_both_facts_pick_the_truth(
     assert _error(res, theta1, theta2) < EXACT
     assert abs(float(wrap_angle(res.beta - beta))) < EXACT
     assert res.rule.startswith("consistency with both J2 phases")
-    assert np.all(np.isfinite(res.covariance))
+    assert np.all(np.isfinite(res.theta_cov))
+    _check_up_information(res)
 
 
 def test_l3_both_facts_noisy_large_tilt_has_no_far_root() -> None:
@@ -432,6 +438,7 @@ def test_two_branch_exact_and_gain_invariant(
     res = solve_two_branch(f1, *args)
     assert _error(res, theta1, theta2) < EXACT
     assert len(res.roots) == 1 and not res.gravity_parallel_to_j1
+    _check_up_information(res)
 
 
 def test_two_branch_l3_bias_and_parallel_case() -> None:
@@ -528,3 +535,164 @@ def test_noisy_data_covariance_matches_scatter() -> None:
         stds.append(np.radians(res.theta2_std_deg))
     ratio = np.std(thetas) / np.mean(stds)
     assert 0.6 < ratio < 1.5
+
+
+# ---------------------------------------------------------------------------------------------
+# Uncertainty of `up` and the result contract
+
+
+def _check_up_information(res: ClosedFormEstimate) -> None:
+    """`up_information` of the result and of every root: symmetric, PSD, `up` in its null space."""
+    assert res.up_information is res.roots[res.root_index].up_information
+    for r in (res, *res.roots):
+        info = r.up_information
+        assert np.all(np.isfinite(info))
+        assert np.allclose(info, info.T, rtol=1e-12, atol=0.0)
+        scale = max(float(np.abs(info).max()), 1e-300)
+        assert np.linalg.eigvalsh(info / scale).min() > -1e-9
+        assert np.linalg.norm(info @ r.up) <= 1e-9 * scale
+        assert not np.isnan(r.up_std_deg) and not np.any(np.isnan(r.up_cov))
+
+
+def _noisy_fits(
+    arm: SyntheticArm, q2: float, noise_std: float, rng: np.random.Generator, n: int
+) -> list[tuple[SweepFit, float, SweepFit, float, SweepFit]]:
+    """n draws of (J1 fit, unstable zero, J2 fit there, stable zero, J2 fit there): white noise
+    of `noise_std` on the torques of one noise-free record of each sweep (J2 at the true zeros)."""
+    r1 = arm.sweep(0, [0.0, q2], -2.5, 2.5, 1.0, 40.0)
+    zeros = fit_sweep(r1.q, r1.torque, r1.velocity).zeros()
+    zu, zs = float(zeros.unstable), float(zeros.stable)
+    records = (r1, *(arm.sweep(1, [z, 0.0], -1.5, 1.5, 1.0, 40.0) for z in (zu, zs)))
+    out = []
+    for _ in range(n):
+        f1, fu, fs = (
+            fit_sweep(r.q, r.torque + noise_std * rng.standard_normal(r.torque.shape), r.velocity)
+            for r in records
+        )
+        out.append((f1, zu, fu, zs, fs))
+    return out
+
+
+LAM = 0.1 / np.hypot(0.6, 0.05)
+
+
+@pytest.mark.parametrize(
+    ("solver", "L2", "L3", "tilt", "noise_std"),
+    [
+        # Near gravity along J1: theta1 is uncertain by about 9 deg, `up` by 0.05 deg.
+        ("point_mass", 0.0, 0.0, 0.004, 0.15),
+        ("two_branch", 0.0, 0.0, 0.5, 0.05),
+        ("l3_offset", 0.05, 0.1, 0.5, 0.05),
+    ],
+)
+def test_up_cov_matches_monte_carlo(
+    solver: str, L2: float, L3: float, tilt: float, noise_std: float
+) -> None:
+    up = up_from_canonical(0.8, tilt)
+    arm = canonical_arm(L1=0.6, L2=L2, L3=L3, gamma0=0.1, mass=3.0, up=up)
+    rng = np.random.default_rng(3)
+    calls = {
+        "point_mass": lambda f1, zu, fu, zs, fs: solve_point_mass(f1, fu, zu, 1.3, 0.1),
+        "two_branch": lambda f1, zu, fu, zs, fs: solve_two_branch(f1, fu, zu, fs, zs),
+        "l3_offset": lambda f1, zu, fu, zs, fs: solve_l3_offset(
+            f1, fu, zu, 1.3, 0.1, l3_ratio=LAM, fit_j2_other=fs, q1_at_j2_other=zs
+        ),
+    }
+    results = [calls[solver](*fits) for fits in _noisy_fits(arm, 1.2, noise_std, rng, 600)]
+    basis = tangent_basis(arm.up)
+    errors = np.array([r.up for r in results]) @ basis.T
+    empirical = np.cov(errors.T)
+    reported = basis @ np.mean([r.up_cov for r in results], axis=0) @ basis.T
+    # Eigenvalues of reported^-1 empirical: 1 where the two agree, along every direction.
+    chol = np.linalg.cholesky(reported)
+    whitened = np.linalg.solve(chol, np.linalg.solve(chol, empirical).T)
+    assert np.all(np.abs(np.linalg.eigvalsh(whitened) - 1.0) < 0.15)
+    _check_up_information(results[0])
+    if solver == "point_mass":  # the coordinate singularity shows in theta1 only
+        assert np.median([r.theta1_std_deg for r in results]) > 50 * results[0].up_std_deg
+
+
+SOLVERS = ("point_mass", "l2_offset", "l3_ratio", "l3_pair", "l3_both", "two_branch")
+
+
+def _solve(
+    name: str, f1: SweepFit, zu: float, fu: SweepFit, zs: float, fs: SweepFit
+) -> ClosedFormEstimate:
+    gamma = 1.3  # J1 sweep at q2 = 1.2 with gamma0 = 0.1
+    if name == "point_mass":
+        return solve_point_mass(f1, fu, zu, gamma, 0.1)
+    if name == "l2_offset":
+        return solve_l2_offset(f1, fu, zu, gamma, 0.1)
+    if name == "l3_ratio":
+        return solve_l3_offset(f1, fu, zu, gamma, 0.1, l3_ratio=0.0)
+    if name == "l3_pair":
+        return solve_l3_offset(f1, fu, zu, gamma, 0.1, fit_j2_other=fs, q1_at_j2_other=zs)
+    if name == "l3_both":
+        return solve_l3_offset(
+            f1, fu, zu, gamma, 0.1, l3_ratio=0.0, fit_j2_other=fs, q1_at_j2_other=zs
+        )
+    return solve_two_branch(f1, fu, zu, fs, zs)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+@pytest.mark.parametrize("tilt", [0.0, 1e-6])
+@pytest.mark.parametrize("noise_std", [0.0, 0.05])
+def test_up_information_where_gravity_lies_along_j1(
+    name: str, tilt: float, noise_std: float
+) -> None:
+    arm = canonical_arm(L1=0.6, gamma0=0.1, mass=3.0, up=up_from_canonical(0.8, tilt))
+    rng = np.random.default_rng(5)
+    sensors = (TorqueSensor(noise_std=noise_std), TorqueSensor(noise_std=noise_std))
+    f1 = _fit(arm, 0, [0.0, 1.2], sensors, rng)
+    zu = 0.8 if tilt == 0.0 else float(f1.zeros().unstable)  # at tilt 0 any J1 position will do
+    zs = float(wrap_angle(zu + np.pi))
+    fu, fs = _fit(arm, 1, [zu, 0.0], sensors, rng), _fit(arm, 1, [zs, 0.0], sensors, rng)
+    res = _solve(name, f1, zu, fu, zs, fs)
+    _check_up_information(res)
+    assert not np.any(np.isnan(res.theta_cov))
+    assert np.degrees(np.arccos(min(res.up @ arm.up, 1.0))) < 1e-4 + 5 * res.up_std_deg
+    undetermined = name == "two_branch" and res.gravity_parallel_to_j1
+    if undetermined:
+        # The J2 sweeps do not see `up` along their axis and the solver does not know the J1
+        # lever arm: zero information there, documented, never NaN.
+        assert np.isinf(res.up_std_deg)
+        assert np.linalg.matrix_rank(res.up_information) == 1
+    elif noise_std == 0.0:
+        assert 0.0 < res.up_std_deg < 1e-9
+    else:
+        # About the spread at a clear tilt (0.016-0.036 deg here) and far from theta1's.
+        assert 0.005 < res.up_std_deg < 0.1
+    if res.gravity_parallel_to_j1:
+        assert np.isinf(res.theta_cov[0, 0])
+    if noise_std > 0:
+        assert res.gravity_parallel_to_j1  # A1 is below 3 standard deviations at tilt 1e-6
+
+
+def test_result_contract() -> None:
+    import json
+    import pickle
+
+    arm = canonical_arm(L1=0.6, L2=0.05, gamma0=0.1, up=up_from_canonical(0.8, 0.5))
+    sensors = (TorqueSensor(noise_std=0.05), TorqueSensor(noise_std=0.05))
+    rng = np.random.default_rng(9)
+    f1 = _fit(arm, 0, [0.0, 1.2], sensors, rng)
+    zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+    fu, fs = _fit(arm, 1, [zu, 0.0], sensors, rng), _fit(arm, 1, [zs, 0.0], sensors, rng)
+    for name in SOLVERS:
+        res = _solve(name, f1, zu, fu, zs, fs)
+        copy = pickle.loads(pickle.dumps(res))
+        assert copy == res
+        other = "two_branch" if name != "two_branch" else "point_mass"
+        assert res != _solve(other, f1, zu, fu, zs, fs)
+        json.dumps(res.to_dict())
+        for array in (res.up, res.up_information, res.theta_cov, res.roots[0].up):
+            assert not array.flags.writeable
+        assert "±" in repr(res) and "°" in repr(res.roots[0])
+        _check_up_information(res)
+    # The parallel results too (infinite variances are written as json's Infinity).
+    flat = canonical_arm(L1=0.6, gamma0=0.1, up=(0.0, 0.0, 1.0))
+    f1 = _fit(flat, 0, [0.0, 1.2])
+    fa, fb = _fit(flat, 1, [0.3, 0.0]), _fit(flat, 1, [0.3 + np.pi, 0.0])
+    res = solve_two_branch(f1, fa, 0.3, fb, 0.3 + np.pi)
+    assert pickle.loads(pickle.dumps(res)) == res
+    json.dumps(res.to_dict())
