@@ -3,13 +3,14 @@
 #
 # Synthetic contacts from `gravdir.synthetic.touch.touch_contacts` (plane tilted up to 10°,
 # contacts over a 0.3 m square unless planned, tool tip 100-200 mm long), isotropic Gaussian
-# contact noise σ = 0.02 mm, fixed seeds. Printed:
+# contact noise σ = 0.02 mm, fixed random seeds. Printed:
 #
 # 1. N-point plane fit with the tool tip known, 8 contacts: RMS `up` error against the mean
 #    reported `up_std_deg` and against the Cramér-Rao bound, computed here from the true contact
 #    geometry (Fisher information of the normal with the contacts' in-plane positions and the
 #    plane offset as nuisance parameters).
-# 2. Seed's three-point cross product (first three contacts) against the 8-point plane fit.
+# 2. The three-point cross product of CN 112476435 B, claim 1 (first three contacts) against the
+#    8-point plane fit.
 # 3. Joint tool-and-plane fit (tool tip unknown, no guess, `noise_std` given) for three designs:
 #    `plan_touches(8)` (spots aimed within ±10 mm), flange tilts uniform over the ±30° cone, and
 #    tilts uniform over the 20-30° ring.
@@ -24,9 +25,7 @@ import time
 
 import numpy as np
 
-from gravdir._checks import DegenerateGeometryError
-from gravdir.synthetic.touch import touch_contacts
-from gravdir.touch import (
+from gravdir import (
     contact_points,
     plan_touches,
     tool_tip_and_up_from_touches,
@@ -34,6 +33,8 @@ from gravdir.touch import (
     up_from_touch_points,
     up_from_touches,
 )
+from gravdir.errors import DegenerateGeometryError
+from gravdir.synthetic import touch_contacts
 
 SIGMA = 2e-5  # 0.02 mm in metres
 N_CONTACTS = 8
@@ -98,7 +99,7 @@ def plane_fit_figures() -> None:
     print(f"   ratio mean(error^2 / bound^2)       {float(np.mean(err**2 / crb_deg**2)):.3f}")
 
     pts = contact_points(data.flange_poses, data.tool_tip)
-    three = up_from_three_points(pts[:, 0], pts[:, 1], pts[:, 2])
+    three = up_from_three_points(pts[:, 0], pts[:, 1], pts[:, 2], noise_std=SIGMA)
     err3 = angle_deg(three.up, data.up)
     print(f"2. Three-point cross product vs {N_CONTACTS}-point plane fit (same draws)")
     print(f"   {'':22s} {'median':>9s} {'95th pct':>9s}  deg")
@@ -124,7 +125,7 @@ def plane_fit_figures() -> None:
 # %%
 def design_data(name: str, rng: np.random.Generator):
     if name == "plan":
-        plan = plan_touches(N_CONTACTS, max_tilt_deg=30.0, radius=0.1)
+        plan = plan_touches(N_CONTACTS, max_tilt=np.radians(30.0), radius=0.1)
         return touch_contacts(
             rng,
             N_CONTACTS,
@@ -140,8 +141,8 @@ def design_data(name: str, rng: np.random.Generator):
         N_CONTACTS,
         size=(N_JOINT,),
         noise_std=SIGMA,
-        orientation_spread_deg=30.0,
-        min_orientation_deg=low,
+        orientation_spread=np.radians(30.0),
+        min_orientation=np.radians(low),
     )
 
 

@@ -26,7 +26,9 @@ def angle_deg(u: np.ndarray, v: np.ndarray) -> float:
 
 rng = np.random.default_rng(2024)
 sigma = 2e-5  # 0.02 mm
-data = touch_contacts(rng, 8, max_tilt_deg=5.0, noise_std=sigma, min_orientation_deg=20.0)
+data = touch_contacts(
+    rng, 8, max_tilt=np.radians(5.0), noise_std=sigma, min_orientation=np.radians(20.0)
+)
 
 # %% [markdown]
 # ## Tool tip known
@@ -34,7 +36,7 @@ data = touch_contacts(rng, 8, max_tilt_deg=5.0, noise_std=sigma, min_orientation
 # %%
 fit = up_from_touches(data.flange_poses, data.tool_tip)
 pts = contact_points(data.flange_poses, data.tool_tip)
-three = up_from_three_points(pts[0], pts[1], pts[2])
+three = up_from_three_points(pts[0], pts[1], pts[2], noise_std=sigma)
 print("true up       ", np.round(data.up, 6))
 print("plane fit up  ", np.round(fit.up, 6), f"error {angle_deg(fit.up, data.up):.4f} deg")
 print(f"reported std   {float(fit.up_std_deg):.4f} deg, rms {float(fit.rms) * 1e3:.4f} mm")
@@ -49,7 +51,7 @@ print(f"a 1 mm tool-tip error along flange z tilts up by {np.degrees(float(tilt)
 # only need to be hit to within about 10 mm.
 
 # %%
-plan = plan_touches(8, max_tilt_deg=30.0, radius=0.1)
+plan = plan_touches(8, max_tilt=np.radians(30.0), radius=0.1)
 print(plan)
 planned = touch_contacts(
     rng,

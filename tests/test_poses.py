@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir._checks import GravdirWarning
+from gravdir.errors import GravdirWarning
 from gravdir.poses import (
     abb_from_pose,
     check_poses,

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir._checks import DegenerateGeometryError, InsufficientDataError
+from gravdir._results import cov_from_up_information
+from gravdir.errors import (
+    ConvergenceWarning,
+    DegenerateGeometryError,
+    GravdirWarning,
+    InsufficientDataError,
+)
 from gravdir.frames import vector_in_target_frame
 from gravdir.synthetic.touch import touch_contacts
 from gravdir.touch import (
@@ -46,14 +55,20 @@ def test_noise_free_up_exact_and_three_point_agrees() -> None:
     assert np.max(angle(fit.up, data.up)) < 1e-10
     assert np.max(np.abs(fit.offset - data.offset)) < 1e-12
     assert np.max(np.abs(fit.residuals)) < 1e-12
-    three = up_from_three_points(pts[:, 0], pts[:, 1], pts[:, 2])
-    fit3 = up_from_touch_points(pts[:, :3])
+    with pytest.warns(GravdirWarning, match="`noise_std`"):
+        three = up_from_three_points(pts[:, 0], pts[:, 1], pts[:, 2])
+    with pytest.warns(GravdirWarning, match="`noise_std`"):
+        fit3 = up_from_touch_points(pts[:, :3])
     assert np.max(angle(three.up, fit3.up)) < 1e-12
     assert np.max(angle(three.up, data.up)) < 1e-10
-    # The seed's P = (p2 - p1) x (p3 - p1), unnormalised.
+    # CN 112476435 B, claim 1: P = (p2 - p1) x (p3 - p1), unnormalised.
     expected = np.cross(pts[:, 1] - pts[:, 0], pts[:, 2] - pts[:, 0])
     assert np.allclose(three.cross, expected, rtol=0, atol=1e-15)
-    assert np.all(np.isinf(fit3.up_std_deg))
+    # Three points and no noise level: the uncertainty of `up` is undetermined.
+    for undetermined in (three, fit3):
+        assert np.all(undetermined.up_information == 0.0)
+        assert np.all(np.isposinf(undetermined.up_std_deg))
+        assert not np.any(np.isnan(undetermined.up_cov))
 
 
 def test_points_and_up_in_target_frame() -> None:
@@ -79,6 +94,7 @@ def test_batch_equals_loop() -> None:
         single = up_from_touch_points(pts[idx])
         assert np.allclose(batch.up[idx], single.up, atol=1e-14)
         assert np.allclose(batch.up_cov[idx], single.up_cov, rtol=1e-9, atol=0)
+        assert np.allclose(batch.up_information[idx], single.up_information, rtol=1e-9, atol=0)
 
 
 @given(
@@ -185,7 +201,7 @@ def test_tool_tip_and_plane_monte_carlo_random_orientations() -> None:
 
 
 def test_plan_touches_geometry() -> None:
-    plan = plan_touches(8, max_tilt_deg=30.0, radius=0.1)
+    plan = plan_touches(8, max_tilt=np.radians(30.0), radius=0.1)
     z = plan.relative_rotations[:, :, 2]  # flange +z of each contact, nominal flange frame
     tilt = np.degrees(angle(z, np.array([0.0, 0.0, 1.0])))
     assert np.allclose(tilt, [30] * 6 + [0] * 2, atol=1e-12)
@@ -215,8 +231,8 @@ def test_plan_touches_geometry() -> None:
         assert np.allclose((p.spots - p.spots.mean(axis=0)).T @ dm, 0.0, atol=1e-15)
     with pytest.raises(ValueError, match="`n_contacts`.*>= 6"):
         plan_touches(5)
-    with pytest.raises(ValueError, match=r"`max_tilt_deg` in \(0, 90\)"):
-        plan_touches(8, max_tilt_deg=90.0)
+    with pytest.raises(ValueError, match=r"`max_tilt` in \(0, pi/2\)"):
+        plan_touches(8, max_tilt=np.pi / 2)
     with pytest.raises(ValueError, match="`radius`"):
         plan_touches(8, radius=0.0)
     with pytest.raises(ValueError, match="`nominal`"):
@@ -226,7 +242,7 @@ def test_plan_touches_geometry() -> None:
 def test_tool_tip_and_plane_monte_carlo_planned_orientations() -> None:
     rng = np.random.default_rng(10)
     draws = 400
-    plan = plan_touches(8, max_tilt_deg=30.0, radius=0.1)
+    plan = plan_touches(8, max_tilt=np.radians(30.0), radius=0.1)
     # Spots aimed at within +-10 mm; no tool-tip guess.
     data = touch_contacts(
         rng,
@@ -289,7 +305,7 @@ def test_tool_tip_without_guess_finds_global_minimum() -> None:
 
 def test_similar_orientations_reported_unidentifiable() -> None:
     rng = np.random.default_rng(6)
-    data = touch_contacts(rng, 8, orientation_spread_deg=1.0, noise_std=SIGMA)
+    data = touch_contacts(rng, 8, orientation_spread=np.radians(1.0), noise_std=SIGMA)
     with pytest.raises(DegenerateGeometryError, match="orientations varied enough"):
         tool_tip_and_up_from_touches(data.flange_poses)
     same = data.flange_poses.copy()
@@ -297,7 +313,7 @@ def test_similar_orientations_reported_unidentifiable() -> None:
     with pytest.raises(DegenerateGeometryError, match="noise gain inf"):
         tool_tip_and_up_from_touches(same)
     # The planned design with 3 degree tilts: lateral parts fine, approach axis not separable.
-    plan = plan_touches(8, max_tilt_deg=3.0)
+    plan = plan_touches(8, max_tilt=np.radians(3.0))
     small = touch_contacts(
         rng,
         8,
@@ -424,3 +440,111 @@ def test_batch_shape_mismatches_name_the_arguments() -> None:
     fit = up_from_touch_points(np.stack([pts] * 2), up_hint=hints)
     np.testing.assert_allclose(fit.up[0], -fit.up[1], atol=1e-12)
     assert fit.up[0] @ data.up > 0.99
+
+
+# ------------------------------------------------------------------------- result contract
+
+
+def _check_up_result(fit: object) -> None:
+    up = np.asarray(fit.up)  # type: ignore[attr-defined]
+    info = np.asarray(fit.up_information)  # type: ignore[attr-defined]
+    cov = np.asarray(fit.up_cov)  # type: ignore[attr-defined]
+    std = np.asarray(fit.up_std_deg)  # type: ignore[attr-defined]
+    assert info.shape == (*up.shape, 3)
+    for idx in np.ndindex(up.shape[:-1]):
+        i, u = info[idx], up[idx]
+        assert np.allclose(i, i.T, rtol=0, atol=1e-12 * np.max(np.abs(i)))
+        assert np.min(np.linalg.eigvalsh(i)) >= -1e-9 * np.max(np.abs(i))
+        assert np.linalg.norm(i @ u) <= 1e-9 * np.max(np.abs(i))
+        want = cov_from_up_information(u, i)
+        np.testing.assert_allclose(cov[idx], want, rtol=1e-12, atol=0)
+        assert np.linalg.matrix_rank(cov[idx], tol=1e-9 * np.max(np.abs(cov[idx]))) == 2
+        assert np.allclose(cov[idx] @ i @ cov[idx], cov[idx], rtol=1e-6, atol=0)
+        assert np.isclose(std[idx], np.degrees(np.sqrt(np.trace(want))), rtol=1e-12)
+
+
+def test_results_follow_the_contract() -> None:
+    rng = np.random.default_rng(12)
+    data = touch_contacts(rng, 8, size=(2,), noise_std=SIGMA)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    results = [
+        up_from_three_points(pts[:, 0], pts[:, 1], pts[:, 2], noise_std=SIGMA),
+        up_from_touch_points(pts[0], robust=True),
+        up_from_touches(data.flange_poses, data.tool_tip),
+        tool_tip_and_up_from_touches(data.flange_poses[0], noise_std=SIGMA),
+        tool_tip_and_up_from_touches(data.flange_poses, n_directions=100),
+    ]
+    for fit in results:
+        _check_up_result(fit)
+    for obj in [*results, plan_touches(8), data]:
+        copy = pickle.loads(pickle.dumps(obj))
+        assert copy == obj
+        json.dumps(obj.to_dict())
+        for value in vars(obj).values():
+            if isinstance(value, np.ndarray):
+                assert not value.flags.writeable
+        assert repr(obj)
+    assert "deg" in repr(results[3])
+    # Arrays of the caller are not aliased.
+    poses = data.flange_poses.copy()
+    fit = up_from_touches(poses, data.tool_tip)
+    poses[...] = 0.0
+    assert np.all(np.isfinite(fit.up))
+
+
+def test_six_contacts_without_noise_std_leave_up_undetermined() -> None:
+    rng = np.random.default_rng(13)
+    data = touch_contacts(rng, 6, noise_std=SIGMA)
+    with pytest.warns(GravdirWarning, match="`noise_std`"):
+        fit = tool_tip_and_up_from_touches(data.flange_poses)
+    assert np.all(fit.up_information == 0.0)
+    assert np.isposinf(fit.up_std_deg)
+    assert np.all(np.isinf(fit.tool_tip_std))
+    given_noise = tool_tip_and_up_from_touches(data.flange_poses, noise_std=SIGMA)
+    _check_up_result(given_noise)
+    assert np.isfinite(given_noise.up_std_deg)
+
+
+# ------------------------------------------------------------------------- iteration limits
+
+
+def test_tool_tip_gauss_newton_reports_convergence() -> None:
+    rng = np.random.default_rng(14)
+    data = touch_contacts(rng, 8, size=(3,), noise_std=SIGMA)
+    fit = tool_tip_and_up_from_touches(data.flange_poses, noise_std=SIGMA, n_directions=100)
+    assert fit.converged.dtype == bool and np.all(fit.converged)
+    assert np.all((fit.n_iter >= 1) & (fit.n_iter < 50))
+    with pytest.warns(ConvergenceWarning, match="`max_iter`=1"):
+        limited = tool_tip_and_up_from_touches(
+            data.flange_poses, noise_std=SIGMA, n_directions=100, max_iter=1, search_max_iter=1
+        )
+    assert not np.any(limited.converged)
+    assert np.all(limited.n_iter == 1)
+    with pytest.raises(ValueError, match="`search_max_iter` to be a positive integer"):
+        tool_tip_and_up_from_touches(data.flange_poses, search_max_iter=0)
+    with pytest.raises(ValueError, match="`max_iter` to be a positive integer"):
+        tool_tip_and_up_from_touches(data.flange_poses, max_iter=0)
+
+
+def test_robust_deletion_reports_convergence() -> None:
+    rng = np.random.default_rng(8)
+    data = touch_contacts(rng, 8, noise_std=SIGMA)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    pts[5] += 0.5e-3 * data.up
+    plain = up_from_touch_points(pts)
+    assert bool(plain.converged) and int(plain.n_iter) == 0
+    fit = up_from_touch_points(pts, robust=True)
+    assert bool(fit.converged) and int(fit.n_iter) == 2  # one rejection, then a clean test
+    pts[2] -= 5e-3 * data.up
+    with pytest.warns(ConvergenceWarning, match="`max_iter`=1"):
+        limited = up_from_touch_points(pts, robust=True, max_iter=1)
+    assert not bool(limited.converged)
+    assert int(limited.n_iter) == 1
+    assert np.count_nonzero(limited.outliers) == 1
+    # Five contacts with an outlier: after one rejection four remain, too few to test.
+    with pytest.warns(ConvergenceWarning, match="four inliers"):
+        floor = up_from_touch_points(pts[[0, 1, 3, 4, 5]], robust=True)
+    assert not bool(floor.converged)
+    assert int(floor.n_iter) == 1
+    with pytest.raises(ValueError, match="`max_iter` to be a positive integer"):
+        up_from_touch_points(pts, robust=True, max_iter=0)

@@ -25,12 +25,14 @@ angle exchanged: ``(A, B, C) = (R, P, W)``.
 from __future__ import annotations
 
 import warnings
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation
 
-from gravdir._checks import GravdirWarning, check_array, check_option, check_rotation_matrix
+from gravdir._checks import check_array, check_option, check_rotation_matrix
+from gravdir.errors import GravdirWarning
 
 __all__ = [
     "abb_from_pose",
@@ -46,10 +48,14 @@ __all__ = [
 
 _METRES_PER = {"mm": 1e-3, "m": 1.0}
 _RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
+# The two Euler conventions: KUKA's intrinsic Z-Y'-X'' and Fanuc's fixed X, Y, Z (scipy's names).
+_EulerSequence = Literal["ZYX", "xyz"]
 
 
 def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
     """Check `x` is a stack of rigid homogeneous transforms, shape ``(..., 4, 4)``.
+
+    A building block for functions that take poses; import it from :mod:`gravdir.poses`.
 
     The upper-left 3x3 block must be a proper rotation (``R^T R = I`` within `atol`,
     ``det R = +1``) and the bottom row ``[0, 0, 0, 1]`` within `atol`.
@@ -92,7 +98,7 @@ def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.fl
 
 
 def _split(
-    x: ArrayLike, name: str, width: int, unit: str
+    x: ArrayLike, name: str, width: int, unit: Literal["mm", "m"]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     check_option(unit, "unit", tuple(_METRES_PER))
     arr = check_array(x, name, tail=(width,))
@@ -109,14 +115,16 @@ def _assemble(
     return out
 
 
-def _rotation(pose: ArrayLike, name: str, unit: str) -> tuple[Rotation, NDArray[np.float64]]:
+def _rotation(
+    pose: ArrayLike, name: str, unit: Literal["mm", "m"]
+) -> tuple[Rotation, NDArray[np.float64]]:
     check_option(unit, "unit", tuple(_METRES_PER))
     t = check_poses(pose, name)
     rot = Rotation.from_matrix(t[..., :3, :3].reshape(-1, 3, 3))
     return rot, t[..., :3, 3] / _METRES_PER[unit]
 
 
-def pose_from_ur(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
     """4x4 pose from a Universal Robots pose ``p[x, y, z, rx, ry, rz]``.
 
     Parameters
@@ -155,8 +163,11 @@ def pose_from_ur(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
     return _assemble(rot, xyz * scale, batch)
 
 
-def ur_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+def ur_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
     """Universal Robots pose ``[x, y, z, rx, ry, rz]`` from a 4x4 pose.
+
+    The inverse of :func:`pose_from_ur`; the rotation vector comes back with its angle in
+    ``[0, pi]``.
 
     Parameters
     ----------
@@ -168,7 +179,7 @@ def ur_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
     Returns
     -------
     ndarray, shape (..., 6)
-        Position and rotation vector with angle in ``[0, pi]``.
+        Position (in `unit`) and rotation vector (radians).
 
     Raises
     ------
@@ -186,7 +197,12 @@ def ur_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
 
 
 def _euler_to_pose(
-    x: ArrayLike, name: str, *, unit: str, angles: str, seq: str
+    x: ArrayLike,
+    name: str,
+    *,
+    unit: Literal["mm", "m"],
+    angles: Literal["deg", "rad"],
+    seq: _EulerSequence,
 ) -> NDArray[np.float64]:
     check_option(angles, "angles", tuple(_RADIANS_PER))
     xyz, ang, scale = _split(x, name, 6, unit)
@@ -196,7 +212,13 @@ def _euler_to_pose(
     return _assemble(rot, xyz * scale, batch)
 
 
-def _pose_to_euler(pose: ArrayLike, *, unit: str, angles: str, seq: str) -> NDArray[np.float64]:
+def _pose_to_euler(
+    pose: ArrayLike,
+    *,
+    unit: Literal["mm", "m"],
+    angles: Literal["deg", "rad"],
+    seq: _EulerSequence,
+) -> NDArray[np.float64]:
     check_option(angles, "angles", tuple(_RADIANS_PER))
     rot, xyz = _rotation(pose, "pose", unit)
     with warnings.catch_warnings(record=True) as caught:
@@ -212,7 +234,9 @@ def _pose_to_euler(pose: ArrayLike, *, unit: str, angles: str, seq: str) -> NDAr
     return np.concatenate([xyz, eul / _RADIANS_PER[angles]], axis=-1)
 
 
-def pose_from_kuka(xyzabc: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+def pose_from_kuka(
+    xyzabc: ArrayLike, *, unit: Literal["mm", "m"], angles: Literal["deg", "rad"]
+) -> NDArray[np.float64]:
     """4x4 pose from a KUKA frame ``{X, Y, Z, A, B, C}``.
 
     Parameters
@@ -250,7 +274,9 @@ def pose_from_kuka(xyzabc: ArrayLike, *, unit: str, angles: str) -> NDArray[np.f
     return _euler_to_pose(xyzabc, "xyzabc", unit=unit, angles=angles, seq="ZYX")
 
 
-def kuka_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+def kuka_from_pose(
+    pose: ArrayLike, *, unit: Literal["mm", "m"], angles: Literal["deg", "rad"]
+) -> NDArray[np.float64]:
     """KUKA frame ``{X, Y, Z, A, B, C}`` from a 4x4 pose.
 
     Parameters
@@ -285,18 +311,22 @@ def kuka_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.flo
     return _pose_to_euler(pose, unit=unit, angles=angles, seq="ZYX")
 
 
-def pose_from_fanuc(xyzwpr: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
+def pose_from_fanuc(
+    xyzwpr: ArrayLike, *, unit: Literal["mm", "m"], angles: Literal["deg", "rad"]
+) -> NDArray[np.float64]:
     """4x4 pose from a Fanuc position ``(X, Y, Z, W, P, R)``.
+
+    Fanuc turns by W about the fixed X axis, then by P about fixed Y, then by R about fixed Z:
+    ``R = Rz(R) Ry(P) Rx(W)``, the matrix of :func:`pose_from_kuka` with the first and last
+    angle exchanged, ``(A, B, C) = (R, P, W)``.
 
     Parameters
     ----------
     xyzwpr : array_like, shape (..., 6)
-        Position and the angles W (yaw, about fixed X), P (pitch, about fixed Y), R (roll, about
-        fixed Z). The controller shows millimetres and degrees.
-    unit : {"mm", "m"}
-        Length unit of the position.
-    angles : {"deg", "rad"}
-        Unit of W, P, R.
+        Position and the angles W (yaw), P (pitch) and R (roll); the controller shows
+        millimetres and degrees.
+    unit, angles : {"mm", "m"} and {"deg", "rad"}
+        Length unit of the position; unit of W, P, R.
 
     Returns
     -------
@@ -308,11 +338,6 @@ def pose_from_fanuc(xyzwpr: ArrayLike, *, unit: str, angles: str) -> NDArray[np.
     ValueError
         If `xyzwpr` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
 
-    Notes
-    -----
-    ``R = Rz(R) Ry(P) Rx(W)``: rotate by W about the fixed X axis, then P about fixed Y, then R
-    about fixed Z. The same matrix as KUKA's with ``(A, B, C) = (R, P, W)``.
-
     Examples
     --------
     >>> Tf = pose_from_fanuc([500, 0, 800, 175, -20, 30], unit="mm", angles="deg")
@@ -323,17 +348,21 @@ def pose_from_fanuc(xyzwpr: ArrayLike, *, unit: str, angles: str) -> NDArray[np.
     return _euler_to_pose(xyzwpr, "xyzwpr", unit=unit, angles=angles, seq="xyz")
 
 
-def fanuc_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.float64]:
-    """Fanuc position ``(X, Y, Z, W, P, R)`` from a 4x4 pose.
+def fanuc_from_pose(
+    pose: ArrayLike, *, unit: Literal["mm", "m"], angles: Literal["deg", "rad"]
+) -> NDArray[np.float64]:
+    """Fanuc position ``(X, Y, Z, W, P, R)`` from a 4x4 pose, the inverse of `pose_from_fanuc`.
+
+    W and R come back in (-180, 180] degrees, P in [-90, 90]. At gimbal lock (P = +-90 degrees)
+    only a combination of W and R is determined: a :class:`~gravdir.errors.GravdirWarning` is
+    issued and the returned triple gives the same rotation.
 
     Parameters
     ----------
     pose : array_like, shape (..., 4, 4)
         ``base_from_flange``, translation in metres.
-    unit : {"mm", "m"}
-        Length unit of the returned position.
-    angles : {"deg", "rad"}
-        Unit of the returned W, P, R; W and R in (-180, 180], P in [-90, 90] degrees.
+    unit, angles : {"mm", "m"} and {"deg", "rad"}
+        Length unit of the returned position; unit of the returned W, P, R.
 
     Returns
     -------
@@ -344,11 +373,6 @@ def fanuc_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.fl
     ValueError
         If `pose` is not rigid or `unit` / `angles` is unknown.
 
-    Warns
-    -----
-    GravdirWarning
-        At gimbal lock (P = +-90 degrees).
-
     Examples
     --------
     >>> T = pose_from_fanuc([500, 0, 800, 175, -20, 30], unit="mm", angles="deg")
@@ -358,7 +382,9 @@ def fanuc_from_pose(pose: ArrayLike, *, unit: str, angles: str) -> NDArray[np.fl
     return _pose_to_euler(pose, unit=unit, angles=angles, seq="xyz")
 
 
-def pose_from_abb(pose: ArrayLike, *, unit: str, atol: float = 1e-4) -> NDArray[np.float64]:
+def pose_from_abb(
+    pose: ArrayLike, *, unit: Literal["mm", "m"], atol: float = 1e-4
+) -> NDArray[np.float64]:
     """4x4 pose from an ABB ``robtarget``'s ``trans`` and ``rot`` ``[x, y, z, q1, q2, q3, q4]``.
 
     Parameters
@@ -407,7 +433,7 @@ def pose_from_abb(pose: ArrayLike, *, unit: str, atol: float = 1e-4) -> NDArray[
     return _assemble(rot, xyz * scale, xyz.shape[:-1])
 
 
-def abb_from_pose(pose: ArrayLike, *, unit: str) -> NDArray[np.float64]:
+def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
     """ABB ``[x, y, z, q1, q2, q3, q4]`` (scalar-first quaternion) from a 4x4 pose.
 
     Parameters

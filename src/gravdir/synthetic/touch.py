@@ -6,18 +6,20 @@ formula), independently of :mod:`gravdir.touch`, so that tests of the estimators
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_rotation_matrix, check_vectors
+from gravdir._results import Result
 
 __all__ = ["SyntheticTouches", "touch_contacts"]
 
 
-@dataclass(frozen=True)
-class SyntheticTouches:
+@dataclass(frozen=True, eq=False, repr=False)
+class SyntheticTouches(Result):
     """Contacts of a tool tip with a plane, and the truth behind them.
 
     Attributes
@@ -72,9 +74,9 @@ def touch_contacts(
     n_contacts: int,
     *,
     size: tuple[int, ...] = (),
-    max_tilt_deg: float = 10.0,
-    orientation_spread_deg: float = 30.0,
-    min_orientation_deg: float = 0.0,
+    max_tilt: float = math.radians(10.0),
+    orientation_spread: float = math.radians(30.0),
+    min_orientation: float = 0.0,
     tool_tip: ArrayLike | None = None,
     noise_std: float = 0.0,
     extent: float = 0.3,
@@ -93,16 +95,16 @@ def touch_contacts(
         Contacts per set, N >= 1.
     size : tuple of int, optional
         Leading batch shape (independent sets of contacts). Default a single set.
-    max_tilt_deg : float, optional
-        The plane's normal is drawn uniformly in tilt ``[0, max_tilt_deg]`` from base +z and in
-        azimuth. Default 10.
-    orientation_spread_deg : float, optional
-        Each flange is tilted from "approach axis along -up" by an angle up to this (uniform over
-        the disc of directions), about a random horizontal axis, after a random spin about the
-        approach axis. Default 30.
-    min_orientation_deg : float, optional
-        Smallest such tilt: the tilts are uniform over the ring between this and
-        `orientation_spread_deg` (a planned set of orientations near the rim). Default 0.
+    max_tilt : float, optional
+        The plane's normal is drawn uniformly in tilt ``[0, max_tilt]`` (radians) from base +z
+        and in azimuth. Default 10° (0.1745).
+    orientation_spread : float, optional
+        Each flange is tilted from "approach axis along -up" by an angle up to this (radians,
+        uniform over the disc of directions), about a random horizontal axis, after a random
+        spin about the approach axis. Default 30° (0.5236).
+    min_orientation : float, optional
+        Smallest such tilt, in radians: the tilts are uniform over the ring between this and
+        `orientation_spread` (a planned set of orientations near the rim). Default 0.
     tool_tip : array_like, shape (..., 3), optional
         Tool-tip offset in the flange frame. By default drawn per set: lateral components
         uniform in ±20 mm, the component along flange +z uniform in 100-200 mm (in metres).
@@ -116,7 +118,7 @@ def touch_contacts(
     relative_rotations : array_like, shape (N, 3, 3), optional
         Planned flange orientations relative to the nominal one (approach axis along -up),
         in the nominal flange frame: contact ``i`` gets ``R_0 @ relative_rotations[i]``. Replaces
-        the drawn tilts and spins (`orientation_spread_deg`, `min_orientation_deg`).
+        the drawn tilts and spins (`orientation_spread`, `min_orientation`).
     spots : array_like, shape (N, 2), optional
         Planned contact positions: coordinates along the nominal flange x and y axes (which lie
         in the plane) from `center`. Replaces the square of side `extent`.
@@ -141,15 +143,13 @@ def touch_contacts(
     """
     if not isinstance(n_contacts, (int, np.integer)) or n_contacts < 1:
         raise ValueError(f"Expected `n_contacts` to be a positive integer, got {n_contacts!r}.")
-    max_tilt = np.radians(check_positive(max_tilt_deg, "max_tilt_deg", allow_zero=True))
-    spread = np.radians(
-        check_positive(orientation_spread_deg, "orientation_spread_deg", allow_zero=True)
-    )
-    low = np.radians(check_positive(min_orientation_deg, "min_orientation_deg", allow_zero=True))
+    tilt_max = check_positive(max_tilt, "max_tilt", allow_zero=True)
+    spread = check_positive(orientation_spread, "orientation_spread", allow_zero=True)
+    low = check_positive(min_orientation, "min_orientation", allow_zero=True)
     if low > spread:
         raise ValueError(
-            f"Expected `min_orientation_deg` <= `orientation_spread_deg`, got {min_orientation_deg}"
-            f" > {orientation_spread_deg}."
+            f"Expected `min_orientation` <= `orientation_spread`, got {min_orientation}"
+            f" > {orientation_spread}."
         )
     noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
     extent = check_positive(extent, "extent")
@@ -172,7 +172,7 @@ def touch_contacts(
     shape = tuple(int(s) for s in size)
     n = int(n_contacts)
 
-    tilt = max_tilt * rng.random(shape)
+    tilt = tilt_max * rng.random(shape)
     azimuth = rng.uniform(-np.pi, np.pi, shape)
     up = np.stack(
         [np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)], axis=-1

@@ -1,0 +1,452 @@
+"""The total-least-squares plane of N >= 3 contact points, with an opt-in outlier deletion."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.stats import t as student_t
+
+from gravdir._checks import check_array, check_positive, check_unit_vector
+from gravdir._results import UpResult, warn_not_converged
+from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
+from gravdir.touch._common import (
+    MIN_CONDITIONING,
+    ZERO_RESIDUAL,
+    batch_repr,
+    check_conditioning,
+    check_count,
+    check_noise_std,
+    check_vector_batch,
+    fmt,
+    noise_floor,
+    orient,
+    plane_information,
+    scatter,
+    warn_noise_not_estimable,
+)
+from gravdir.touch._points import contact_points
+
+SignRule = Literal["flange side", "side of `up_hint`"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PlaneFit(UpResult):
+    """Total-least-squares plane through contact points.
+
+    Attributes
+    ----------
+    up : ndarray, shape (..., 3)
+        Unit normal of the plane, on the side chosen by `sign_rule`.
+    up_information : ndarray, shape (..., 3, 3)
+        Fisher information of `up`, 1/rad² (rank 2, in the plane perpendicular to `up`):
+        ``sigma^-2 sum_k (lambda_k - lambda_3) u_k u_k^T``. Zero with three inliers and no
+        caller's `noise_std`, where the noise is not estimable (`up_std_deg` is then infinite).
+    sign_rule : {"flange side", "side of `up_hint`"}
+        What decided the sign of `up`.
+    offset : ndarray, shape (...)
+        ``d`` in the plane equation ``up . x = d``.
+    residuals : ndarray, shape (..., N)
+        Signed distances ``up . c_i - d`` of every point (outliers included).
+    rms : ndarray, shape (...)
+        Root mean square of the inliers' residuals.
+    noise_std : ndarray, shape (...)
+        Contact noise ``sigma`` used for the information: the caller's, or
+        ``sqrt(sum r_i^2 / (n - 3))`` over the inliers (at least the coordinates' round-off
+        ``eps * max |c_i|``, so that exact data give a finite information); ``inf`` with three
+        inliers and no caller's value (the noise is then not estimable).
+    conditioning : ndarray, shape (...)
+        ``sqrt(lambda_2 / lambda_1)``: 0 for collinear points, 1 for a round cloud.
+    inliers : ndarray of bool, shape (..., N)
+        Points used in the fit (all, unless the robust fit rejected some).
+    converged : ndarray of bool, shape (...)
+        Whether the robust fit's outlier deletion ended because no residual was significant
+        (always True without `robust`).
+    n_iter : ndarray of int, shape (...)
+        Tests of the outlier deletion (each rejects at most one point; 0 without `robust`).
+    up_cov, up_std_deg
+        Covariance of `up` (..., 3, 3), rad², and ``sqrt(trace(up_cov))`` in degrees, the RMS
+        angle between estimate and truth (properties, see :class:`~gravdir._results.UpResult`).
+    """
+
+    up: NDArray[np.float64]
+    up_information: NDArray[np.float64]
+    sign_rule: SignRule
+    offset: NDArray[np.float64]
+    residuals: NDArray[np.float64]
+    rms: NDArray[np.float64]
+    noise_std: NDArray[np.float64]
+    conditioning: NDArray[np.float64]
+    inliers: NDArray[np.bool_]
+    converged: NDArray[np.bool_]
+    n_iter: NDArray[np.int64]
+
+    @property
+    def outliers(self) -> NDArray[np.bool_]:
+        """Points rejected by the robust fit, shape (..., N)."""
+        return ~self.inliers
+
+    def __repr__(self) -> str:
+        extra = (
+            f"up_std_deg={fmt(self.up_std_deg)} deg, rms={fmt(self.rms)}, "
+            f"conditioning={fmt(self.conditioning)}, "
+            f"outliers={np.flatnonzero(~self.inliers).tolist() if self.up.ndim == 1 else '...'}, "
+            f"sign_rule={self.sign_rule!r}"
+        )
+        return batch_repr("PlaneFit", self.up, extra)
+
+
+def _fit_plane(
+    points: NDArray[np.float64],
+    inliers: NDArray[np.bool_],
+    hint: NDArray[np.float64],
+    hint_name: str,
+    noise_std: float | None,
+    min_conditioning: float,
+    sign_rule: SignRule,
+    deletion: tuple[NDArray[np.bool_], NDArray[np.int64]],
+) -> PlaneFit:
+    w = inliers.astype(np.float64)
+    centroid, lam, vec = scatter(points, w)
+    cond = check_conditioning(points, lam, min_conditioning, "points")
+    n = vec[..., :, 0]
+    n = n * orient(n, hint, hint_name)[..., None]
+    offset = np.einsum("...i,...i->...", n, centroid)
+    residuals = np.einsum("...ni,...i->...n", points, n) - offset[..., None]
+    n_in = np.sum(w, axis=-1)
+    ss = np.sum(w * residuals**2, axis=-1)
+    rms = np.sqrt(ss / n_in)
+    if noise_std is not None:
+        sigma = np.full(n_in.shape, noise_std)
+    else:
+        dof = n_in - 3
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate = np.maximum(np.sqrt(ss / np.maximum(dof, 1)), noise_floor(points))
+            sigma = np.where(dof > 0, estimate, np.inf)
+    if noise_std is None and np.any(n_in == 3):
+        warn_noise_not_estimable(3, 3, stacklevel=4)  # the caller of the public function
+    return PlaneFit(
+        up=n,
+        up_information=plane_information(lam, vec, sigma),
+        offset=offset,
+        residuals=residuals,
+        rms=rms,
+        noise_std=sigma,
+        conditioning=cond,
+        inliers=inliers.copy(),
+        sign_rule=sign_rule,
+        converged=deletion[0],
+        n_iter=deletion[1],
+    )
+
+
+def _deletion_inliers(
+    p: NDArray[np.float64], false_alarm: float, max_iter: int | None
+) -> tuple[NDArray[np.bool_], bool, int]:
+    """Backward deletion by externally studentised residuals until none is significant.
+
+    Returns the inliers, whether the last test found no significant residual, and the number
+    of tests. The deletion stops early at `max_iter` tests or when four inliers remain.
+    """
+    n = p.shape[0]
+    inl = np.ones(n, dtype=bool)
+    extent = float(np.max(np.ptp(p, axis=0)))
+    floor = ZERO_RESIDUAL * extent
+    n_iter = 0
+    while np.count_nonzero(inl) > 4 and (max_iter is None or n_iter < max_iter):
+        n_iter += 1
+        k = int(np.count_nonzero(inl))
+        idx = np.flatnonzero(inl)
+        # Fit on the inliers without point i, for every inlier i at once.
+        w = np.repeat(inl[None].astype(np.float64), k, axis=0)
+        w[np.arange(k), idx] = 0.0
+        centroid, lam, vec = scatter(np.broadcast_to(p, (k, n, 3)), w)
+        rel = p[idx] - centroid
+        r = np.einsum("ki,ki->k", rel, vec[:, :, 0])
+        q1 = np.einsum("ki,ki->k", rel, vec[:, :, 2]) ** 2 / np.maximum(lam[:, 2], 1e-300)
+        q2 = np.einsum("ki,ki->k", rel, vec[:, :, 1]) ** 2 / np.maximum(lam[:, 1], 1e-300)
+        leverage = 1.0 / (k - 1) + q1 + q2
+        dof = k - 1 - 3
+        sigma = np.maximum(np.sqrt(lam[:, 0] / dof), floor)
+        score = np.abs(r) / (sigma * np.sqrt(1.0 + leverage))
+        # Bonferroni: family-wise false-alarm rate `false_alarm` over the k inliers.
+        critical = float(student_t.ppf(1.0 - false_alarm / (2 * k), dof))
+        worst = int(np.argmax(score))
+        if score[worst] <= critical:
+            return inl, True, n_iter
+        inl[idx[worst]] = False
+    return inl, False, n_iter
+
+
+def _inliers(
+    pts: NDArray[np.float64],
+    robust: bool,
+    false_alarm: float,
+    max_iter: int | None,
+) -> tuple[NDArray[np.bool_], tuple[NDArray[np.bool_], NDArray[np.int64]]]:
+    """Inliers (..., N) and the deletion's `converged` and `n_iter` (...) for every set."""
+    batch = pts.shape[:-2]
+    inliers = np.ones(pts.shape[:-1], dtype=bool)
+    converged = np.ones(batch, dtype=bool)
+    n_iter = np.zeros(batch, dtype=np.int64)
+    if not robust:
+        return inliers, (converged, n_iter)
+    for index in np.ndindex(batch):
+        inliers[index], converged[index], n_iter[index] = _deletion_inliers(
+            pts[index], false_alarm, max_iter
+        )
+    if not np.all(converged):
+        if max_iter is not None and np.any(~converged & (n_iter == max_iter)):
+            warn_not_converged("The robust plane fit's outlier deletion", max_iter, stacklevel=4)
+        else:
+            warnings.warn(
+                "The robust plane fit rejected points until four inliers remained, too few to "
+                "test them; the result has converged=False. Check the contacts for more "
+                "outliers than the fit can find.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+    return inliers, (converged, n_iter)
+
+
+def _check_plane_options(
+    n_pts: int,
+    data_name: str,
+    noise_std: float | None,
+    robust: bool,
+    false_alarm: float,
+    max_iter: int | None,
+    min_conditioning: float,
+) -> tuple[float | None, float, int | None, float]:
+    """Validate the options shared by the plane fits."""
+    need = 5 if robust else 3
+    if n_pts < need:
+        raise InsufficientDataError(
+            f"Expected `{data_name}` to hold at least {need} "
+            f"{'points' if data_name == 'points' else 'contacts'}"
+            f"{' for the robust fit' if robust else ''}, got {n_pts}."
+        )
+    noise = check_noise_std(noise_std)
+    alarm = check_positive(false_alarm, "false_alarm")
+    if alarm >= 1.0:
+        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
+    limit = None if max_iter is None else check_count(max_iter, "max_iter")
+    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    return noise, alarm, limit, min_conditioning
+
+
+def up_from_touch_points(
+    points: ArrayLike,
+    *,
+    up_hint: ArrayLike = (0.0, 0.0, 1.0),
+    noise_std: float | None = None,
+    robust: bool = False,
+    false_alarm: float = 0.01,
+    max_iter: int | None = None,
+    min_conditioning: float = MIN_CONDITIONING,
+) -> PlaneFit:
+    """`up` as the total-least-squares normal of N >= 3 contact points.
+
+    Parameters
+    ----------
+    points : array_like, shape (..., N, 3)
+        Contact points, N >= 3.
+    up_hint : array_like, shape (..., 3), optional
+        Any vector on the upper side of the plane; `up` is the normal with a positive component
+        along it. Its leading axes broadcast to those of `points` without the ``N`` axis.
+        Default base +z.
+    noise_std : float, optional
+        Standard deviation of each contact coordinate, if known; otherwise estimated from the
+        residuals. Three points leave no residual: without `noise_std` their `up` carries zero
+        information (`up_std_deg` infinite) and a :class:`~gravdir.errors.GravdirWarning` says so.
+    robust : bool, optional
+        Find and reject outliers before the final fit: repeatedly drop the point whose
+        externally studentised residual (residual from the plane of the other inliers, divided
+        by their noise estimate and ``sqrt(1 + leverage)``) exceeds the Student-t critical
+        value, until none does or four points remain. Needs N >= 5. Default False.
+    false_alarm : float, optional
+        Probability that the robust fit rejects at least one good point of Gaussian data
+        (Bonferroni over the points). Default 0.01.
+    max_iter : int, optional
+        Most tests of the robust fit's outlier deletion (each rejects at most one point).
+        Default None: until no residual is significant or four inliers remain.
+    min_conditioning : float, optional
+        Smallest accepted ``sqrt(lambda_2 / lambda_1)`` (default 1e-6, where round-off starts
+        to dominate the normal).
+
+    Returns
+    -------
+    PlaneFit
+
+    Raises
+    ------
+    InsufficientDataError
+        If N < 3 (N < 5 with `robust`).
+    DegenerateGeometryError
+        If the (inlier) points are collinear or coincide, or `up_hint` lies in the plane.
+    ValueError
+        If `points` is not ``(..., N, 3)`` and finite, `up_hint` does not broadcast to the batch
+        shape of `points`, or an option is invalid.
+
+    Warns
+    -----
+    GravdirWarning
+        With three points and no `noise_std`.
+    ConvergenceWarning
+        If the outlier deletion stops at `max_iter` tests, or at four inliers, while it still
+        rejects points (``converged`` is then False).
+
+    See Also
+    --------
+    up_from_touches : the same from flange poses and a tool tip.
+    up_from_three_points : the cross product of three points.
+
+    Notes
+    -----
+    With centroid ``c̄`` and scatter ``S = sum (c_i - c̄)(c_i - c̄)^T`` (eigenvalues
+    ``lambda_1 >= lambda_2 >= lambda_3``, eigenvectors ``u_1, u_2, n``) the plane minimising
+    the sum of squared orthogonal distances has normal ``n`` and offset ``d = n . c̄``
+    (total least squares). For independent isotropic noise ``sigma`` on each point,
+    first-order perturbation of the eigenvector gives
+    ``Cov(n) = sigma^2 sum_k u_k u_k^T / (lambda_k - lambda_3)``, k = 1, 2, which is the
+    Cramér-Rao bound ``sigma^2 (sum q_i q_i^T)^+`` (``q_i`` the in-plane coordinates) evaluated
+    at the estimate; `up_information` is its inverse in the tangent plane. For three points the
+    fit equals the cross product.
+
+    References
+    ----------
+    CN 112476435 B, claim 1 (at least three contacts on a level plane; here all of them enter a
+    fit); Golub & Van Loan (1980) (total least squares); Kay (1993) (the Cramér-Rao bound);
+    Cook & Weisberg (1982) (externally studentised residuals for the robust fit).
+
+    Examples
+    --------
+    >>> pts = [[0, 0, 1.0], [1, 0, 1.0], [0, 1, 1.0], [1, 1, 1.0]]
+    >>> fit = up_from_touch_points(pts, noise_std=1e-3)
+    >>> fit.up + 0.0, float(fit.offset)
+    (array([0., 0., 1.]), 1.0)
+    >>> round(float(fit.up_std_deg), 4)
+    0.081
+    """
+    pts = check_array(points, "points", tail=(3,))
+    if pts.ndim < 2:
+        raise ValueError(
+            "Expected `points` to have shape (..., N, 3) with N points, got a single point (3,)."
+        )
+    hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+    check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
+    noise, alarm, limit, min_conditioning = _check_plane_options(
+        pts.shape[-2], "points", noise_std, robust, false_alarm, max_iter, min_conditioning
+    )
+    inliers, deletion = _inliers(pts, robust, alarm, limit)
+    return _fit_plane(
+        pts, inliers, hint, "up_hint", noise, min_conditioning, "side of `up_hint`", deletion
+    )
+
+
+def _flange_side(
+    poses: NDArray[np.float64], pts: NDArray[np.float64], base_from_target: ArrayLike | None
+) -> NDArray[np.float64]:
+    """``sum_i (p_i - c_i)``: from the contacts toward the flanges, in the output frame."""
+    flange = poses[..., :3, 3]
+    if base_from_target is not None:
+        bt = np.asarray(base_from_target, dtype=np.float64)
+        flange = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], flange - bt[..., None, :3, 3])
+    hint = np.sum(flange - pts, axis=-2)
+    scale = np.max(np.abs(pts - pts.mean(axis=-2, keepdims=True))) + 1.0
+    if np.any(np.linalg.norm(hint, axis=-1) <= 1e-12 * scale):
+        raise DegenerateGeometryError(
+            "Expected the flanges off the plane to choose the sign of `up`, got flanges on "
+            "the contacts (zero `tool_tip`); pass `up_hint`."
+        )
+    return np.asarray(hint, dtype=np.float64)
+
+
+def up_from_touches(
+    flange_poses: ArrayLike,
+    tool_tip: ArrayLike,
+    *,
+    up_hint: ArrayLike | None = None,
+    base_from_target: ArrayLike | None = None,
+    noise_std: float | None = None,
+    robust: bool = False,
+    false_alarm: float = 0.01,
+    max_iter: int | None = None,
+    min_conditioning: float = MIN_CONDITIONING,
+) -> PlaneFit:
+    """`up` from the flange poses of N >= 3 contacts with a known tool tip.
+
+    Parameters
+    ----------
+    flange_poses : array_like, shape (..., N, 4, 4)
+        ``base_from_flange`` pose of each contact.
+    tool_tip : array_like, shape (..., 3)
+        Tool-tip offset in the flange frame.
+    up_hint : array_like, shape (..., 3), optional
+        Vector on the upper side of the plane, in the output frame. By default `up` points to the
+        side where the flanges were while touching (a plane touched from above).
+    base_from_target : array_like, shape (..., 4, 4), optional
+        Pose of a target frame in the base frame; `up`, `offset` and the residuals are then in
+        target coordinates.
+    noise_std, robust, false_alarm, max_iter, min_conditioning
+        As in :func:`up_from_touch_points`.
+
+    Returns
+    -------
+    PlaneFit
+
+    Raises
+    ------
+    DegenerateGeometryError
+        If the contacts are collinear, or the flanges lie on the plane and no `up_hint` is given.
+    InsufficientDataError, ValueError
+        As in :func:`contact_points` and :func:`up_from_touch_points`.
+
+    Warns
+    -----
+    GravdirWarning, ConvergenceWarning
+        As in :func:`up_from_touch_points`.
+
+    See Also
+    --------
+    tool_tip_and_up_from_touches : the same when the tool tip is not known.
+
+    Notes
+    -----
+    The flange side: ``h = sum_i (p_i - c_i) = -sum_i R_i t``, in the output frame.
+
+    References
+    ----------
+    CN 112476435 B, claims 1-3 (contact points from the flange poses and the tool tip, the
+    plane's normal, in the base or a target frame); Golub & Van Loan (1980) (total least
+    squares); Cook & Weisberg (1982) (the robust fit).
+
+    Examples
+    --------
+    Tool pointing down (pi about x), 0.2 long, touching the floor at four places:
+
+    >>> T = np.array([np.eye(4)] * 4)
+    >>> T[:, :3, :3] = [[1, 0, 0], [0, -1, 0], [0, 0, -1]]
+    >>> T[:, :3, 3] = [[0, 0, 0.2], [0.3, 0, 0.2], [0, 0.3, 0.2], [0.3, 0.3, 0.2]]
+    >>> fit = up_from_touches(T, [0, 0, 0.2])
+    >>> fit.up + 0.0, fit.sign_rule
+    (array([0., 0., 1.]), 'flange side')
+    """
+    pts = contact_points(flange_poses, tool_tip, base_from_target=base_from_target)
+    poses = np.asarray(flange_poses, dtype=np.float64)
+    rule: SignRule
+    if up_hint is None:
+        hint = _flange_side(poses, pts, base_from_target)
+        rule, hint_name = "flange side", "tool_tip"
+    else:
+        hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+        check_vector_batch(hint, "up_hint", pts.shape[:-2], poses, "flange_poses")
+        rule, hint_name = "side of `up_hint`", "up_hint"
+    noise, alarm, limit, min_conditioning = _check_plane_options(
+        pts.shape[-2], "flange_poses", noise_std, robust, false_alarm, max_iter, min_conditioning
+    )
+    inliers, deletion = _inliers(pts, robust, alarm, limit)
+    return _fit_plane(pts, inliers, hint, hint_name, noise, min_conditioning, rule, deletion)

@@ -1,0 +1,308 @@
+"""Contact points from flange poses, `up` from three of them, and the tilt of a tool-tip error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_positive, check_same_shape, check_unit_vector, check_vectors
+from gravdir._results import UpResult
+from gravdir.errors import InsufficientDataError
+from gravdir.poses import check_poses
+from gravdir.touch._common import (
+    MIN_CONDITIONING,
+    batch_repr,
+    check_conditioning,
+    check_noise_std,
+    check_pose_stack,
+    check_vector_batch,
+    fmt,
+    orient,
+    plane_information,
+    scatter,
+    shape_text,
+    warn_noise_not_estimable,
+)
+
+
+def contact_points(
+    flange_poses: ArrayLike,
+    tool_tip: ArrayLike,
+    *,
+    base_from_target: ArrayLike | None = None,
+) -> NDArray[np.float64]:
+    """Contact points from flange poses and the tool-tip offset.
+
+    Parameters
+    ----------
+    flange_poses : array_like, shape (..., N, 4, 4)
+        ``base_from_flange`` pose of each contact.
+    tool_tip : array_like, shape (..., 3)
+        Tool-tip offset ``[x_t, y_t, z_t]`` in the flange frame; its leading axes broadcast
+        against those of `flange_poses` (one offset per set of contacts).
+    base_from_target : array_like, shape (..., 4, 4), optional
+        Pose of a target frame in the base frame. When given, the points are returned in target
+        coordinates.
+
+    Returns
+    -------
+    ndarray, shape (..., N, 3)
+        Contact points in the base frame (or the target frame).
+
+    Raises
+    ------
+    ValueError
+        If a pose is not rigid, not finite or of the wrong shape, `tool_tip` is not
+        ``(..., 3)``, or `flange_poses` is a single pose ``(4, 4)``: the contact axis ``N`` is
+        required, so one contact is passed as ``T[None]`` (shape ``(1, 4, 4)``).
+
+    See Also
+    --------
+    up_from_touches : the plane through these points.
+
+    Notes
+    -----
+    ``[c_i; 1] = T_i [t; 1]``, i.e. ``c_i = R_i t + p_i`` (formula one of CN 112476435 B,
+    claim 2). In a target frame with pose ``(R_BT, o_BT)``: ``c_i^T = R_BT^T (c_i - o_BT)``
+    (claim 3: the contact points computed in the target frame directly).
+
+    References
+    ----------
+    CN 112476435 B, claims 2 and 3.
+
+    Examples
+    --------
+    >>> T = np.eye(4)[None].repeat(2, axis=0)
+    >>> T[1, :3, 3] = [0.1, 0.0, 0.0]
+    >>> contact_points(T, [0.0, 0.0, 0.2])
+    array([[0. , 0. , 0.2],
+           [0.1, 0. , 0.2]])
+    """
+    t_pose = check_pose_stack(flange_poses)
+    tip = check_vectors(tool_tip, "tool_tip")
+    try:
+        np.broadcast_shapes(tip.shape[:-1], t_pose.shape[:-3])
+    except ValueError:
+        raise ValueError(
+            f"Expected `tool_tip` of shape (3,) or with leading axes broadcasting against "
+            f"`flange_poses` {t_pose.shape}, got {tip.shape}."
+        ) from None
+    pts: NDArray[np.float64] = np.einsum("...ij,...j->...i", t_pose[..., :3, :3], tip[..., None, :])
+    pts = pts + t_pose[..., :3, 3]
+    if base_from_target is None:
+        return pts
+    bt = check_poses(base_from_target, "base_from_target")
+    try:
+        np.broadcast_shapes(bt.shape[:-2], pts.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"Expected `base_from_target` of shape (4, 4) or with leading axes broadcasting "
+            f"against those of `flange_poses` {shape_text(t_pose.shape)}, "
+            f"got {shape_text(bt.shape)}."
+        ) from None
+    rel = pts - bt[..., None, :3, 3]
+    out: NDArray[np.float64] = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], rel)
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ThreePointFit(UpResult):
+    """The plane through three contact points: `up` by the cross product.
+
+    Attributes
+    ----------
+    up : ndarray, shape (..., 3)
+        Unit normal of the plane through the three points, on the side of the hint.
+    up_information : ndarray, shape (..., 3, 3)
+        Fisher information of `up`, 1/rad²: ``sigma^-2 sum_i q_i q_i^T`` over the points'
+        in-plane coordinates ``q_i`` for the caller's `noise_std` ``sigma``. Without a noise
+        level three points leave the uncertainty of `up` undetermined: the information is then
+        zero and `up_std_deg` infinite.
+    cross : ndarray, shape (..., 3)
+        ``P = (c_2 - c_1) x (c_3 - c_1)`` as written in CN 112476435 B, claim 1,
+        unnormalised; its sign follows the order of the points.
+    conditioning : ndarray, shape (...)
+        ``sqrt(lambda_2 / lambda_1)`` of the points' scatter matrix: 0 for collinear points,
+        1 for an equilateral triangle.
+    up_cov, up_std_deg
+        Covariance of `up` (..., 3, 3), rad², and its RMS angle in degrees (properties, see
+        :class:`~gravdir._results.UpResult`).
+    """
+
+    up: NDArray[np.float64]
+    up_information: NDArray[np.float64]
+    cross: NDArray[np.float64]
+    conditioning: NDArray[np.float64]
+
+    def __repr__(self) -> str:
+        extra = f"up_std_deg={fmt(self.up_std_deg)} deg, conditioning={fmt(self.conditioning)}"
+        return batch_repr("ThreePointFit", self.up, extra)
+
+
+def up_from_three_points(
+    p1: ArrayLike,
+    p2: ArrayLike,
+    p3: ArrayLike,
+    *,
+    up_hint: ArrayLike = (0.0, 0.0, 1.0),
+    noise_std: float | None = None,
+    min_conditioning: float = MIN_CONDITIONING,
+) -> ThreePointFit:
+    """`up` as the normal of the plane through three contact points, by the cross product.
+
+    Parameters
+    ----------
+    p1, p2, p3 : array_like, shape (..., 3)
+        Contact points (broadcast together).
+    up_hint : array_like, shape (..., 3), optional
+        Any vector on the upper side of the plane; `up` is the normal with a positive component
+        along it. Its leading axes broadcast to those of the points. Default base +z.
+    noise_std : float, optional
+        Standard deviation of each contact coordinate. Three points leave no residual to
+        estimate it from: without it the information of `up` is zero, `up_std_deg` infinite,
+        and a :class:`~gravdir.errors.GravdirWarning` says so.
+    min_conditioning : float, optional
+        Smallest accepted ``sqrt(lambda_2 / lambda_1)`` (default 1e-6, the limit below which
+        round-off dominates the normal).
+
+    Returns
+    -------
+    ThreePointFit
+
+    Raises
+    ------
+    DegenerateGeometryError
+        If the points are collinear or two coincide.
+    ValueError
+        If an argument is not ``(..., 3)`` and finite, the points do not broadcast together,
+        `up_hint` does not broadcast to their batch shape, or `noise_std` is not positive.
+
+    Warns
+    -----
+    GravdirWarning
+        If `noise_std` is not given: the uncertainty of `up` is then undetermined.
+
+    See Also
+    --------
+    up_from_touch_points : the total-least-squares plane of three or more points.
+
+    Notes
+    -----
+    ``P = (p_2 - p_1) x (p_3 - p_1)`` is normal to the plane (parallel to gravity), and
+    ``up = sign(P . h) P / |P|`` with ``h`` = `up_hint`. With isotropic noise ``sigma`` on the
+    points, the Fisher information of the normal is ``sigma^-2 sum_i q_i q_i^T`` over the
+    points' centred in-plane coordinates (the three-point case of :func:`up_from_touch_points`).
+
+    References
+    ----------
+    CN 112476435 B, claim 1 (the cross product of two contact differences); claim 3 (the same
+    with points in a target frame).
+
+    Examples
+    --------
+    >>> r = up_from_three_points([0, 0, 0], [0, 1, 0], [1, 0, 0], noise_std=1e-3)
+    >>> r.up + 0.0, r.cross
+    (array([0., 0., 1.]), array([ 0.,  0., -1.]))
+    >>> round(r.up_std_deg, 3)
+    0.115
+    """
+    a = check_vectors(p1, "p1")
+    b = check_vectors(p2, "p2")
+    c = check_vectors(p3, "p3")
+    hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+    noise = check_noise_std(noise_std)
+    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    shape = check_same_shape(p1=a, p2=b, p3=c)
+    a, b, c = np.broadcast_arrays(a, b, c)
+    check_vector_batch(hint, "up_hint", shape[:-1], a, "p1, p2, p3")
+    pts = np.stack([a, b, c], axis=-2)
+    _, lam, vec = scatter(pts, np.ones(pts.shape[:-1]))
+    cond = check_conditioning(pts, lam, min_conditioning, "p1, p2, p3")
+    cross = np.cross(b - a, c - a)
+    unit = cross / np.linalg.norm(cross, axis=-1, keepdims=True)
+    up = unit * orient(unit, hint, "up_hint")[..., None]
+    if noise is None:
+        warn_noise_not_estimable(3, 3, stacklevel=3)
+    sigma = np.full(cond.shape, np.inf if noise is None else noise)
+    # Three points: lambda_3 is zero up to round-off; the information lives in the tangent
+    # plane of the fitted normal, which is `up` up to sign.
+    info = plane_information(lam, vec, sigma)
+    return ThreePointFit(up=up, up_information=info, cross=cross, conditioning=cond)
+
+
+def tilt_from_tool_tip_error(
+    flange_poses: ArrayLike,
+    tool_tip: ArrayLike,
+    tool_tip_error: ArrayLike,
+    *,
+    min_conditioning: float = MIN_CONDITIONING,
+) -> NDArray[np.float64]:
+    """Angle by which an error in the tool tip tilts the fitted plane normal.
+
+    Parameters
+    ----------
+    flange_poses : array_like, shape (..., N, 4, 4)
+        ``base_from_flange`` pose of each contact, N >= 3 (N = 3 is the three-point result).
+    tool_tip : array_like, shape (..., 3)
+        Tool-tip offset used, in the flange frame.
+    tool_tip_error : array_like, shape (..., 3)
+        Error ``delta`` of that offset, in the flange frame (true = `tool_tip` + `tool_tip_error`).
+    min_conditioning : float, optional
+        As in :func:`up_from_touch_points`.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Angle in radians between the normals fitted with ``t`` and with ``t + delta``.
+
+    Raises
+    ------
+    DegenerateGeometryError
+        If either set of contacts is collinear.
+    ValueError
+        If an argument has the wrong shape or is not finite.
+
+    See Also
+    --------
+    tool_tip_and_up_from_touches : estimate the tool tip with the plane instead.
+
+    Notes
+    -----
+    The error moves contact ``i`` by ``R_i delta``; only its component along ``n`` tilts the
+    plane, to first order by ``delta n = -sum_k u_k (sum_i (u_k . q_i)(n^T R_i delta))
+    / lambda_k``. With identical orientations ``n^T R_i delta`` is the same for every contact and
+    the plane only shifts: no tilt.
+
+    References
+    ----------
+    CN 112476435 B, claim 2 (the contact points depend on the tool-tip offset); Golub & Van Loan
+    (1980) (the total-least-squares plane and its first-order perturbation).
+
+    Examples
+    --------
+    Same orientation at every contact: a tool-tip error does not tilt the plane.
+
+    >>> T = np.array([np.eye(4)] * 3)
+    >>> T[:, :3, 3] = [[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0]]
+    >>> float(tilt_from_tool_tip_error(T, [0, 0, -0.2], [0.001, 0.002, 0.003])) < 1e-12
+    True
+    """
+    err = check_vectors(tool_tip_error, "tool_tip_error")
+    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    a = contact_points(flange_poses, tool_tip)
+    tip = check_vectors(tool_tip, "tool_tip")
+    b = contact_points(flange_poses, tip + err)
+    if a.shape[-2] < 3:
+        raise InsufficientDataError(
+            f"Expected `flange_poses` to hold at least 3 contacts, got {a.shape[-2]}."
+        )
+    normals = []
+    for pts in (a, b):
+        _, lam, vec = scatter(pts, np.ones(pts.shape[:-1]))
+        check_conditioning(pts, lam, min_conditioning, "flange_poses")
+        normals.append(vec[..., :, 0])
+    cross = np.linalg.norm(np.cross(normals[0], normals[1]), axis=-1)
+    dot = np.abs(np.einsum("...i,...i->...", normals[0], normals[1]))
+    return np.asarray(np.arctan2(cross, dot), dtype=np.float64)
