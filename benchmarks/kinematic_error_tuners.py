@@ -10,10 +10,10 @@ import time
 
 import numpy as np
 
-from gravdir.kinematic_error import (
+from gravdir import (
+    BoldDriverTuner,
     InfluenceTuner,
     RpropTuner,
-    SeedTuner,
     harmonic_drive_orders,
     motor_speed_for_resonance,
 )
@@ -39,18 +39,20 @@ def runs_to_target(make, seed: int) -> int:
 
 
 TUNERS = {
-    "SeedTuner (phasor gradient)": lambda: SeedTuner(ORDERS),
+    "BoldDriverTuner (phasor gradient)": lambda: BoldDriverTuner(ORDERS),
     "RpropTuner (phasor gradient)": lambda: RpropTuner(ORDERS),
     "InfluenceTuner": lambda: InfluenceTuner(ORDERS),
-    "SeedTuner (perturbation gradient)": lambda: SeedTuner(ORDERS, gradient="perturbation"),
+    "BoldDriverTuner (perturbation gradient)": lambda: BoldDriverTuner(
+        ORDERS, gradient="perturbation"
+    ),
     "RpropTuner (perturbation gradient)": lambda: RpropTuner(ORDERS, gradient="perturbation"),
 }
 
 if __name__ == "__main__":
-    seeds = range(5)
+    seeds = range(5)  # random seeds of the accelerometer noise
     print(f"runs to reach {TARGET:.0%} of the initial 2x amplitude (> {MAX_RUNS} shown as -)")
     for name, make in TUNERS.items():
         t0 = time.perf_counter()
         counts = [runs_to_target(make, s) for s in seeds]
         shown = " ".join("-" if c > MAX_RUNS else str(c) for c in counts)
-        print(f"{name:36s} runs per seed: {shown:20s} ({time.perf_counter() - t0:.1f} s)")
+        print(f"{name:40s} runs per random seed: {shown:20s} ({time.perf_counter() - t0:.1f} s)")

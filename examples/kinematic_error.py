@@ -9,8 +9,9 @@
 # %%
 import numpy as np
 
-from gravdir.kinematic_error import (
+from gravdir import (
     InfluenceTuner,
+    KinematicErrorModel,
     harmonic_drive_orders,
     measure_run,
     motor_speed_for_resonance,
@@ -42,7 +43,7 @@ print("2x reduction:", f"{20 * np.log10(after.amplitude(2.0) / before.amplitude(
 # simulator (radians of motor angle).
 
 # %%
-truth = joint.cancelling_model(orders)
+truth = KinematicErrorModel(orders, joint.cancelling_coefficients(orders))
 print(tuner.history[-1].model)
 print(truth)
 
@@ -69,8 +70,8 @@ if plt is not None:
     plt.close(fig)
 
 # %% [markdown]
-# The seed's scalar |a| would have missed the vibration had the joint axis been vertical:
-# the link then vibrates perpendicular to gravity.
+# The scalar |a| of US 2025/0065499 A1 (paragraph 21) would have missed the vibration had the
+# joint axis been vertical: the link then vibrates perpendicular to gravity.
 
 # %%
 vertical = HarmonicDriveJoint(up=np.array([0.0, 0.0, 1.0]))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numpy.typing import ArrayLike, NDArray
 
-from gravdir.kinematic_error import harmonic_drive_orders
+from gravdir.kinematic_error import KinematicErrorModel, harmonic_drive_orders
 from gravdir.synthetic.harmonic_drive import (
     HarmonicDriveJoint,
     constant_speed_run,
     oscillating_run,
+    simulate_run,
 )
 
 G0 = 9.80665
@@ -27,7 +29,7 @@ def test_gear_ratio_and_output_angle() -> None:
 def test_cancelling_model_removes_output_error_to_second_order() -> None:
     joint = HarmonicDriveJoint(output_amplitude=0.0)
     orders = harmonic_drive_orders(200, 202)
-    fix = joint.cancelling_model(orders)
+    fix = KinematicErrorModel(orders, joint.cancelling_coefficients(orders))
     raw = constant_speed_run(joint, 10.0, 5, settle_time=0.0)
     cor = constant_speed_run(joint, 10.0, 5, correction=fix, settle_time=0.0)
     err_raw = raw.output_angle - raw.command / joint.gear_ratio
@@ -42,7 +44,6 @@ def test_static_reading_is_gravity_in_sensor_frame() -> None:
         te_amplitudes=np.zeros(5), output_amplitude=0.0, up=up, bias=np.array([0.01, 0.02, 0.03])
     )
     t = np.arange(1001) / joint.sample_rate
-    from gravdir.synthetic.harmonic_drive import simulate_run
 
     psi0 = np.pi / 2 * joint.gear_ratio  # output at 90 degrees: sensor x along joint y
     run = simulate_run(joint, t, np.full_like(t, psi0), 0 * t, 0 * t, settle_time=0.0)
@@ -76,3 +77,37 @@ def test_bad_joint_parameters() -> None:
         HarmonicDriveJoint(te_amplitudes=np.zeros(2))
     with pytest.raises(ValueError, match="rng"):
         constant_speed_run(HarmonicDriveJoint(noise_density=1e-3), 1.0, 1)
+
+
+class _Order2Correction:
+    """A correction that is not a KinematicErrorModel: u = A cos(2θ)."""
+
+    def __init__(self, amplitude: float) -> None:
+        self.amplitude = amplitude
+
+    def derivative(self, motor_angle: ArrayLike, n: int = 1) -> NDArray[np.float64]:
+        th = np.asarray(motor_angle, dtype=float)
+        return self.amplitude * 2.0**n * np.cos(2 * th + n * np.pi / 2)
+
+
+def test_any_correction_with_a_derivative_method_is_accepted() -> None:
+    joint = HarmonicDriveJoint()
+    plain = constant_speed_run(joint, 10.0, 3, correction=_Order2Correction(1e-3), settle_time=0.0)
+    model = KinematicErrorModel([2.0], [[1e-3, 0.0]])
+    same = constant_speed_run(joint, 10.0, 3, correction=model, settle_time=0.0)
+    np.testing.assert_allclose(plain.motor_angle, same.motor_angle, atol=1e-15)
+    np.testing.assert_allclose(plain.acceleration, same.acceleration, atol=1e-9)
+
+
+def test_joint_copies_its_arrays_and_takes_gravity() -> None:
+    amps = np.array([2e-5, 5e-5, 1e-5, 1e-5, 1.5e-5])
+    joint = HarmonicDriveJoint(te_amplitudes=amps, gravity=9.81)
+    amps[0] = 1.0
+    assert joint.te_amplitudes[0] == 2e-5
+    assert not joint.te_amplitudes.flags.writeable
+    still = HarmonicDriveJoint(te_amplitudes=np.zeros(5), output_amplitude=0.0, gravity=9.81)
+    t = np.arange(11) / still.sample_rate
+    run = simulate_run(still, t, 0 * t, 0 * t, 0 * t, settle_time=0.0)
+    np.testing.assert_allclose(run.acceleration[:, 2], 9.81, atol=1e-12)
+    with pytest.raises(ValueError, match="gravity"):
+        HarmonicDriveJoint(gravity=0.0)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import math
+import pickle
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir._checks import InsufficientDataError
+import gravdir
+from gravdir.errors import InsufficientDataError
 from gravdir.kinematic_error import (
+    BoldDriverTuner,
     InfluenceTuner,
     KinematicErrorModel,
     RpropTuner,
-    SeedTuner,
+    bold_driver_update,
     combine_axes,
     expected_acceleration,
     fit_phasor_response,
@@ -25,7 +29,6 @@ from gravdir.kinematic_error import (
     order_spectrum,
     phasor_gradient,
     rprop_update,
-    seed_update,
     split_at_reversals,
 )
 from gravdir.synthetic.harmonic_drive import (
@@ -230,16 +233,16 @@ def test_measure_run_splits_oscillation_into_directions() -> None:
 # ---- update rules -------------------------------------------------------------------------
 
 
-def test_seed_update_grows_and_shrinks() -> None:
+def test_bold_driver_update_grows_and_shrinks() -> None:
     c = np.zeros((1, 2))
-    same = seed_update(c, [[1.0, 2.0]], [[0.5, 0.1]], 0.1)
-    flip = seed_update(c, [[1.0, 2.0]], [[0.5, -0.1]], 0.1)
-    first = seed_update(c, [[1.0, 2.0]], None, 0.1)
+    same = bold_driver_update(c, [[1.0, 2.0]], [[0.5, 0.1]], 0.1)
+    flip = bold_driver_update(c, [[1.0, 2.0]], [[0.5, -0.1]], 0.1)
+    first = bold_driver_update(c, [[1.0, 2.0]], None, 0.1)
     assert same.factor == pytest.approx(0.12)
     assert flip.factor == pytest.approx(0.05)
     np.testing.assert_allclose(first.coefficients, [[-0.1, -0.2]])
     with pytest.raises(ValueError, match="grow"):
-        seed_update(c, c, None, 0.1, grow=0.9)
+        bold_driver_update(c, c, None, 0.1, grow=0.9)
 
 
 def test_rprop_update_bounds_steps() -> None:
@@ -284,7 +287,7 @@ def test_phasor_fit_and_gradient_agree_with_finite_differences() -> None:
 
 
 def _tune(
-    tuner: SeedTuner | RpropTuner | InfluenceTuner,
+    tuner: BoldDriverTuner | RpropTuner | InfluenceTuner,
     joint: HarmonicDriveJoint,
     max_runs: int,
     seed: int,
@@ -304,7 +307,7 @@ def test_influence_tuner_converges_to_cancelling_correction_noise_free() -> None
     joint = HarmonicDriveJoint()
     tuner = InfluenceTuner(ORDERS)
     amps = _tune(tuner, joint, 5, seed=0)
-    truth = joint.cancelling_model(ORDERS).coefficients
+    truth = joint.cancelling_coefficients(ORDERS)
     err = np.abs(tuner.history[-1].model.coefficients - truth)
     assert err.max() < 0.01 * np.abs(truth).max()
     assert amps[-1] < 0.01 * amps[0]
@@ -312,7 +315,7 @@ def test_influence_tuner_converges_to_cancelling_correction_noise_free() -> None
 
 
 @pytest.mark.parametrize(
-    ("cls", "budget"), [(SeedTuner, 20), (RpropTuner, 20), (InfluenceTuner, 3)]
+    ("cls", "budget"), [(BoldDriverTuner, 20), (RpropTuner, 20), (InfluenceTuner, 3)]
 )
 def test_tuners_cut_the_2x_component_under_noise(cls: type, budget: int) -> None:
     joint = HarmonicDriveJoint(
@@ -334,6 +337,72 @@ def test_tuner_stop_rule_and_bad_options() -> None:
     run = constant_speed_run(joint, SPEED, 110, correction=frozen)
     assert tuner.step(run.motor_angle, run.acceleration) is frozen
     with pytest.raises(ValueError, match="threshold_order"):
-        SeedTuner(ORDERS, threshold_order=3.0)
+        BoldDriverTuner(ORDERS, threshold_order=3.0)
     with pytest.raises(ValueError, match="gradient"):
         RpropTuner(ORDERS, gradient="finite")  # type: ignore[arg-type]
+
+
+# ---- the result contract ------------------------------------------------------------------
+
+
+def _results_from_real_calls() -> list[object]:
+    joint = HarmonicDriveJoint()
+    tuner = InfluenceTuner(ORDERS)
+    for _ in range(2):
+        run = constant_speed_run(joint, SPEED, 110, correction=tuner.model)
+        tuner.step(run.motor_angle, run.acceleration)
+    th = np.linspace(0, 2 * np.pi * 12, 4801)
+    spectrum = order_spectrum(th, np.stack([np.cos(2 * th), np.sin(th)]), [1.0, 2.0])
+    c = np.zeros((1, 2))
+    return [
+        tuner.model,
+        spectrum,
+        tuner.history[-1].spectrum,
+        tuner.response,
+        tuner.history[-1],
+        bold_driver_update(c, [[1.0, 2.0]], [[0.5, -0.1]], 0.1),
+        rprop_update(c, [[1.0, 1.0]], [[1.0, -1.0]], [[0.04, 1e-7]]),
+        joint,
+        run,
+    ]
+
+
+def test_results_follow_the_contract() -> None:
+    for result in _results_from_real_calls():
+        assert isinstance(result, gravdir._results.Result), type(result)
+        for value in vars(result).values():
+            if isinstance(value, np.ndarray):
+                assert not value.flags.writeable, type(result)
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result
+        assert result != 0  # never raises
+        json.dumps(result.to_dict())
+        assert type(result).__name__ in repr(result)
+
+
+def test_results_copy_the_callers_arrays() -> None:
+    orders = np.array([1.0, 2.0])
+    coef = np.array([[1e-3, 0.0], [0.0, 2e-3]])
+    model = KinematicErrorModel(orders, coef)
+    coef[0, 0] = 5.0
+    orders[0] = 3.0
+    assert model.coefficients[0, 0] == 1e-3 and model.orders[0] == 1.0
+    steps = np.array([[0.04, 1e-7]])
+    update = rprop_update(np.zeros((1, 2)), [[1.0, 1.0]], None, steps)
+    steps[0, 0] = 9.0
+    assert update.step_sizes[0, 0] == 0.04
+
+
+def test_phasor_results_write_complex_as_real_and_imaginary_parts() -> None:
+    th = np.linspace(0, 2 * np.pi * 12, 4801)
+    spectrum = order_spectrum(th, 0.3 * np.cos(2 * th + 0.5), [1.0, 2.0])
+    d = json.loads(json.dumps(spectrum.to_dict()))
+    back = np.asarray(d["phasors"]["real"]) + 1j * np.asarray(d["phasors"]["imag"])
+    np.testing.assert_allclose(back, spectrum.phasors)
+
+
+def test_top_level_exports_the_pipeline_only() -> None:
+    for name in ("BoldDriverTuner", "InfluenceTuner", "measure_run", "PhasorResponseFit"):
+        assert name in gravdir.__all__
+    for name in ("bold_driver_update", "rprop_update", "phasor_gradient", "split_at_reversals"):
+        assert name not in gravdir.__all__

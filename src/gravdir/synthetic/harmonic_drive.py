@@ -6,35 +6,71 @@ mode of the link (natural frequency, damping) filters the output motion; an acce
 radius on the link measures specific force (acceleration minus gravity) in its own frame, with
 white noise and a bias. Kinematics are written with rotation matrices and cross products,
 independently of :func:`gravdir.kinematic_error.expected_acceleration`.
+
+The simulator does not depend on the estimators it tests: a correction is any object with a
+``derivative(motor_angle, n)`` method (:class:`MotorCorrection`), such as
+:class:`gravdir.kinematic_error.KinematicErrorModel`, and the joint's cancelling correction comes
+out as plain coefficients (:meth:`HarmonicDriveJoint.cancelling_coefficients`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import signal as sps
 
 from gravdir._checks import check_array, check_positive, check_unit_vector, check_vectors
-from gravdir.kinematic_error import STANDARD_GRAVITY, KinematicErrorModel
+from gravdir._constants import STANDARD_GRAVITY
+from gravdir._results import Result
 
 __all__ = [
     "HarmonicDriveJoint",
     "JointRun",
+    "MotorCorrection",
     "constant_speed_run",
     "oscillating_run",
     "simulate_run",
 ]
 
 
+class MotorCorrection(Protocol):
+    """A correction :math:`u(\\theta)` added to the motor command, in radians of motor angle.
+
+    Any object with this method will do, for example
+    :class:`gravdir.kinematic_error.KinematicErrorModel`.
+    """
+
+    def derivative(self, motor_angle: ArrayLike, n: int = 1) -> NDArray[np.float64]:
+        """The `n`-th derivative :math:`d^n u/d\\theta^n` at `motor_angle` (``n = 0``: `u`)."""
+        ...
+
+
 def _default_te_orders() -> NDArray[np.float64]:
     return np.array([1.0, 2.0, 4.0, 200 / 202, 2 * 200 / 202])
 
 
-@dataclass(frozen=True, eq=False)
-class HarmonicDriveJoint:
+def _default_te_amplitudes() -> NDArray[np.float64]:
+    return np.array([2e-5, 5e-5, 1e-5, 1e-5, 1.5e-5])
+
+
+def _default_te_phases() -> NDArray[np.float64]:
+    return np.array([0.3, -1.1, 2.0, 0.7, -2.5])
+
+
+def _default_up() -> NDArray[np.float64]:
+    return np.array([0.0, 0.0, 1.0])
+
+
+def _default_bias() -> NDArray[np.float64]:
+    return np.zeros(3)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class HarmonicDriveJoint(Result):
     """Parameters of the simulated joint.
 
     Attributes
@@ -63,16 +99,19 @@ class HarmonicDriveJoint:
         Accelerometer bias (m/s²).
     sample_rate : float
         Samples per second.
+    gravity : float
+        Magnitude of gravity (m/s²), standard gravity by default.
 
     Examples
     --------
-    The default 200/202-tooth drive and the correction that cancels its order-2 error:
+    The default 200/202-tooth drive and the coefficients (cosine, sine; radians of motor angle)
+    of the correction that cancels its order-2 error:
 
     >>> joint = HarmonicDriveJoint()
     >>> joint.gear_ratio
     100.0
-    >>> joint.cancelling_model([2.0])
-    KinematicErrorModel(order: amplitude of motor angle = {2: 0.2865°})
+    >>> joint.cancelling_coefficients([2.0]).round(6)
+    array([[-0.002268, -0.004456]])
     >>> HarmonicDriveJoint(natural_frequency=12.0, noise_density=1.47e-3).sample_rate
     500.0
     """
@@ -80,21 +119,18 @@ class HarmonicDriveJoint:
     flexspline_teeth: int = 200
     circular_spline_teeth: int = 202
     te_orders: NDArray[np.float64] = field(default_factory=_default_te_orders)
-    te_amplitudes: NDArray[np.float64] = field(
-        default_factory=lambda: np.array([2e-5, 5e-5, 1e-5, 1e-5, 1.5e-5])
-    )
-    te_phases: NDArray[np.float64] = field(
-        default_factory=lambda: np.array([0.3, -1.1, 2.0, 0.7, -2.5])
-    )
+    te_amplitudes: NDArray[np.float64] = field(default_factory=_default_te_amplitudes)
+    te_phases: NDArray[np.float64] = field(default_factory=_default_te_phases)
     output_amplitude: float = 2e-5
     output_phase: float = 0.4
     natural_frequency: float = 10.0
     damping_ratio: float = 0.05
     radius: float = 0.8
-    up: NDArray[np.float64] = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    up: NDArray[np.float64] = field(default_factory=_default_up)
     noise_density: float = 0.0
-    bias: NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))
+    bias: NDArray[np.float64] = field(default_factory=_default_bias)
     sample_rate: float = 500.0
+    gravity: float = STANDARD_GRAVITY
 
     def __post_init__(self) -> None:
         zf, zc = self.flexspline_teeth, self.circular_spline_teeth
@@ -111,19 +147,24 @@ class HarmonicDriveJoint:
                 "Expected `te_orders`, `te_amplitudes`, `te_phases` of one shape (j,), got "
                 f"{q.shape}, {a.shape}, {p.shape}."
             )
-        object.__setattr__(self, "te_orders", q)
-        object.__setattr__(self, "te_amplitudes", a)
-        object.__setattr__(self, "te_phases", p)
-        object.__setattr__(self, "up", check_unit_vector(self.up, "up").reshape(3))
+        up = check_unit_vector(self.up, "up")
+        if up.shape != (3,):
+            raise ValueError(f"Expected `up` to have shape (3,), got {up.shape}.")
         b = check_vectors(self.bias, "bias")
         if b.shape != (3,):
             raise ValueError(f"Expected `bias` to have shape (3,), got {b.shape}.")
-        object.__setattr__(self, "bias", b)
+        # copies, so the caller's arrays cannot change the joint afterwards
+        for name, value in (("te_orders", q), ("te_amplitudes", a), ("te_phases", p)):
+            object.__setattr__(self, name, np.array(value, dtype=np.float64))
+        object.__setattr__(self, "up", np.array(up, dtype=np.float64))
+        object.__setattr__(self, "bias", np.array(b, dtype=np.float64))
         check_positive(self.natural_frequency, "natural_frequency")
         check_positive(self.damping_ratio, "damping_ratio")
         check_positive(self.radius, "radius")
         check_positive(self.noise_density, "noise_density", allow_zero=True)
         check_positive(self.sample_rate, "sample_rate")
+        check_positive(self.gravity, "gravity")
+        super().__post_init__()
 
     @property
     def gear_ratio(self) -> float:
@@ -147,10 +188,22 @@ class HarmonicDriveJoint:
             raise ValueError(f"Expected `n` in (0, 1, 2), got {n!r}.")
         return np.asarray(np.sum(terms, axis=-1), dtype=np.float64)
 
-    def cancelling_model(self, orders: ArrayLike) -> KinematicErrorModel:
-        """The first-order cancelling correction :math:`u = -N\\,\\mathrm{TE}` on `orders`.
+    def cancelling_coefficients(self, orders: ArrayLike) -> NDArray[np.float64]:
+        """Coefficients of the first-order cancelling correction :math:`u = -N\\,\\mathrm{TE}`.
 
-        Orders absent from the joint's TE get zero coefficients.
+        Parameters
+        ----------
+        orders : array_like, shape (k,)
+            Orders (cycles per motor revolution) of the correction.
+
+        Returns
+        -------
+        ndarray, shape (k, 2)
+            Columns :math:`(a_k, b_k)` of
+            :math:`u(\\theta) = \\sum_k a_k \\cos(q_k\\theta) + b_k \\sin(q_k\\theta)`,
+            radians of motor angle (the convention of
+            :class:`gravdir.kinematic_error.KinematicErrorModel`). Orders absent from the joint's
+            TE get zero coefficients.
         """
         q = check_array(orders, "orders", min_ndim=1)
         coef = np.zeros((q.size, 2))
@@ -160,11 +213,11 @@ class HarmonicDriveJoint:
                 a, p = self.te_amplitudes[j], self.te_phases[j]
                 # -N A cos(qθ + p) = -N A cos p cos qθ + N A sin p sin qθ
                 coef[i] += self.gear_ratio * a * np.array([-math.cos(p), math.sin(p)])
-        return KinematicErrorModel(q, coef)
+        return coef
 
 
-@dataclass(frozen=True, eq=False)
-class JointRun:
+@dataclass(frozen=True, eq=False, repr=False)
+class JointRun(Result):
     """One simulated run.
 
     Attributes
@@ -202,7 +255,7 @@ def simulate_run(
     command_velocity: ArrayLike,
     command_acceleration: ArrayLike,
     *,
-    correction: KinematicErrorModel | None = None,
+    correction: MotorCorrection | None = None,
     settle_time: float = 3.0,
     rng: np.random.Generator | None = None,
 ) -> JointRun:
@@ -215,8 +268,10 @@ def simulate_run(
     time, command, command_velocity, command_acceleration : array_like, shape (n,)
         Uniformly sampled time (at ``joint.sample_rate``) and the commanded motor angle and its
         derivatives.
-    correction : KinematicErrorModel, optional
-        Added to the command: :math:`\\theta_m = \\theta_c + u(\\theta_c)`.
+    correction : MotorCorrection, optional
+        Added to the command: :math:`\\theta_m = \\theta_c + u(\\theta_c)`. Any object with a
+        method ``derivative(motor_angle, n)`` giving :math:`d^n u/d\\theta^n` in radians (for
+        example :class:`gravdir.kinematic_error.KinematicErrorModel`).
     settle_time : float, optional
         Samples before ``time[0] + settle_time`` are simulated but not returned (the link mode
         starts at rest and its start-up transient decays meanwhile).
@@ -283,7 +338,7 @@ def simulate_run(
     omega = dpsi[:, None] * axis
     alpha = ddpsi[:, None] * axis
     acc = np.cross(alpha, p) + np.cross(omega, np.cross(omega, p))
-    f_joint = acc + STANDARD_GRAVITY * joint.up  # a - g, g = -|g| up
+    f_joint = acc + joint.gravity * joint.up  # a - g, g = -|g| up
     f_sensor = np.einsum("nji,nj->ni", rot, f_joint) + joint.bias
     if joint.noise_density > 0:
         if rng is None:
@@ -305,7 +360,7 @@ def constant_speed_run(
     speed: float,
     revolutions: float,
     *,
-    correction: KinematicErrorModel | None = None,
+    correction: MotorCorrection | None = None,
     settle_time: float = 3.0,
     rng: np.random.Generator | None = None,
 ) -> JointRun:
@@ -330,7 +385,9 @@ def constant_speed_run(
     110.0
     >>> round(measure_run(run.motor_angle, run.acceleration, orders).amplitude(2.0), 1)
     1.6
-    >>> fixed = constant_speed_run(joint, speed, 110, correction=joint.cancelling_model(orders))
+    >>> from gravdir.kinematic_error import KinematicErrorModel
+    >>> fix = KinematicErrorModel(orders, joint.cancelling_coefficients(orders))
+    >>> fixed = constant_speed_run(joint, speed, 110, correction=fix)
     >>> bool(measure_run(fixed.motor_angle, fixed.acceleration, orders).amplitude(2.0) < 0.01)
     True
     """
@@ -357,7 +414,7 @@ def oscillating_run(
     strokes: int,
     *,
     ramp_time: float = 0.5,
-    correction: KinematicErrorModel | None = None,
+    correction: MotorCorrection | None = None,
     rng: np.random.Generator | None = None,
 ) -> JointRun:
     """Move back and forth: `strokes` constant-speed strokes with cosine-shaped reversals.

@@ -1,0 +1,247 @@
+"""Orders of a harmonic drive, the correction model and the resonant motor speed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_positive
+from gravdir._results import Result
+from gravdir.kinematic_error._common import _check_motor_angle, _check_orders
+
+
+def _check_teeth(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"Expected `{name}` to be an integer number of teeth, got {value!r}.")
+    if int(value) < 2:
+        raise ValueError(f"Expected `{name}` to be at least 2 teeth, got {int(value)}.")
+    return int(value)
+
+
+def _check_multiples(value: ArrayLike, name: str) -> NDArray[np.float64]:
+    arr = check_array(value, name)
+    if arr.ndim != 1:
+        raise ValueError(f"Expected `{name}` to be a 1-D sequence of integers, got {arr.ndim}-D.")
+    if np.any(arr < 1) or np.any(arr != np.round(arr)):
+        raise ValueError(f"Expected `{name}` to hold positive integers, got {arr.tolist()}.")
+    return arr
+
+
+def harmonic_drive_orders(
+    flexspline_teeth: int,
+    circular_spline_teeth: int,
+    *,
+    motor_multiples: ArrayLike = (1, 2, 4),
+    flexspline_multiples: ArrayLike = (1, 2),
+) -> NDArray[np.float64]:
+    """List the orders (cycles per motor revolution) of a harmonic drive's correction basis.
+
+    Parameters
+    ----------
+    flexspline_teeth : int
+        Number of teeth :math:`z_f` of the flexspline.
+    circular_spline_teeth : int
+        Number of teeth :math:`z_c` of the circular spline; :math:`z_c > z_f`.
+    motor_multiples : array_like of int, optional
+        Integer orders :math:`k` (motor and wave-generator terms). Default ``(1, 2, 4)``.
+    flexspline_multiples : array_like of int, optional
+        Multiples :math:`l` of :math:`z_f/z_c` (flexspline terms). Default ``(1, 2)``.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        Sorted distinct orders: the integers :math:`k` and :math:`l\\,z_f/z_c`.
+
+    Raises
+    ------
+    ValueError
+        If a teeth count is not an integer ≥ 2, if :math:`z_c \\le z_f` (not a harmonic drive with a
+        grounded circular spline), if the multiples are not positive integers, or if two orders
+        coincide.
+
+    See Also
+    --------
+    KinematicErrorModel : the correction on these orders.
+
+    Notes
+    -----
+    The correction is a weighted sum of :math:`\\sin, \\cos(k\\theta_m)` and
+    :math:`\\sin, \\cos(l\\,\\theta_m z_f/z_c)` (US 2025/0065499 A1, claims 4-5). With 200/202
+    teeth the order :math:`2 z_f/z_c` is 1.980, next to 2: a record separates them only over about
+    :math:`1/0.0198 \\approx 51` motor revolutions (see :func:`order_spectrum`).
+
+    References
+    ----------
+    US 2025/0065499 A1, paragraphs 18-19 and claims 4-5.
+
+    Examples
+    --------
+    >>> harmonic_drive_orders(200, 202).round(4)
+    array([0.9901, 1.    , 1.9802, 2.    , 4.    ])
+    """
+    zf = _check_teeth(flexspline_teeth, "flexspline_teeth")
+    zc = _check_teeth(circular_spline_teeth, "circular_spline_teeth")
+    if zc <= zf:
+        raise ValueError(
+            "Expected `circular_spline_teeth` to exceed `flexspline_teeth` (a harmonic drive's "
+            f"flexspline has fewer teeth), got {zc} and {zf}."
+        )
+    k = _check_multiples(motor_multiples, "motor_multiples")
+    m = _check_multiples(flexspline_multiples, "flexspline_multiples")
+    orders = np.concatenate([k, m * zf / zc])
+    out = np.sort(orders)
+    if np.any(np.diff(out) <= 1e-12):
+        raise ValueError(
+            f"Expected distinct orders, got a repeated order among {out.round(6).tolist()}."
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class KinematicErrorModel(Result):
+    """A kinematic-error correction: a sum of sinusoids of the motor angle.
+
+    .. math:: u(\\theta) = \\sum_k a_k \\cos(q_k\\theta) + b_k \\sin(q_k\\theta)
+              = \\sum_k \\mathrm{Re}(c_k e^{i q_k \\theta}),\\quad c_k = a_k - i b_k
+
+    Parameters
+    ----------
+    orders : array_like, shape (k,)
+        Positive distinct orders :math:`q_k` in cycles per motor revolution.
+    coefficients : array_like, shape (k, 2)
+        Columns :math:`(a_k, b_k)`: cosine and sine weights in radians of motor angle. Both
+        arrays are copied.
+
+    Attributes
+    ----------
+    orders : ndarray, shape (k,)
+        Orders :math:`q_k` in cycles per motor revolution.
+    coefficients : ndarray, shape (k, 2)
+        Columns :math:`(a_k, b_k)`: cosine and sine weights in radians of motor angle.
+
+    Raises
+    ------
+    ValueError
+        If the orders are not positive and distinct, or `coefficients` is not finite (k, 2).
+
+    See Also
+    --------
+    harmonic_drive_orders : the orders of a harmonic drive.
+    BoldDriverTuner, RpropTuner, InfluenceTuner : tune the coefficients from recorded runs.
+
+    Notes
+    -----
+    The model is the weighted sum of circular functions of integer multiples of the motor angle
+    and of its multiples times :math:`z_f/z_c` (US 2025/0065499 A1, claims 4-5). It is added to
+    the motor command: a position command is corrected by :math:`u(\\theta)`, a velocity command by
+    :math:`\\dot u = u'(\\theta)\\,\\dot\\theta` (claim 2).
+
+    References
+    ----------
+    US 2025/0065499 A1, paragraphs 15 and 18-19 and claims 2 and 4-5.
+
+    Examples
+    --------
+    >>> m = KinematicErrorModel([2.0], [[0.01, 0.0]])
+    >>> float(m.correction(0.0)), float(m.derivative(0.0))
+    (0.01, 0.0)
+    """
+
+    orders: NDArray[np.float64]
+    coefficients: NDArray[np.float64]
+
+    def __init__(self, orders: ArrayLike, coefficients: ArrayLike) -> None:
+        q = _check_orders(orders)
+        c = check_array(coefficients, "coefficients", tail=(2,))
+        if c.shape != (q.size, 2):
+            raise ValueError(
+                f"Expected `coefficients` to have shape ({q.size}, 2), got {tuple(c.shape)}."
+            )
+        object.__setattr__(self, "orders", np.array(q, dtype=np.float64))
+        object.__setattr__(self, "coefficients", np.array(c, dtype=np.float64))
+        self.__post_init__()
+
+    @classmethod
+    def zero(cls, orders: ArrayLike) -> KinematicErrorModel:
+        """The null correction on `orders`."""
+        q = _check_orders(orders)
+        return cls(q, np.zeros((q.size, 2)))
+
+    @classmethod
+    def from_phasors(cls, orders: ArrayLike, phasors: ArrayLike) -> KinematicErrorModel:
+        """Build from complex phasors :math:`c_k = a_k - i b_k`, shape (k,)."""
+        p = np.asarray(phasors, dtype=np.complex128)
+        if not np.all(np.isfinite(p)):
+            raise ValueError("Expected `phasors` to be finite, got NaN or infinite value(s).")
+        return cls(orders, np.stack([p.real, -p.imag], axis=-1))
+
+    @property
+    def phasors(self) -> NDArray[np.complex128]:
+        """Complex phasors :math:`c_k = a_k - i b_k`, shape (k,)."""
+        return self.coefficients[:, 0] - 1j * self.coefficients[:, 1]
+
+    def correction(self, motor_angle: ArrayLike) -> NDArray[np.float64]:
+        """Correction :math:`u(\\theta)` in radians of motor angle, same shape as `motor_angle`."""
+        return self.derivative(motor_angle, 0)
+
+    def derivative(self, motor_angle: ArrayLike, n: int = 1) -> NDArray[np.float64]:
+        """The `n`-th derivative :math:`d^n u / d\\theta^n` (``n = 0`` is the correction itself).
+
+        A velocity command is corrected by :math:`\\dot u = u'(\\theta)\\,\\dot\\theta`, an
+        acceleration command by :math:`u''\\dot\\theta^2 + u'\\ddot\\theta`.
+        """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"Expected `n` to be a non-negative integer, got {n!r}.")
+        theta = _check_motor_angle(motor_angle)
+        arg = theta[..., None] * self.orders
+        # d^n/dθ^n Re(c e^{iqθ}) = Re(c (iq)^n e^{iqθ})
+        factor = self.phasors * (1j * self.orders) ** int(n)
+        return np.asarray(np.real(np.exp(1j * arg) @ factor), dtype=np.float64)
+
+    def __repr__(self) -> str:
+        amp = np.degrees(np.hypot(self.coefficients[:, 0], self.coefficients[:, 1]))
+        terms = ", ".join(f"{q:.4g}: {a:.4g}°" for q, a in zip(self.orders, amp, strict=True))
+        return f"KinematicErrorModel(order: amplitude of motor angle = {{{terms}}})"
+
+
+def motor_speed_for_resonance(resonance_frequency: float, *, order: float = 2.0) -> float:
+    """Motor speed (rad/s) that puts the component of `order` on a resonance.
+
+    Parameters
+    ----------
+    resonance_frequency : float
+        Resonance frequency of the arm in Hz (the lowest one is preferred).
+    order : float, optional
+        Order (cycles per motor revolution) to place on the resonance. Default 2, the second
+        harmonic of the motor frequency, which US 2025/0065499 A1 (paragraph 20) prefers.
+
+    Returns
+    -------
+    float
+        :math:`\\omega_m = 2\\pi f_r / q` in rad/s.
+
+    Raises
+    ------
+    ValueError
+        If either argument is not a finite positive number.
+
+    Notes
+    -----
+    A vibration excited at a resonance makes the deviation between expected and recorded
+    acceleration clearly detectable; the amplification is about the quality factor of the mode.
+
+    References
+    ----------
+    US 2025/0065499 A1, paragraph 20 and claim 6.
+
+    Examples
+    --------
+    >>> round(motor_speed_for_resonance(10.0), 4)  # 5 rev/s
+    31.4159
+    """
+    f = check_positive(resonance_frequency, "resonance_frequency")
+    q = check_positive(order, "order")
+    return 2.0 * math.pi * f / q

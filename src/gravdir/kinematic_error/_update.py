@@ -1,0 +1,375 @@
+"""Pure update rules: the phasor model of a run, its gradient, and two step rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_positive
+from gravdir._results import Result
+from gravdir.errors import InsufficientDataError
+
+
+def _check_coefficient_like(x: ArrayLike, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    arr = check_array(x, name)
+    if arr.shape != shape:
+        raise ValueError(f"Expected `{name}` to have shape {shape}, got {arr.shape}.")
+    return arr
+
+
+def phasor_gradient(response: ArrayLike, deviation: ArrayLike) -> NDArray[np.float64]:
+    """Gradient of :math:`J = \\sum |Y|^2` with respect to the correction coefficients.
+
+    Parameters
+    ----------
+    response : array_like of complex, shape (m, k)
+        :math:`g_k`: deviation phasor per unit correction phasor, for each of `m` channels (all
+        directions and axes flattened) and each order.
+    deviation : array_like of complex, shape (m, k)
+        Measured deviation phasors :math:`Y_k` at the current correction.
+
+    Returns
+    -------
+    ndarray, shape (k, 2)
+        :math:`(\\partial J/\\partial a_k, \\partial J/\\partial b_k)`.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or values are not finite.
+
+    See Also
+    --------
+    fit_phasor_response : identifies `response` from runs.
+
+    Notes
+    -----
+    US 2025/0065499 A1 (paragraph 24, claim 11) steps along the gradient of the deviation with
+    respect to the weighting coefficients of the correction. With the linear phasor model
+    :math:`Y_k = g_k c_k + y_k`, :math:`c_k = a_k - i b_k` (influence coefficients, Goodman 1964),
+    :math:`\\partial J/\\partial a_k = 2\\,\\mathrm{Re}(Y_k^H g_k)` and
+    :math:`\\partial J/\\partial b_k = 2\\,\\mathrm{Im}(Y_k^H g_k)`.
+
+    References
+    ----------
+    US 2025/0065499 A1, paragraph 24 and claim 11.
+    Goodman (1964), "A least-squares method for computing balance corrections", J. Eng. Ind.
+    86(3), 273-279.
+
+    Examples
+    --------
+    >>> phasor_gradient([[2.0 + 0j]], [[1.0 + 0j]])
+    array([[4., 0.]])
+    """
+    g = np.asarray(response, dtype=np.complex128)
+    y = np.asarray(deviation, dtype=np.complex128)
+    if g.ndim != 2 or g.shape != y.shape:
+        raise ValueError(
+            f"Expected `response` and `deviation` of one shape (m, k), got {g.shape}, {y.shape}."
+        )
+    if not (np.all(np.isfinite(g)) and np.all(np.isfinite(y))):
+        raise ValueError("Expected `response` and `deviation` to be finite, got NaN or infinity.")
+    z = np.sum(np.conj(y) * g, axis=0)
+    return np.stack([2 * z.real, 2 * z.imag], axis=-1)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PhasorResponseFit(Result):
+    """Linear phasor model :math:`Y_k = g_k (c_k - c_k^*)` fitted to runs.
+
+    :meth:`to_dict` writes each complex array as ``{"real": ..., "imag": ...}``.
+
+    Attributes
+    ----------
+    response : ndarray of complex, shape (m, k)
+        :math:`g_k` per channel and order: deviation (m/s²) per unit correction (rad of motor
+        angle).
+    offset : ndarray of complex, shape (m, k)
+        :math:`y_k = -g_k c_k^*`, the deviation with no correction (m/s²).
+    optimum : ndarray of complex, shape (k,)
+        :math:`c_k^*`, the correction phasors that minimise :math:`\\sum|Y_k|^2` (rad).
+    """
+
+    response: NDArray[np.complex128]
+    offset: NDArray[np.complex128]
+    optimum: NDArray[np.complex128]
+
+
+def fit_phasor_response(corrections: ArrayLike, deviations: ArrayLike) -> PhasorResponseFit:
+    """Fit :math:`Y_k = g_k c_k + y_k` per order to runs at different corrections.
+
+    Parameters
+    ----------
+    corrections : array_like of complex, shape (r, k)
+        Correction phasors :math:`c_k` of `r` runs.
+    deviations : array_like of complex, shape (r, m, k)
+        Deviation phasors measured in those runs, `m` channels.
+
+    Returns
+    -------
+    PhasorResponseFit
+        :math:`g_k`, :math:`y_k` and the optimum :math:`c_k^* = -g_k^H y_k / g_k^H g_k`.
+
+    Raises
+    ------
+    ValueError
+        If shapes disagree or values are not finite.
+    InsufficientDataError
+        If some order was not varied between runs (fewer than two distinct corrections).
+
+    See Also
+    --------
+    InfluenceTuner : runs this after every run and applies the optimum.
+    phasor_gradient : the gradient of the deviation under this model.
+
+    Notes
+    -----
+    At constant speed the joint and link are linear and time-invariant in the small, so a
+    correction :math:`\\mathrm{Re}(c e^{iq\\theta})` produces a deviation
+    :math:`\\mathrm{Re}(g c\\,e^{iq\\theta})` at the same order: :math:`g_k` is a complex number per
+    channel (its magnitude and phase are the transfer function of the arm at that frequency), an
+    influence coefficient in the sense of rotor balancing (Goodman 1964). Two runs with different
+    :math:`c_k` determine it; more runs are fitted by least squares. The fit is direct (one linear
+    least-squares solve per order), not iterative.
+
+    References
+    ----------
+    Goodman (1964), "A least-squares method for computing balance corrections", J. Eng. Ind.
+    86(3), 273-279.
+
+    Examples
+    --------
+    >>> c = np.array([[0.0], [1.0]])
+    >>> y = np.array([[[2.0 + 1j]], [[3.0 + 1j]]])
+    >>> fit = fit_phasor_response(c, y)
+    >>> bool(np.isclose(fit.response[0, 0], 1.0)), bool(np.isclose(fit.optimum[0], -2 - 1j))
+    (True, True)
+    """
+    c = np.asarray(corrections, dtype=np.complex128)
+    y = np.asarray(deviations, dtype=np.complex128)
+    if c.ndim != 2 or y.ndim != 3 or y.shape[0] != c.shape[0] or y.shape[2] != c.shape[1]:
+        raise ValueError(
+            "Expected `corrections` of shape (r, k) and `deviations` of shape (r, m, k), "
+            f"got {c.shape} and {y.shape}."
+        )
+    if not (np.all(np.isfinite(c)) and np.all(np.isfinite(y))):
+        raise ValueError("Expected `corrections` and `deviations` to be finite.")
+    r, m, k = y.shape
+    g = np.empty((m, k), dtype=np.complex128)
+    y0 = np.empty((m, k), dtype=np.complex128)
+    for j in range(k):
+        cj = c[:, j]
+        spread = float(np.max(np.abs(cj - cj.mean()))) if r else 0.0
+        scale = max(float(np.max(np.abs(cj))), 1e-300)
+        if r < 2 or spread <= 1e-9 * scale or spread == 0.0:
+            raise InsufficientDataError(
+                f"Expected at least two runs with different corrections at order index {j}, "
+                f"got {r} run(s) with a spread of {spread:.3g}."
+            )
+        x = np.stack([cj, np.ones(r)], axis=1)
+        sol, *_ = np.linalg.lstsq(x, y[:, :, j], rcond=None)
+        g[:, j], y0[:, j] = sol[0], sol[1]
+    gg = np.sum(np.abs(g) ** 2, axis=0)
+    opt = -np.sum(np.conj(g) * y0, axis=0) / gg
+    return PhasorResponseFit(response=g, offset=y0, optimum=opt)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BoldDriverUpdate(Result):
+    """One step of :func:`bold_driver_update`.
+
+    Attributes
+    ----------
+    coefficients : ndarray, shape (k, 2)
+        The new coefficients (rad of motor angle).
+    factor : float
+        The adapted scalar factor (rad per unit of gradient).
+    """
+
+    coefficients: NDArray[np.float64]
+    factor: float
+
+
+def bold_driver_update(
+    coefficients: ArrayLike,
+    gradient: ArrayLike,
+    previous_gradient: ArrayLike | None,
+    factor: float,
+    *,
+    grow: float = 1.2,
+    shrink: float = 0.5,
+) -> BoldDriverUpdate:
+    """One bold-driver step: the gradient times one scalar factor, adapted by sign changes.
+
+    Parameters
+    ----------
+    coefficients : array_like, shape (k, 2)
+        Current coefficients (rad).
+    gradient : array_like, shape (k, 2)
+        Gradient of the deviation measure at `coefficients`.
+    previous_gradient : array_like, shape (k, 2), or None
+        Gradient of the previous step; None on the first step (the factor is kept).
+    factor : float
+        Current scalar factor (positive).
+    grow, shrink : float, optional
+        Multipliers applied when no component changed sign (``grow`` > 1) and when one did
+        (``0 < shrink`` < 1). The defaults are those of iRprop−, the per-component relative
+        (:func:`rprop_update`).
+
+    Returns
+    -------
+    BoldDriverUpdate
+        ``coefficients - factor' * gradient`` and the adapted ``factor'``.
+
+    Raises
+    ------
+    ValueError
+        If shapes differ, values are not finite, or the factors are out of range.
+
+    See Also
+    --------
+    BoldDriverTuner : the stateful loop around this rule.
+    rprop_update : per-coefficient steps from signs only.
+
+    Notes
+    -----
+    One scalar step for all coefficients (US 2025/0065499 A1, paragraphs 24-26 and claims
+    11-12): a steady gradient direction (no component changes sign between successive gradients)
+    means the optimum is still far, so the factor grows; a sign change in any component means it
+    was overshot, so the factor shrinks. This is the "bold driver" rule of Vogl et al. (1988) and
+    Battiti (1989), with the sign test of the patent in place of their test on the objective. The
+    step descends: the gradient times the factor is subtracted.
+
+    References
+    ----------
+    US 2025/0065499 A1, paragraphs 24-26 and claims 11-12.
+    Vogl et al. (1988), "Accelerating the convergence of the back-propagation method",
+    Biol. Cybern. 59, 257-263.
+    Battiti (1989), "Accelerated backpropagation learning: two optimization methods",
+    Complex Systems 3, 331-342.
+
+    Examples
+    --------
+    >>> step = bold_driver_update([[0.0, 0.0]], [[1.0, -1.0]], [[1.0, -2.0]], 0.1)
+    >>> step.coefficients.round(3), round(step.factor, 3)
+    (array([[-0.12,  0.12]]), 0.12)
+    """
+    c = check_array(coefficients, "coefficients", tail=(2,))
+    g = _check_coefficient_like(gradient, "gradient", c.shape)
+    f = check_positive(factor, "factor")
+    gr = check_positive(grow, "grow")
+    sh = check_positive(shrink, "shrink")
+    if gr <= 1.0 or sh >= 1.0:
+        raise ValueError(f"Expected `grow` > 1 and `shrink` < 1, got {gr!r} and {sh!r}.")
+    if previous_gradient is not None:
+        p = _check_coefficient_like(previous_gradient, "previous_gradient", c.shape)
+        f = f * (sh if np.any(g * p < 0) else gr)
+    return BoldDriverUpdate(coefficients=c - f * g, factor=float(f))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RpropUpdate(Result):
+    """One step of :func:`rprop_update`.
+
+    Attributes
+    ----------
+    coefficients : ndarray, shape (k, 2)
+        The new coefficients (rad of motor angle).
+    gradient : ndarray, shape (k, 2)
+        The gradient to remember for the next step (zeroed where the sign changed).
+    step_sizes : ndarray, shape (k, 2)
+        The adapted step sizes (rad of motor angle).
+    """
+
+    coefficients: NDArray[np.float64]
+    gradient: NDArray[np.float64]
+    step_sizes: NDArray[np.float64]
+
+
+def rprop_update(
+    coefficients: ArrayLike,
+    gradient: ArrayLike,
+    previous_gradient: ArrayLike | None,
+    step_sizes: ArrayLike,
+    *,
+    eta_plus: float = 1.2,
+    eta_minus: float = 0.5,
+    step_min: float = 1e-7,
+    step_max: float = 0.05,
+) -> RpropUpdate:
+    """One iRprop− step: per-coefficient step sizes driven by gradient signs only.
+
+    Parameters
+    ----------
+    coefficients : array_like, shape (k, 2)
+        Current coefficients (rad of motor angle).
+    gradient : array_like, shape (k, 2)
+        Gradient at `coefficients`.
+    previous_gradient : array_like, shape (k, 2), or None
+        The gradient memory returned by the previous step (None on the first).
+    step_sizes : array_like, shape (k, 2)
+        Current step sizes (rad of motor angle).
+    eta_plus, eta_minus : float, optional
+        Growth and shrink factors; 1.2 and 0.5 are the published iRprop− values.
+    step_min, step_max : float, optional
+        Bounds of the step sizes in radians of motor angle. The default cap of 0.05 rad exceeds
+        :math:`N` times a typical harmonic-drive kinematic error (about 1e-4 rad at the output,
+        :math:`N \\approx 100`).
+
+    Returns
+    -------
+    RpropUpdate
+        New coefficients, the gradient to remember (zeroed where the sign changed) and step sizes.
+
+    Raises
+    ------
+    ValueError
+        If shapes differ, values are not finite or options are out of range.
+
+    See Also
+    --------
+    RpropTuner : the stateful loop around this rule.
+    bold_driver_update : one scalar factor for all coefficients.
+
+    Notes
+    -----
+    Rprop (Riedmiller and Braun 1993) in the iRprop− variant (Igel and Hüsken 2003): where
+    :math:`g_i g_i^{prev} > 0` the step grows by :math:`\\eta^+`, where :math:`< 0` it shrinks by
+    :math:`\\eta^-` and :math:`g_i` is set to 0 (no move this step), then
+    :math:`x_i \\leftarrow x_i - \\mathrm{sign}(g_i)\\Delta_i`.
+
+    References
+    ----------
+    Riedmiller & Braun (1993), "A direct adaptive method for faster backpropagation learning:
+    the RPROP algorithm", Proc. IEEE ICNN, 586-591.
+    Igel & Hüsken (2003), "Empirical evaluation of the improved Rprop learning algorithms",
+    Neurocomputing 50, 105-123.
+
+    Examples
+    --------
+    >>> step = rprop_update([[0.0, 0.0]], [[1.0, -1.0]], [[1.0, 1.0]], [[0.1, 0.1]], step_max=1.0)
+    >>> step.coefficients.round(3), step.step_sizes.round(3)
+    (array([[-0.12,  0.  ]]), array([[0.12, 0.05]]))
+    """
+    c = check_array(coefficients, "coefficients", tail=(2,))
+    g = np.array(_check_coefficient_like(gradient, "gradient", c.shape), dtype=np.float64)
+    d = np.array(_check_coefficient_like(step_sizes, "step_sizes", c.shape), dtype=np.float64)
+    ep = check_positive(eta_plus, "eta_plus")
+    em = check_positive(eta_minus, "eta_minus")
+    lo = check_positive(step_min, "step_min")
+    hi = check_positive(step_max, "step_max")
+    if ep <= 1.0 or em >= 1.0 or lo > hi:
+        raise ValueError(
+            "Expected `eta_plus` > 1, `eta_minus` < 1 and `step_min` ≤ `step_max`, got "
+            f"{ep!r}, {em!r}, {lo!r}, {hi!r}."
+        )
+    if previous_gradient is not None:
+        p = _check_coefficient_like(previous_gradient, "previous_gradient", c.shape)
+        prod = g * p
+        d = np.where(
+            prod > 0, np.minimum(d * ep, hi), np.where(prod < 0, np.maximum(d * em, lo), d)
+        )
+        g = np.where(prod < 0, 0.0, g)
+    return RpropUpdate(coefficients=c - np.sign(g) * d, gradient=g, step_sizes=d)
