@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from gravdir.friction import excitation_trajectory, fit_friction, load_dependent_friction
-from gravdir.synthetic.friction_joint import SyntheticFrictionJoint, holding_torque
+from gravdir import excitation_trajectory, fit_friction, load_dependent_friction
+from gravdir.synthetic import SyntheticFrictionJoint, holding_torque
 
 NAMES = (
     "coulomb_positive",
@@ -67,7 +67,7 @@ def run(noise_std: float, n_draws: int, exponent: float | None, seed: int = 0) -
         )
         t_fit += time.perf_counter() - t0
         idx = [fit.parameter_names.index(n) for n in NAMES]
-        est[i, :-1], se[i, :-1] = fit.parameters[idx], fit.standard_errors[idx]
+        est[i, :-1], se[i, :-1] = fit.parameters[idx], fit.parameters_std[idx]
         est[i, -1], se[i, -1] = res.load_coefficient, res.load_coefficient_std
     rel = np.abs(est / truth - 1)
     ratio = est.std(axis=0, ddof=1) / np.sqrt(np.mean(se**2, axis=0))

@@ -1,8 +1,8 @@
 # %% [markdown]
 # # Joint friction with and without gravity load
 #
-# The two-pose procedure of seed 003 on a synthetic joint with Panda-sized, asymmetric Stribeck
-# friction, inertia, load-dependent friction and realistic torque noise:
+# The two-pose procedure of CN 107423515 B (claim 1) on a synthetic joint with Panda-sized,
+# asymmetric Stribeck friction, inertia, load-dependent friction and realistic torque noise:
 #
 # 1. check that the first pose leaves the joint free of gravity torque;
 # 2. run an excitation plan there and fit the friction curve (with the inertia);
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from gravdir.friction import (
+from gravdir import (
     excitation_trajectory,
     fit_friction,
     gravity_free_check,
     load_dependent_friction,
 )
-from gravdir.synthetic.friction_joint import SyntheticFrictionJoint, holding_torque
+from gravdir.synthetic import SyntheticFrictionJoint, holding_torque
 
 rng = np.random.default_rng(2019)
 joint = SyntheticFrictionJoint(offset=0.25, noise_std=0.1)
@@ -75,7 +75,7 @@ for name, value in truth.items():
     i = fit.parameter_names.index(name)
     print(
         f"{name:28s} true {value:8.4f}  fitted {fit.parameters[i]:8.4f} "
-        f"± {fit.standard_errors[i]:.4f}"
+        f"± {fit.parameters_std[i]:.4f}"
     )
 
 # %% [markdown]

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import pickle
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravdir._checks import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir.errors import (
+    ConvergenceWarning,
+    DegenerateGeometryError,
+    GravdirWarning,
+    InsufficientDataError,
+)
 from gravdir.friction import (
+    ArmFrictionFit,
     AsymmetricStribeckFriction,
     CoulombViscousFriction,
+    ExcitationPlan,
+    FrictionFit,
     FrictionRun,
+    GravityFreeCheck,
+    JointFrictionFit,
     LoadDependentFriction,
+    LoadFrictionFit,
     StribeckFriction,
     excitation_trajectory,
     fit_friction,
@@ -112,7 +125,7 @@ def test_models_reject_bad_parameters():
 # --------------------------------------------------------------------------------------------
 
 
-def test_plan_follows_the_seed_profile(plan):
+def test_plan_follows_the_claim_3_profile(plan):
     assert plan.position.min() >= -1.2 and plan.position.max() <= 1.2
     assert np.max(np.abs(plan.acceleration)) <= 2.0
     for k, v in enumerate(SPEEDS):
@@ -267,7 +280,8 @@ def test_two_pose_noise_free(plan, gravity):
         fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration
     )
     assert abs(res.load_coefficient - 0.03) < 1e-6 * 0.03
-    # The seed's gravity-affected friction is mu |tau_g| sgn v, sample by sample.
+    # The gravity-affected friction of CN 107423515 B, claim 4, is mu |tau_g| sgn v, sample by
+    # sample.
     expected = 0.03 * np.abs(gravity) * np.sign(plan.velocity)
     assert np.allclose(res.load_friction[res.mask], expected[res.mask], atol=1e-8)
     assert res.residual_rms < 1e-8
@@ -313,7 +327,7 @@ def test_monte_carlo_accuracy_and_covariance(plan, gravity):
         )
         idx = [fit0.parameter_names.index(n) for n in names]
         est[i, :-1] = fit0.parameters[idx]
-        se[i, :-1] = fit0.standard_errors[idx]
+        se[i, :-1] = fit0.parameters_std[idx]
         est[i, -1], se[i, -1] = res.load_coefficient, res.load_coefficient_std
     truth = np.append(truth, 0.03)
     rel = np.abs(est / truth - 1)
@@ -329,7 +343,7 @@ def test_monte_carlo_accuracy_and_covariance(plan, gravity):
 # --------------------------------------------------------------------------------------------
 
 
-def test_gravity_free_poses_of_the_seed():
+def test_gravity_free_poses_of_claim_5():
     # Axis parallel to gravity: free whatever the mass distribution.
     chk = gravity_free_check(UP, [0, 0, -1], [0, 0, 0.3], [0.5, 0.2, 0.9], mass=4.0)
     assert chk.is_gravity_free and chk.residual_fraction == 0.0
@@ -501,6 +515,139 @@ def test_arm_table_joint_by_joint(plan, gravity):
 
 
 # --------------------------------------------------------------------------------------------
+# Iteration limit and the result contract
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_iter", [1, 2])
+def test_search_at_its_limit_warns(plan, max_iter):
+    joint = SyntheticFrictionJoint(noise_std=0.1)
+    tau = joint.measure(
+        plan.position, plan.velocity, plan.acceleration, rng=np.random.default_rng(5)
+    )
+    with pytest.warns(ConvergenceWarning, match="`max_iter`"):
+        fit = fit_friction(
+            plan.velocity,
+            tau,
+            model="asymmetric-stribeck",
+            acceleration=plan.acceleration,
+            max_iter=max_iter,
+        )
+    assert fit.converged is False
+    assert fit.n_iter == max_iter
+    assert "not converged" in repr(fit)
+    full = fit_friction(
+        plan.velocity, tau, model="asymmetric-stribeck", acceleration=plan.acceleration
+    )
+    assert full.converged is True and 1 <= full.n_iter < 200
+    runs = (
+        FrictionRun(plan.velocity, tau, plan.acceleration),
+        FrictionRun(plan.velocity, tau, plan.acceleration, gravity_torque=0.5 + 0 * tau),
+    )
+    with pytest.warns(ConvergenceWarning):
+        res = identify_joint_friction(*runs, model="asymmetric-stribeck", max_iter=max_iter)
+    assert res.free.converged is False and res.free.n_iter == max_iter
+    with pytest.raises(ValueError, match="`max_iter`"):
+        fit_friction(plan.velocity, tau, max_iter=0)
+
+
+def test_coulomb_viscous_has_no_search(plan):
+    joint = symmetric_joint(static_positive=3.0, static_negative=3.0)
+    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    fit = fit_friction(plan.velocity, tau, model="coulomb-viscous", max_iter=1)
+    assert fit.converged is True and fit.n_iter == 0
+
+
+def _arrays(result):
+    """Every ndarray a result holds, nested results included."""
+    out = []
+    for value in vars(result).values():
+        if isinstance(value, np.ndarray):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(a for v in value if hasattr(v, "to_dict") for a in _arrays(v))
+        elif hasattr(value, "to_dict"):
+            out.extend(_arrays(value))
+    return out
+
+
+def test_result_contract(plan, gravity):
+    joint = SyntheticFrictionJoint(noise_std=0.05)
+    rng = np.random.default_rng(13)
+    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    loaded = joint.measure(
+        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+    )
+    pose = gravity_free_check(UP, UP, [0, 0, 0], [0.3, 0.1, 0.2], 3.0)
+    runs = {
+        "J1": (
+            FrictionRun(plan.velocity, free, plan.acceleration),
+            FrictionRun(plan.velocity, loaded, plan.acceleration, gravity_torque=gravity),
+        )
+    }
+    table = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses={"J1": pose})
+    joint_fit = table["J1"]
+    results = [
+        plan,
+        pose,
+        joint_fit.free,
+        joint_fit.load,
+        joint_fit,
+        table,
+        runs["J1"][1],
+        joint_fit.free.model,
+        joint_fit.model,
+        CoulombViscousFriction(1.0, 2.0),
+        StribeckFriction(2.0, 3.0, 0.04, 1.5),
+    ]
+    types = (
+        ExcitationPlan,
+        GravityFreeCheck,
+        FrictionFit,
+        LoadFrictionFit,
+        JointFrictionFit,
+        ArmFrictionFit,
+        FrictionRun,
+        AsymmetricStribeckFriction,
+        LoadDependentFriction,
+        CoulombViscousFriction,
+        StribeckFriction,
+    )
+    for result, kind in zip(results, types, strict=True):
+        assert isinstance(result, kind)
+        for arr in _arrays(result):
+            assert not arr.flags.writeable, kind
+        copy = pickle.loads(pickle.dumps(result))
+        assert copy == result, kind
+        assert not copy != result  # noqa: SIM202
+        assert (result == 3) is False
+        json.dumps(result.to_dict())
+        assert kind.__name__ in repr(result)
+    assert "N·m" in repr(joint_fit.free) and "rad/s" in repr(joint_fit.free)
+    assert "N·m·s/rad" in repr(joint_fit.free.model)
+    assert "±" in repr(joint_fit.load)
+    # Value equality: a refit of the same data equals the first fit, other data do not.
+    again = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses={"J1": pose})
+    assert again == table
+    assert table["J1"].free != fit_friction(plan.velocity, free, model="stribeck")
+
+
+def test_friction_run_copies_the_callers_arrays(plan):
+    v = plan.velocity.copy()
+    tau = np.ones_like(v)
+    run = FrictionRun(v, tau)
+    v[:] = 0.0
+    tau[:] = 5.0
+    assert np.array_equal(run.velocity, plan.velocity)
+    assert np.all(run.torque == 1.0)
+    assert not run.velocity.flags.writeable
+    with pytest.raises(ValueError, match="`torque`"):
+        FrictionRun(v, tau[:-1])
+    with pytest.raises(ValueError, match="`velocity`"):
+        FrictionRun(np.ones((2, 3)), np.ones((2, 3)))
+
+
+# --------------------------------------------------------------------------------------------
 # Cross-check with the sweep fit's load-dependent column
 # --------------------------------------------------------------------------------------------
 
@@ -527,7 +674,7 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
     loaded = joint.measure(q, v, a, gravity_torque=g, rng=rng)
     sweep = fit_sweep(q, loaded, v, min_speed=0.1, load_friction="abs")
     fit0 = fit_friction(v, free, model="coulomb-viscous")
-    # The seed's subtraction, with the gravity torque taken from the sweep fit.
+    # The subtraction of CN 107423515 B, claim 4, with the gravity torque from the sweep fit.
     g_sweep = float(sweep.amplitude) * np.sin(q + float(sweep.phase))
     res = load_dependent_friction(fit0, v, loaded, g_sweep)
     mu_sweep = float(sweep.load_coefficient)

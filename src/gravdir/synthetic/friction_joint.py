@@ -1,4 +1,4 @@
-"""A synthetic joint with asymmetric Stribeck, viscous and load-dependent friction (seed 003).
+"""A synthetic joint with asymmetric Stribeck, viscous and load-dependent friction.
 
 The joint is written out term by term, independently of :mod:`gravdir.friction`, so that tests of
 the estimators can fail. The drive torque of the joint following a trajectory is
@@ -9,7 +9,10 @@ the estimators can fail. The drive torque of the joint following a trajectory is
 
 with friction :math:`\\tau_f = \\pm[F_c^\\pm + \\mu |\\tau_g| + (F_s^\\pm - F_c^\\pm)
 \\exp(-|\\dot q / v_s^\\pm|^{\\delta^\\pm})] + F_v^\\pm \\dot q` (sign of :math:`\\dot q`, zero at
-rest), torque gain :math:`k`, offset :math:`c_0` and white noise :math:`\\varepsilon`.
+rest), torque gain :math:`k`, offset :math:`c_0` and white noise :math:`\\varepsilon`. The
+load-dependent term :math:`\\mu |\\tau_g|` is the friction that CN 107423515 B identifies as
+the difference between a gravity-free and a gravity-loaded run of the same excitation trajectory
+(claims 1 and 4); the friction shape is that of Armstrong-Hélouvry, Dupont & Canudas de Wit (1994).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_unit_vector, check_vectors
+from gravdir._constants import STANDARD_GRAVITY
 
 __all__ = ["SyntheticFrictionJoint", "holding_torque", "panda_like_joint"]
 
@@ -61,10 +65,10 @@ class SyntheticFrictionJoint:
     ...     0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_time=0.01
     ... )
     >>> joint = SyntheticFrictionJoint()
-    >>> tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
-    >>> tau.shape == plan.time.shape
+    >>> torque = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    >>> torque.shape == plan.time.shape
     True
-    >>> np.unique(tau[plan.cruising].round(2))
+    >>> np.unique(torque[plan.cruising].round(2))
     array([-3.75, -2.83,  3.2 ,  4.  ])
     """
 
@@ -100,7 +104,11 @@ class SyntheticFrictionJoint:
     ) -> NDArray[np.float64]:
         """Friction torque at `velocity` under `gravity_torque` (default none), shape (n,)."""
         v = check_array(velocity, "velocity")
-        g = np.zeros_like(v) if gravity_torque is None else check_array(gravity_torque, "load")
+        g = (
+            np.zeros_like(v)
+            if gravity_torque is None
+            else check_array(gravity_torque, "gravity_torque")
+        )
         out = np.zeros(np.broadcast_shapes(v.shape, g.shape))
         v, g = np.broadcast_arrays(v, g)
         for sign, fc, fs, vs, fv, dl in (
@@ -172,12 +180,12 @@ class SyntheticFrictionJoint:
             g = check_array(gravity_torque, "gravity_torque")
             if g.shape != v.shape:
                 raise ValueError(f"Expected `gravity_torque` of shape {v.shape}, got {g.shape}.")
-        tau = self.gain * (self.inertia * a + g + self.friction(v, g)) + self.offset
+        torque = self.gain * (self.inertia * a + g + self.friction(v, g)) + self.offset
         if self.noise_std > 0:
             if rng is None:
                 raise ValueError("Expected `rng` (a numpy Generator) when noise_std > 0, got None.")
-            tau = tau + rng.normal(0.0, self.noise_std, size=tau.shape)
-        return tau
+            torque = torque + rng.normal(0.0, self.noise_std, size=torque.shape)
+        return torque
 
 
 def panda_like_joint(**changes: float) -> SyntheticFrictionJoint:
@@ -211,7 +219,7 @@ def holding_torque(
     axis: ArrayLike,
     up: ArrayLike,
     first_moment: ArrayLike,
-    gravity: float = 9.80665,
+    gravity: float = STANDARD_GRAVITY,
 ) -> NDArray[np.float64]:
     """Torque a joint must apply to hold a distal body against gravity, by cross products.
 
@@ -227,7 +235,7 @@ def holding_torque(
         m·(c − p) at joint angle 0: mass times the offset of the distal centre of mass from a
         point on the axis, kg·m, base frame.
     gravity : float, optional
-        m/s².
+        Acceleration of gravity, m/s² (default ``STANDARD_GRAVITY`` = 9.80665).
 
     Returns
     -------

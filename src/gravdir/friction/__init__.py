@@ -1,0 +1,69 @@
+"""Joint friction: models, excitation plans, identification and the gravity-load split.
+
+Friction is identified in two poses of the arm (CN 107423515 B, claim 1). In the first pose
+gravity exerts no torque on the target joint -- its axis is vertical, or the centre of mass of
+everything distal to it lies on the axis line (claim 5, :func:`gravity_free_check`). The joint
+follows an excitation plan (claim 3, :func:`excitation_trajectory`) and a friction model is fitted
+to the drive torque (claim 2, :func:`fit_friction`). In the second pose gravity loads the joint;
+the same plan is run again and the drive torque minus the gravity torque minus the gravity-free
+friction is the friction that grows with the load (claim 4), fitted as
+:math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q` (:func:`load_dependent_friction`).
+:func:`identify_arm_friction` repeats this joint by joint (claim 7).
+
+The models (:class:`CoulombViscousFriction`, :class:`StribeckFriction`,
+:class:`AsymmetricStribeckFriction`, :class:`LoadDependentFriction`) are those of
+Armstrong-Hélouvry, Dupont & Canudas de Wit (1994); the Stribeck velocity and exponent are found
+by variable projection (Golub & Pereyra 1973).
+
+Conventions: radians, SI units; τ is the torque the actuator applies to the distal link about
++axis; the *gravity torque* :math:`\\tau_g` of a run is the part of the drive torque that holds the
+distal links against gravity (minus the torque of gravity about +axis).
+"""
+
+from gravdir.friction._arm import (
+    ArmFrictionFit,
+    FrictionRun,
+    JointFrictionFit,
+    identify_arm_friction,
+    identify_joint_friction,
+)
+from gravdir.friction._columns import FrictionModelName
+from gravdir.friction._estimate import FrictionFit, fit_friction
+from gravdir.friction._load import (
+    GravityFreeCheck,
+    LoadFrictionFit,
+    gravity_free_check,
+    load_dependent_friction,
+)
+from gravdir.friction._model import (
+    AsymmetricStribeckFriction,
+    BaseFrictionModel,
+    CoulombViscousFriction,
+    FrictionModel,
+    LoadDependentFriction,
+    StribeckFriction,
+)
+from gravdir.friction._plan import ExcitationPlan, excitation_trajectory
+
+__all__ = [
+    "ArmFrictionFit",
+    "AsymmetricStribeckFriction",
+    "BaseFrictionModel",
+    "CoulombViscousFriction",
+    "ExcitationPlan",
+    "FrictionFit",
+    "FrictionModel",
+    "FrictionModelName",
+    "FrictionRun",
+    "GravityFreeCheck",
+    "JointFrictionFit",
+    "LoadDependentFriction",
+    "LoadFrictionFit",
+    "StribeckFriction",
+    "excitation_trajectory",
+    "fit_friction",
+    "gravity_free_check",
+    "identify_arm_friction",
+    "identify_joint_friction",
+    "load_dependent_friction",
+]

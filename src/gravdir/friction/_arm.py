@@ -1,0 +1,342 @@
+"""The two-pose procedure joint by joint: recorded runs and the per-joint and per-arm fits."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._results import Result
+from gravdir.friction._columns import FrictionModelName
+from gravdir.friction._estimate import (
+    FrictionFit,
+    check_like_velocity,
+    check_velocity,
+    fit_friction,
+)
+from gravdir.friction._load import (
+    GravityFreeCheck,
+    LoadFrictionFit,
+    load_dependent_friction,
+    refuse_loaded_pose,
+)
+from gravdir.friction._model import LoadDependentFriction
+
+__all__ = [
+    "ArmFrictionFit",
+    "FrictionRun",
+    "JointFrictionFit",
+    "identify_arm_friction",
+    "identify_joint_friction",
+]
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FrictionRun(Result):
+    """One run of an excitation plan on one joint.
+
+    The arrays are copied (as float64, read-only): changing the caller's arrays afterwards does
+    not change the run.
+
+    Attributes
+    ----------
+    velocity : ndarray, shape (n,)
+        Joint speed, rad/s.
+    torque : ndarray, shape (n,)
+        Drive torque, N·m.
+    acceleration : ndarray, shape (n,) or None
+        Joint acceleration, rad/s² (enables the inertia term).
+    gravity_torque : ndarray, shape (n,) or None
+        Gravity torque, N·m: None for the gravity-free run, required for the loaded run.
+
+    Raises
+    ------
+    ValueError
+        If `velocity` is not shape (n,) and finite, or another array differs from its shape.
+    """
+
+    velocity: NDArray[np.float64]
+    torque: NDArray[np.float64]
+    acceleration: NDArray[np.float64] | None = None
+    gravity_torque: NDArray[np.float64] | None = None
+
+    def __post_init__(self) -> None:
+        v = np.array(check_velocity(self.velocity), dtype=np.float64)
+        object.__setattr__(self, "velocity", v)
+        for name in ("torque", "acceleration", "gravity_torque"):
+            value: ArrayLike | None = getattr(self, name)
+            if value is not None:
+                arr = np.array(check_like_velocity(value, name, v), dtype=np.float64)
+                object.__setattr__(self, name, arr)
+        super().__post_init__()
+
+    def __repr__(self) -> str:
+        extras = [
+            name for name in ("acceleration", "gravity_torque") if getattr(self, name) is not None
+        ]
+        with_ = f" with {' and '.join(extras)}" if extras else ""
+        return f"FrictionRun({self.velocity.size} samples{with_})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class JointFrictionFit(Result):
+    """Friction of one joint from the two-pose procedure.
+
+    Attributes
+    ----------
+    free : FrictionFit
+        Fit of the gravity-free run.
+    load : LoadFrictionFit
+        Load-dependent part from the loaded run.
+    free_pose : GravityFreeCheck or None
+        The check of the gravity-free pose, if given.
+    """
+
+    free: FrictionFit
+    load: LoadFrictionFit
+    free_pose: GravityFreeCheck | None = None
+
+    @property
+    def model(self) -> LoadDependentFriction:
+        """The joint's friction model with load dependence."""
+        return self.load.model
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ArmFrictionFit(Result, Mapping[K, JointFrictionFit], Generic[K]):
+    """Friction of every joint of an arm: a read-only mapping of joint key to its fit.
+
+    ``fit[key]``, ``len(fit)``, iteration over the keys (in the order the joints were given),
+    ``keys()``, ``values()``, ``items()`` work as for a dict; item assignment raises
+    :class:`TypeError`.
+
+    Attributes
+    ----------
+    joints : tuple
+        The joint keys, in order.
+    fits : tuple of JointFrictionFit
+        The fit of each joint, in the order of `joints`.
+    """
+
+    joints: tuple[K, ...]
+    fits: tuple[JointFrictionFit, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.joints) != len(self.fits):
+            raise ValueError(
+                f"Expected one fit per joint, got {len(self.joints)} joints and "
+                f"{len(self.fits)} fits."
+            )
+        super().__post_init__()
+
+    def __getitem__(self, key: K) -> JointFrictionFit:
+        for k, fit in zip(self.joints, self.fits, strict=True):
+            if k == key:
+                return fit
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self.joints)
+
+    def __len__(self) -> int:
+        return len(self.joints)
+
+    def __repr__(self) -> str:
+        rows = "; ".join(
+            f"{k!r}: μ={f.load.load_coefficient:.4g}±{f.load.load_coefficient_std:.2g}, "
+            f"rms={f.free.residual_rms:.3g} N·m"
+            for k, f in zip(self.joints, self.fits, strict=True)
+        )
+        return f"ArmFrictionFit({rows})"
+
+
+def identify_joint_friction(
+    free: FrictionRun,
+    loaded: FrictionRun,
+    *,
+    model: FrictionModelName = "stribeck",
+    exponent: float | None = None,
+    free_pose: GravityFreeCheck | None = None,
+    min_speed: float = 1e-3,
+    max_iter: int = 200,
+) -> JointFrictionFit:
+    """Two-pose friction identification of one joint.
+
+    Fits `model` to the gravity-free run, then the load coefficient to the loaded run with
+    :func:`load_dependent_friction`.
+
+    Parameters
+    ----------
+    free, loaded : FrictionRun
+        The runs in the gravity-free and the gravity-loaded pose (same plan).
+        ``loaded.gravity_torque`` is required; ``free.gravity_torque`` must be None.
+    model : {"stribeck", "coulomb-viscous", "asymmetric-stribeck"}, optional
+        Friction model of the free run (see :func:`fit_friction`).
+    exponent : float, optional
+        Fixed Stribeck exponent; estimated by default.
+    free_pose : GravityFreeCheck, optional
+        Check of the free pose; a pose that is not gravity-free is refused.
+    min_speed : float, optional
+        Stiction threshold, rad/s (default 1e-3, see :func:`fit_friction`).
+    max_iter : int, optional
+        Iteration limit of the free fit's search (default 200, see :func:`fit_friction`).
+
+    Returns
+    -------
+    JointFrictionFit
+        The free fit (with its `converged` and `n_iter`), the load split and the pose check.
+
+    Raises
+    ------
+    ValueError
+        As :func:`fit_friction` and :func:`load_dependent_friction`, and if the loaded run has
+        no gravity torque or the free run has one.
+
+    Warns
+    -----
+    ConvergenceWarning
+        As :func:`fit_friction`.
+
+    See Also
+    --------
+    identify_arm_friction : the same, joint by joint.
+
+    References
+    ----------
+    CN 107423515 B, claim 1 (the two-pose method: friction in a gravity-free pose, then the
+    same excitation trajectory in a loaded pose, the difference being the gravity-affected
+    friction) and claim 4 (the subtraction).
+
+    Examples
+    --------
+    >>> from gravdir.friction import CoulombViscousFriction, LoadDependentFriction
+    >>> v = np.tile(np.concatenate([np.geomspace(0.01, 1, 30), -np.geomspace(0.01, 1, 30)]), 2)
+    >>> f0 = CoulombViscousFriction(2.0, 1.5, offset=0.2)
+    >>> torque_g = np.linspace(-20.0, 30.0, v.size)
+    >>> torque_l = torque_g + LoadDependentFriction(f0, 0.04).evaluate(v, load=torque_g)
+    >>> res = identify_joint_friction(
+    ...     FrictionRun(v, f0.evaluate(v)), FrictionRun(v, torque_l, gravity_torque=torque_g),
+    ...     model="coulomb-viscous")
+    >>> round(res.load.load_coefficient, 9)
+    0.04
+    """
+    if loaded.gravity_torque is None:
+        raise ValueError("Expected `loaded.gravity_torque` (the loaded run's gravity torque).")
+    if free.gravity_torque is not None:
+        raise ValueError(
+            "Expected `free.gravity_torque` to be None: the gravity-free run carries no gravity "
+            "torque."
+        )
+    refuse_loaded_pose(free_pose)
+    free_fit = fit_friction(
+        free.velocity,
+        free.torque,
+        model=model,
+        acceleration=free.acceleration,
+        exponent=exponent,
+        min_speed=min_speed,
+        max_iter=max_iter,
+    )
+    load = load_dependent_friction(
+        free_fit,
+        loaded.velocity,
+        loaded.torque,
+        loaded.gravity_torque,
+        acceleration=loaded.acceleration,
+        min_speed=min_speed,
+    )
+    return JointFrictionFit(free=free_fit, load=load, free_pose=free_pose)
+
+
+def identify_arm_friction(
+    runs: Mapping[K, tuple[FrictionRun, FrictionRun]],
+    *,
+    model: FrictionModelName = "stribeck",
+    exponent: float | None = None,
+    free_poses: Mapping[K, GravityFreeCheck] | None = None,
+    min_speed: float = 1e-3,
+    max_iter: int = 200,
+) -> ArmFrictionFit[K]:
+    """Identify friction joint by joint and collect the fits in a read-only table.
+
+    Parameters
+    ----------
+    runs : mapping of joint key to (FrictionRun, FrictionRun)
+        For each joint, its gravity-free run and its gravity-loaded run.
+    model, exponent, min_speed, max_iter
+        As :func:`identify_joint_friction`, the same for every joint.
+    free_poses : mapping of joint key to GravityFreeCheck, optional
+        Checks of the free poses; a joint whose free pose is not gravity-free is refused.
+
+    Returns
+    -------
+    ArmFrictionFit
+        A read-only mapping of joint key to :class:`JointFrictionFit`, in the order of `runs`;
+        it pickles and compares by value.
+
+    Raises
+    ------
+    ValueError
+        If `runs` is empty, an entry is not a pair of runs, or a joint's identification fails;
+        the message starts with the joint's key and the error keeps its type.
+
+    See Also
+    --------
+    identify_joint_friction : one joint.
+
+    References
+    ----------
+    CN 107423515 B, claim 7 (the two-pose method repeated joint by joint up to the arm's number
+    of degrees of freedom).
+
+    Examples
+    --------
+    >>> from gravdir.friction import CoulombViscousFriction, LoadDependentFriction
+    >>> v = np.tile(np.concatenate([np.geomspace(0.01, 1, 30), -np.geomspace(0.01, 1, 30)]), 2)
+    >>> torque_g = np.linspace(-20.0, 30.0, v.size)
+    >>> runs = {}
+    >>> for j, mu in ((1, 0.02), (2, 0.05)):
+    ...     f0 = CoulombViscousFriction(2.0 * j, 1.0)
+    ...     torque_l = torque_g + LoadDependentFriction(f0, mu).evaluate(v, load=torque_g)
+    ...     runs[j] = (
+    ...         FrictionRun(v, f0.evaluate(v)), FrictionRun(v, torque_l, gravity_torque=torque_g)
+    ...     )
+    >>> table = identify_arm_friction(runs, model="coulomb-viscous")
+    >>> [round(table[j].load.load_coefficient, 9) for j in table]
+    [0.02, 0.05]
+    """
+    if not isinstance(runs, Mapping) or len(runs) == 0:
+        raise ValueError("Expected `runs` to be a non-empty mapping of joint to (free, loaded).")
+    joints: list[K] = []
+    fits: list[JointFrictionFit] = []
+    for key, pair in runs.items():
+        if (
+            not isinstance(pair, tuple)
+            or len(pair) != 2
+            or not all(isinstance(r, FrictionRun) for r in pair)
+        ):
+            raise ValueError(
+                f"Expected `runs[{key!r}]` to be a (free, loaded) pair of FrictionRun, got "
+                f"{type(pair).__name__}."
+            )
+        pose = None if free_poses is None else free_poses.get(key)
+        try:
+            fit = identify_joint_friction(
+                pair[0],
+                pair[1],
+                model=model,
+                exponent=exponent,
+                free_pose=pose,
+                min_speed=min_speed,
+                max_iter=max_iter,
+            )
+        except ValueError as exc:
+            raise type(exc)(f"joint {key!r}: {exc}") from exc
+        joints.append(key)
+        fits.append(fit)
+    return ArmFrictionFit(joints=tuple(joints), fits=tuple(fits))

@@ -1,0 +1,580 @@
+"""Identification: fit a friction model (with inertia and load dependence) to joint torque."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import least_squares
+
+from gravdir._checks import check_array, check_option, check_positive, check_same_shape
+from gravdir._results import Result, warn_not_converged
+from gravdir.errors import GravdirWarning, InsufficientDataError
+from gravdir.friction._columns import (
+    MODEL_NAMES,
+    Design,
+    FrictionModelName,
+    columns_for_model,
+    columns_for_name,
+)
+from gravdir.friction._model import FrictionModel, LoadDependentFriction, parameter_unit
+
+__all__ = ["FrictionFit", "check_like_velocity", "check_velocity", "fit_friction", "fit_jacobian"]
+
+# Search box of the Stribeck exponent. Published fits of robot joints lie between about 0.5 and
+# 2 (Armstrong-Hélouvry, Dupont & Canudas de Wit 1994 use 2, the Gaussian dip; many harmonic
+# drives fit 1 or less); the box leaves a margin on both sides and keeps exp(-|v/v_s|^delta)
+# well conditioned.
+_EXPONENT_BOUNDS = (0.25, 5.0)
+_EXPONENT_GRID = (0.5, 1.0, 2.0, 3.0)
+# Number of log-spaced Stribeck velocities in the global start grid (one per ~12% of speed over
+# the 0.005-1 rad/s range of a typical plan).
+_VS_GRID_POINTS = 48
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FrictionFit(Result):
+    """Result of :func:`fit_friction`.
+
+    Attributes
+    ----------
+    model : FrictionModel
+        The fitted friction curve; ``model.evaluate(velocity)`` (and ``load=`` for a
+        load-dependent fit).
+    model_name : str
+        ``"coulomb-viscous"``, ``"stribeck"`` or ``"asymmetric-stribeck"``.
+    inertia : float or None
+        Fitted inertia :math:`J`, kg·m², or None when no acceleration was given.
+    parameter_names : tuple of str
+        Names of the estimated parameters, in the order of `parameters`.
+    parameters : ndarray, shape (p,)
+        Estimated parameters (N·m, N·m·s/rad, rad/s, kg·m², dimensionless).
+    parameters_cov : ndarray, shape (p, p)
+        Their covariance, :math:`\\hat\\sigma^2 (J^\\top J)^{-1}` with the Jacobian of the model
+        at the optimum (the delta method).
+    residuals : ndarray, shape (m,)
+        Torque minus model at the `m` samples used, N·m.
+    mask : ndarray of bool, shape (n,)
+        Which input samples were used (``|velocity| >= min_speed``).
+    residual_rms : float
+        Root mean square of `residuals`, N·m.
+    min_speed : float
+        The stiction threshold used, rad/s.
+    converged : bool
+        Whether the search over the Stribeck velocities and exponents met its tolerance before
+        `max_iter` (always True for ``"coulomb-viscous"``, which has no search).
+    n_iter : int
+        Number of residual evaluations of that search (scipy ``least_squares``' ``nfev``: one
+        per trial step, which is what `max_iter` bounds); 0 for ``"coulomb-viscous"``.
+    """
+
+    model: FrictionModel
+    model_name: str
+    inertia: float | None
+    parameter_names: tuple[str, ...]
+    parameters: NDArray[np.float64]
+    parameters_cov: NDArray[np.float64]
+    residuals: NDArray[np.float64]
+    mask: NDArray[np.bool_]
+    residual_rms: float
+    min_speed: float
+    converged: bool
+    n_iter: int
+
+    @property
+    def parameters_std(self) -> NDArray[np.float64]:
+        """Standard errors: square roots of the diagonal of `parameters_cov`, shape (p,)."""
+        return np.sqrt(np.clip(np.diag(self.parameters_cov), 0.0, None))
+
+    def parameter(self, name: str) -> float:
+        """The estimate of the parameter called `name`."""
+        check_option(name, "name", self.parameter_names)
+        return float(self.parameters[self.parameter_names.index(name)])
+
+    def predict(
+        self,
+        velocity: ArrayLike,
+        acceleration: ArrayLike | None = None,
+        load: ArrayLike | None = None,
+    ) -> NDArray[np.float64]:
+        """Torque of the fitted model (friction plus inertia), shape of `velocity`.
+
+        Gravity torque is not included: `load` only feeds a load-dependent friction term.
+
+        Raises
+        ------
+        ValueError
+            If the fit includes inertia and `acceleration` is missing, or a load-dependent fit
+            gets no `load`.
+        """
+        v = check_array(velocity, "velocity")
+        out = self.model.evaluate(v, load=load)
+        if self.inertia is not None:
+            if acceleration is None:
+                raise ValueError(
+                    "Expected `acceleration`: the fit includes an inertia term, got None."
+                )
+            a = check_array(acceleration, "acceleration")
+            check_same_shape(velocity=v, acceleration=a)
+            out = out + self.inertia * a
+        return out
+
+    def __repr__(self) -> str:
+        terms = ", ".join(
+            f"{n}={p:.5g}±{s:.2g}" + (f" {parameter_unit(n)}" if parameter_unit(n) else "")
+            for n, p, s in zip(
+                self.parameter_names, self.parameters, self.parameters_std, strict=True
+            )
+        )
+        solver = "" if self.converged else f", not converged after {self.n_iter} evaluations"
+        return (
+            f"FrictionFit({self.model_name!r}, {terms}; rms={self.residual_rms:.3g} N·m, "
+            f"{int(self.mask.sum())}/{self.mask.size} samples{solver})"
+        )
+
+
+def check_velocity(velocity: ArrayLike) -> NDArray[np.float64]:
+    """`velocity` as a float array of shape (n,)."""
+    v = check_array(velocity, "velocity")
+    if v.ndim != 1:
+        raise ValueError(f"Expected `velocity` to have shape (n,), got {v.shape}.")
+    return v
+
+
+def check_like_velocity(x: ArrayLike, name: str, v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`x` as a float array of the shape of the (validated) velocity series `v`."""
+    arr = check_array(x, name)
+    if arr.shape != v.shape:
+        raise ValueError(
+            f"Expected `{name}` to have the shape of `velocity` {v.shape}, got {arr.shape}."
+        )
+    return arr
+
+
+def _orthonormal_basis(cols: list[NDArray[np.float64]], names: list[str]) -> NDArray[np.float64]:
+    """Orthonormal basis of the span of `cols`; InsufficientDataError naming collinear columns."""
+    x = np.column_stack(cols)
+    norms = np.linalg.norm(x, axis=0)
+    for n, nm in zip(norms, names, strict=True):
+        if n == 0:
+            raise InsufficientDataError(
+                f"Expected the `{nm}` column to be non-zero over the samples used, got all zeros."
+            )
+    xs = x / norms
+    u, sv, vt = np.linalg.svd(xs, full_matrices=False)
+    # Columns scaled to unit norm: a singular-value ratio below 1e-9 means one column is a
+    # combination of the others to within double-precision round-off of a few thousand samples.
+    if sv[-1] < 1e-9 * sv[0]:
+        w = np.abs(vt[-1])
+        involved = [nm for nm, wi in zip(names, w, strict=True) if wi > 0.1]
+        raise InsufficientDataError(
+            "Expected the data to separate the terms "
+            + ", ".join(f"`{n}`" for n in involved)
+            + f", got collinear columns (singular-value ratio {sv[-1] / sv[0]:.1e})."
+        )
+    return u
+
+
+def _grid_costs(
+    q0: NDArray[np.float64],
+    r0: NDArray[np.float64],
+    speed: NDArray[np.float64],
+    sign_col: NDArray[np.float64],
+    vs_grid: NDArray[np.float64],
+    exps: tuple[float, ...],
+) -> tuple[float, float]:
+    """Best (v_s, delta) over a grid for one variable column sign_col * e(v_s, delta)."""
+    log_u = np.log(np.where(speed > 0, speed, 1.0))[:, None] - np.log(vs_grid)[None, :]
+    best_gain, best = -1.0, (float(vs_grid[0]), exps[0])
+    for d in exps:
+        w = sign_col[:, None] * np.exp(-np.exp(d * log_u))
+        wp = w - q0 @ (q0.T @ w)
+        nn = np.einsum("ij,ij->j", wp, wp)
+        ok = nn > 1e-300
+        gain = np.where(ok, (wp.T @ r0) ** 2 / np.where(ok, nn, 1.0), 0.0)
+        i = int(np.argmax(gain))
+        if gain[i] > best_gain:
+            best_gain, best = float(gain[i]), (float(vs_grid[i]), d)
+    return best
+
+
+@dataclass(frozen=True)
+class _Samples:
+    """The samples a fit uses: velocity, torque (gravity removed), acceleration, gravity."""
+
+    mask: NDArray[np.bool_]
+    velocity: NDArray[np.float64]
+    torque: NDArray[np.float64]
+    acceleration: NDArray[np.float64] | None
+    gravity_torque: NDArray[np.float64] | None
+
+
+def _select_samples(
+    velocity: ArrayLike,
+    torque: ArrayLike,
+    acceleration: ArrayLike | None,
+    gravity_torque: ArrayLike | None,
+    min_speed: float,
+) -> _Samples:
+    """Validate the series and keep the samples at or above `min_speed`, in both directions."""
+    v_all = check_velocity(velocity)
+    torque_all = check_like_velocity(torque, "torque", v_all)
+    a_all = (
+        None if acceleration is None else check_like_velocity(acceleration, "acceleration", v_all)
+    )
+    g_all = (
+        None
+        if gravity_torque is None
+        else check_like_velocity(gravity_torque, "gravity_torque", v_all)
+    )
+    mask = np.abs(v_all) >= min_speed
+    v = v_all[mask]
+    n_pos = int(np.count_nonzero(v > 0))
+    n_neg = int(np.count_nonzero(v < 0))
+    if n_pos == 0 or n_neg == 0:
+        which = "positive" if n_neg == 0 else "negative"
+        if n_pos == 0 and n_neg == 0:
+            which = "none at or above min_speed"
+        raise InsufficientDataError(
+            f"Expected `velocity` to hold samples in both directions with |velocity| >= "
+            f"min_speed={min_speed:g}, got {which} only ({n_pos} positive, {n_neg} negative): the "
+            "offset (or per-direction levels) cannot be separated from Coulomb friction."
+        )
+    return _Samples(
+        mask=mask,
+        velocity=v,
+        torque=torque_all[mask] if g_all is None else (torque_all - g_all)[mask],
+        acceleration=None if a_all is None else a_all[mask],
+        gravity_torque=None if g_all is None else g_all[mask],
+    )
+
+
+def _check_support(design: Design, v: NDArray[np.float64], resolution: float) -> None:
+    """Raise InsufficientDataError unless the samples can determine every parameter."""
+    design.strategy.check_speeds(v, design.free_per_dip, resolution)
+    k = len(design.names)
+    if v.size <= k:
+        raise InsufficientDataError(
+            f"Expected more samples with |velocity| >= min_speed than the {k} parameters, got "
+            f"{v.size}."
+        )
+
+
+def _global_start(
+    design: Design, torque: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Grid start of the free nonlinear parameters (in logs) and their search box.
+
+    Only one column per Stribeck dip, ``s * e(v_s, delta)``, depends on the nonlinear
+    parameters; its gain over the fixed columns is evaluated on a grid of v_s and exponents.
+    """
+    q0 = _orthonormal_basis(design.fixed_columns(), design.fixed_names())
+    r0 = torque - q0 @ (q0.T @ torque)
+    exponent = design.fixed_exponent
+    exps = (exponent,) if exponent is not None else _EXPONENT_GRID
+    start: list[float] = []
+    lo_b: list[float] = []
+    hi_b: list[float] = []
+    for sign_col in design.dip_signs():
+        sp = design.speed[sign_col != 0]
+        # v_s is searched from half the slowest to twice the fastest speed used: outside, the
+        # dip is flat over the data and v_s is not identified.
+        vs_lo, vs_hi = 0.5 * float(sp.min()), 2.0 * float(sp.max())
+        grid = np.geomspace(vs_lo, vs_hi, _VS_GRID_POINTS)
+        vs0, d0 = _grid_costs(q0, r0, design.speed, sign_col, grid, exps)
+        start.append(math.log(vs0))
+        lo_b.append(math.log(vs_lo))
+        hi_b.append(math.log(vs_hi))
+        if exponent is None:
+            start.append(math.log(d0))
+            lo_b.append(math.log(_EXPONENT_BOUNDS[0]))
+            hi_b.append(math.log(_EXPONENT_BOUNDS[1]))
+    bounds_lo, bounds_hi = np.array(lo_b), np.array(hi_b)
+    return np.clip(np.array(start), bounds_lo, bounds_hi), bounds_lo, bounds_hi
+
+
+def _projected_search(
+    design: Design,
+    torque: NDArray[np.float64],
+    x0: NDArray[np.float64],
+    bounds: tuple[NDArray[np.float64], NDArray[np.float64]],
+    max_iter: int,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], bool, int]:
+    """Minimise the variable-projection residual over the logs of the nonlinear parameters.
+
+    Returns the parameters, which ended on the edge of their box, whether the search
+    converged, and its number of residual evaluations.
+    """
+
+    def projected(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        xmat = design.columns(np.exp(x))[0]
+        coef, *_ = np.linalg.lstsq(xmat, torque, rcond=None)
+        return torque - xmat @ coef
+
+    def projected_jac(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        # Kaufman's approximation of the variable-projection Jacobian: -(I - P) dX/dp theta.
+        p = np.exp(x)
+        xmat, dx = design.columns(p)
+        qx, _ = np.linalg.qr(xmat)
+        coef, *_ = np.linalg.lstsq(xmat, torque, rcond=None)
+        cols = [d @ coef * pi for d, pi in zip(dx, p, strict=True)]
+        jm = np.column_stack(cols)
+        out: NDArray[np.float64] = -(jm - qx @ (qx.T @ jm))
+        return out
+
+    sol = least_squares(
+        projected,
+        x0,
+        jac=projected_jac,
+        bounds=bounds,
+        method="trf",
+        xtol=1e-14,
+        ftol=1e-14,
+        gtol=1e-14,
+        max_nfev=max_iter,
+    )
+    lo, hi = bounds
+    at_edge = (np.abs(sol.x - lo) < 1e-6) | (np.abs(sol.x - hi) < 1e-6)
+    # status 0: the evaluation limit was reached; 1-4: a tolerance was met.
+    return np.asarray(np.exp(sol.x), dtype=np.float64), at_edge, bool(sol.status > 0), int(sol.nfev)
+
+
+def _linear_fit(
+    design: Design, torque: NDArray[np.float64], p_hat: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Linear parameters at `p_hat`, the residuals and the covariance of all parameters."""
+    xmat = design.columns(p_hat)[0]
+    _orthonormal_basis(list(xmat.T), design.linear_names + design.extra_names)
+    theta = np.asarray(np.linalg.lstsq(xmat, torque, rcond=None)[0], dtype=np.float64)
+    resid = torque - xmat @ theta
+    jac = design.jacobian(p_hat, theta)
+    sigma2 = float(resid @ resid) / (torque.size - len(design.names))
+    jtj = jac.T @ jac
+    scale = np.sqrt(np.diag(jtj))
+    if np.any(scale == 0):
+        raise InsufficientDataError("Expected every parameter to affect the torque, got none.")
+    jn = jtj / np.outer(scale, scale)
+    if np.linalg.cond(jn) > 1e12:
+        raise InsufficientDataError(
+            "Expected the data to determine every parameter of the "
+            f"{design.strategy.name!r} model, got a singular information matrix at the optimum."
+        )
+    cov = sigma2 * np.linalg.inv(jn) / np.outer(scale, scale)
+    return theta, resid, cov
+
+
+def _warn_unresolved(
+    design: Design,
+    p_hat: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    at_edge: NDArray[np.bool_],
+) -> None:
+    """Warn if a Stribeck velocity or exponent is not resolved by the data."""
+    n_lin = len(design.linear_names) + len(design.extra_names)
+    # A Stribeck velocity with a relative standard error above 50% (or on the edge of its search
+    # box) is not resolved by the data: the fit is still returned, with a warning.
+    unresolved = [
+        n
+        for i, n in enumerate(design.nonlinear_names)
+        if at_edge[i]
+        or (
+            n.startswith("stribeck_velocity")
+            and math.sqrt(max(cov[n_lin + i, n_lin + i], 0.0)) > 0.5 * p_hat[i]
+        )
+    ]
+    if unresolved:
+        warnings.warn(
+            "The data do not resolve the Stribeck dip: "
+            + ", ".join(f"`{n}`" for n in unresolved)
+            + " is on the edge of its search box or uncertain by more than 50%.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+
+
+def fit_friction(
+    velocity: ArrayLike,
+    torque: ArrayLike,
+    *,
+    model: FrictionModelName = "stribeck",
+    acceleration: ArrayLike | None = None,
+    gravity_torque: ArrayLike | None = None,
+    exponent: float | None = None,
+    min_speed: float = 1e-3,
+    speed_resolution: float = 0.05,
+    max_iter: int = 200,
+) -> FrictionFit:
+    """Fit a friction model (optionally with inertia and load dependence) to joint torque.
+
+    Parameters
+    ----------
+    velocity : array_like, shape (n,)
+        Joint speed, rad/s.
+    torque : array_like, shape (n,)
+        Drive torque, N·m.
+    model : {"stribeck", "coulomb-viscous", "asymmetric-stribeck"}
+        The friction model (see :class:`StribeckFriction`, :class:`CoulombViscousFriction`,
+        :class:`AsymmetricStribeckFriction`).
+    acceleration : array_like, shape (n,), optional
+        Joint acceleration, rad/s². When given, the torque model gains :math:`J \\ddot q` and the
+        inertia :math:`J` is estimated (the ramps of an excitation plan then carry information).
+    gravity_torque : array_like, shape (n,), optional
+        Gravity torque of a loaded run, N·m. When given it is subtracted from `torque` and the
+        model gains :math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q`: the fitted model is a
+        :class:`LoadDependentFriction` and `load_coefficient` is estimated in one fit.
+    exponent : float, optional
+        Fixed Stribeck exponent :math:`\\delta`. By default it is estimated.
+    min_speed : float, optional
+        Stiction threshold, rad/s (default 1e-3). Samples with ``|velocity| < min_speed`` are
+        not used: there the joint sticks or creeps (pre-sliding, Dahl/LuGre regime) and torque
+        is not a function of speed. 1e-3 rad/s is a fifth of the slowest speed of a typical
+        plan (0.005 rad/s) and several encoder counts per sample on a 1 kHz loop.
+    speed_resolution : float, optional
+        Relative difference below which two velocities count as one speed when checking that
+        the data hold enough distinct speeds (default 0.05: differentiated encoder velocity at
+        a constant commanded speed jitters by a few per cent).
+    max_iter : int, optional
+        Largest number of residual evaluations of the search over the Stribeck velocities and
+        exponents (scipy ``least_squares``' ``max_nfev``; default 200, far above the 10-30 a
+        typical plan needs).
+
+    Returns
+    -------
+    FrictionFit
+        Model, parameters, covariance, residuals, residual RMS, and whether the search
+        converged (`converged`, `n_iter`).
+
+    Raises
+    ------
+    ValueError
+        On shape mismatch, non-finite input, unknown `model` or a `max_iter` below 1.
+    InsufficientDataError
+        If the samples used move in only one direction, hold fewer distinct speeds than the
+        model has speed-dependent parameters, do not outnumber the parameters, or leave two
+        columns collinear (e.g. an `acceleration` that is zero throughout).
+
+    Warns
+    -----
+    GravdirWarning
+        If a Stribeck velocity or exponent ends on the edge of its search box, or a Stribeck
+        velocity's relative standard error exceeds 50%: the data do not resolve the dip.
+    ConvergenceWarning
+        If the search stops at `max_iter` evaluations before meeting its tolerance.
+
+    See Also
+    --------
+    excitation_trajectory : a plan whose torque record this fits.
+    load_dependent_friction : the load coefficient from a second, gravity-loaded run.
+
+    Notes
+    -----
+    The model is :math:`\\tau = X(p)\\,\\theta + \\varepsilon`: the linear parameters
+    :math:`\\theta` (offset, levels, viscous coefficients, inertia, load coefficient) enter
+    through the columns of :math:`X`, the Stribeck velocity and exponent :math:`p` only through
+    :math:`e = \\exp(-|\\dot q/v_s|^{\\delta})`. Variable projection (Golub & Pereyra 1973)
+    eliminates :math:`\\theta`: for fixed :math:`p`,
+    :math:`\\hat\\theta(p) = X^{+}\\tau`, and :math:`p` minimises
+    :math:`\\|(I - X X^{+})\\tau\\|^2`. A grid over :math:`\\log v_s` (and a few exponents) gives
+    the global start -- cheap because only the column :math:`\\operatorname{sgn}(\\dot q)\\,e`
+    changes across the grid -- and a bounded Gauss-Newton search (scipy ``least_squares``,
+    trust-region reflective, with Kaufman's approximation of the projected Jacobian) polishes
+    it. The covariance is :math:`\\hat\\sigma^2 (J^\\top J)^{-1}` with
+    :math:`J = [X,\\ \\partial (X\\theta)/\\partial p]` at the optimum and
+    :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(m - k)`, the asymptotic covariance of the nonlinear
+    least-squares estimate under white noise (Kay 1993, ch. 8).
+
+    The friction model identified in the gravity-free pose is the "preset friction
+    identification model" of CN 107423515 B, claims 1-2, which relates friction torque to
+    speed and acceleration; here the acceleration enters as an inertia term.
+
+    Only one-dimensional series are supported (no batch axes).
+
+    References
+    ----------
+    CN 107423515 B, claims 1-2 (friction identified from the drive torque of a joint following
+    an excitation trajectory in a gravity-free pose).
+    Armstrong-Hélouvry, Dupont & Canudas de Wit (1994) (the Coulomb, viscous and Stribeck
+    models).
+    Golub & Pereyra (1973) (variable projection of the linear parameters, leaving v_s and the
+    exponent).
+    L. Kaufman, "A variable projection method for solving separable nonlinear least squares
+    problems", BIT 15 (1975) (the approximate Jacobian of the projected residual).
+    Kay (1993), ch. 8 (covariance and standard errors of a least-squares estimate).
+
+    Examples
+    --------
+    >>> from gravdir.friction import StribeckFriction
+    >>> v = np.concatenate([np.geomspace(0.005, 1, 40), -np.geomspace(0.005, 1, 40)])
+    >>> truth = StribeckFriction(2.0, 3.0, 0.05, 1.5, exponent=2.0, offset=0.1)
+    >>> fit = fit_friction(v, truth.evaluate(v), model="stribeck")
+    >>> np.allclose(fit.parameters, [0.1, 2.0, 3.0, 1.5, 0.05, 2.0]), fit.converged
+    (True, True)
+    """
+    name = check_option(model, "model", MODEL_NAMES)
+    strategy = columns_for_name(name)
+    if exponent is not None:
+        if not strategy.sides:
+            raise ValueError(
+                f"Expected `exponent` to be None for model {name!r}, got {exponent!r}."
+            )
+        exponent = check_positive(exponent, "exponent")
+    v_min = check_positive(min_speed, "min_speed")
+    resolution = check_positive(speed_resolution, "speed_resolution")
+    limit = _check_max_iter(max_iter)
+    data = _select_samples(velocity, torque, acceleration, gravity_torque, v_min)
+    design = Design(strategy, data.velocity, data.acceleration, data.gravity_torque, exponent)
+    _check_support(design, data.velocity, resolution)
+
+    p_hat = np.zeros(0)
+    at_edge = np.zeros(0, dtype=bool)
+    converged, n_iter = True, 0
+    if strategy.sides:
+        x0, lo, hi = _global_start(design, data.torque)
+        p_hat, at_edge, converged, n_iter = _projected_search(
+            design, data.torque, x0, (lo, hi), limit
+        )
+    theta, resid, cov = _linear_fit(design, data.torque, p_hat)
+    _warn_unresolved(design, p_hat, cov, at_edge)
+    if not converged:
+        warn_not_converged("fit_friction", limit)
+    return FrictionFit(
+        model=design.model(theta, p_hat),
+        model_name=name,
+        inertia=design.extra(theta, "inertia"),
+        parameter_names=tuple(design.names),
+        parameters=np.concatenate([theta, p_hat]),
+        parameters_cov=cov,
+        residuals=resid,
+        mask=data.mask,
+        residual_rms=float(np.sqrt(np.mean(resid**2))),
+        min_speed=v_min,
+        converged=converged,
+        n_iter=n_iter,
+    )
+
+
+def _check_max_iter(max_iter: int) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
+        raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
+    return int(max_iter)
+
+
+def fit_jacobian(
+    fit: FrictionFit, velocity: NDArray[np.float64], acceleration: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """Jacobian of ``fit.predict`` by ``fit.parameters`` at new samples."""
+    base = fit.model
+    if isinstance(base, LoadDependentFriction):
+        raise ValueError("Expected a fit without a load-dependent term, got a load-dependent fit.")
+    strategy = columns_for_model(base)
+    exponent_fixed = any(
+        n.startswith("exponent") and n not in fit.parameter_names for n in strategy.nonlinear_names
+    )
+    # A fixed exponent is the same for every dip: read it from the model.
+    exponent = float(strategy.nonlinear_values(base)[1]) if exponent_fixed else None
+    design = Design(strategy, velocity, acceleration, None, exponent)
+    n_lin = len(design.linear_names) + len(design.extra_names)
+    return design.jacobian(fit.parameters[n_lin:], fit.parameters[:n_lin])

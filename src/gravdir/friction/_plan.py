@@ -1,0 +1,219 @@
+"""Excitation plan: forward and backward constant-speed passes at several speeds."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_positive, check_scalar
+from gravdir._results import Result
+
+__all__ = ["ExcitationPlan", "excitation_trajectory"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ExcitationPlan(Result):
+    """A sampled excitation trajectory: ramps and constant-speed passes at several speeds.
+
+    Attributes
+    ----------
+    time : ndarray, shape (n,)
+        Sample times, s, from 0.
+    position, velocity, acceleration : ndarray, shape (n,)
+        Joint angle (rad), speed (rad/s) and acceleration (rad/s²) at the samples.
+    speeds : ndarray, shape (k,)
+        The cruise speeds of the plan, rad/s, in the order they are run.
+    speed_index : ndarray of int, shape (n,)
+        Index into `speeds` of the pass each sample belongs to.
+    cruising : ndarray of bool, shape (n,)
+        True where the sample lies on a constant-speed segment.
+    duration : float
+        Length of the plan, s.
+    """
+
+    time: NDArray[np.float64]
+    position: NDArray[np.float64]
+    velocity: NDArray[np.float64]
+    acceleration: NDArray[np.float64]
+    speeds: NDArray[np.float64]
+    speed_index: NDArray[np.int64]
+    cruising: NDArray[np.bool_]
+    duration: float
+
+    def __repr__(self) -> str:
+        lo, hi = float(np.min(self.position)), float(np.max(self.position))
+        return (
+            f"ExcitationPlan({self.speeds.size} speeds {float(self.speeds.min()):.4g}-"
+            f"{float(self.speeds.max()):.4g} rad/s, {self.time.size} samples, "
+            f"duration {self.duration:.1f} s, range {np.degrees(lo):.1f}°..{np.degrees(hi):.1f}°)"
+        )
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """A stretch of constant acceleration: start time, position and speed, acceleration."""
+
+    start: float
+    position: float
+    velocity: float
+    acceleration: float
+    speed_index: int
+    cruising: bool
+
+
+def _segments(
+    lo: float,
+    span: float,
+    speeds: list[float],
+    acc: float,
+    cruise_time: float | None,
+    repeats: int,
+) -> tuple[list[_Segment], float]:
+    """The plan's constant-acceleration segments and its duration."""
+    segments: list[_Segment] = []
+    t, q = 0.0, lo
+    for k, v in enumerate(speeds):
+        d = span if cruise_time is None else min(span, v * v / acc + v * cruise_time)
+        t_ramp = v / acc
+        t_cruise = (d - v * v / acc) / v
+        for _ in range(repeats):
+            for sign in (1.0, -1.0):
+                for v_start, a, dur, is_cruise in (
+                    (0.0, sign * acc, t_ramp, False),
+                    (sign * v, 0.0, t_cruise, True),
+                    (sign * v, -sign * acc, t_ramp, False),
+                ):
+                    if dur <= 0:
+                        continue
+                    segments.append(_Segment(t, q, v_start, a, k, is_cruise))
+                    q += v_start * dur + 0.5 * a * dur * dur
+                    t += dur
+    return segments, t
+
+
+def _sample(
+    segments: list[_Segment],
+    duration: float,
+    dt: float,
+    lo: float,
+    hi: float,
+    speeds: NDArray[np.float64],
+) -> ExcitationPlan:
+    """The plan sampled every `dt` from 0 to `duration`."""
+    n = int(math.floor(duration / dt + 1e-9)) + 1
+    time = np.arange(n, dtype=np.float64) * dt
+    t0 = np.array([s.start for s in segments])
+    seg = np.clip(np.searchsorted(t0, time, side="right") - 1, 0, len(segments) - 1)
+    elapsed = time - t0[seg]
+    a_s = np.array([s.acceleration for s in segments])[seg]
+    v0 = np.array([s.velocity for s in segments])[seg]
+    q0 = np.array([s.position for s in segments])[seg]
+    v_s = v0 + a_s * elapsed
+    q_s = q0 + v0 * elapsed + 0.5 * a_s * elapsed**2
+    return ExcitationPlan(
+        time=time,
+        # Rounding can leave a few 1e-16 excursions past the range ends.
+        position=np.clip(q_s, lo, hi),
+        velocity=v_s,
+        acceleration=a_s,
+        speeds=speeds.copy(),
+        speed_index=np.array([s.speed_index for s in segments], dtype=np.int64)[seg],
+        cruising=np.array([s.cruising for s in segments], dtype=bool)[seg],
+        duration=duration,
+    )
+
+
+def excitation_trajectory(
+    q_min: float,
+    q_max: float,
+    speeds: ArrayLike,
+    *,
+    max_acceleration: float,
+    sample_time: float,
+    cruise_time: float | None = None,
+    repeats: int = 1,
+) -> ExcitationPlan:
+    """Plan forward and backward constant-speed passes at several speeds within a joint range.
+
+    Each pass starts at rest at `q_min`, accelerates at `max_acceleration` until it reaches the
+    pass speed, cruises at that speed, decelerates to rest, then returns the same way to `q_min`.
+    The speeds are run in the order given, each `repeats` times.
+
+    Parameters
+    ----------
+    q_min, q_max : float
+        Joint range the plan must stay in, rad, ``q_min < q_max``.
+    speeds : array_like, shape (k,)
+        Cruise speeds, rad/s, positive, e.g. ``np.geomspace(0.005, 1.0, 8)``.
+    max_acceleration : float
+        The bound on the acceleration, rad/s²; the ramps use it exactly.
+    sample_time : float
+        Sample interval, s.
+    cruise_time : float, optional
+        Longest constant-speed time of a pass, s. By default every pass covers the whole range,
+        which takes ``(q_max - q_min) / speed`` at slow speeds; a cruise time bounds the plan's
+        length.
+    repeats : int, optional
+        Forward-backward pairs per speed (default 1).
+
+    Returns
+    -------
+    ExcitationPlan
+        Sampled position, velocity and acceleration, the speeds and the duration.
+
+    Raises
+    ------
+    ValueError
+        If a speed cannot be reached and left within the range: the ramps need
+        ``speed**2 / max_acceleration`` of travel. Also for a non-positive argument.
+
+    See Also
+    --------
+    fit_friction : fits a friction model to the torque recorded along the plan.
+
+    Notes
+    -----
+    The excitation trajectory of CN 107423515 B, claim 3: while the joint is slower than the set
+    speed it accelerates with an acceleration below a bound; at the set speed it moves uniformly.
+    Here a pass of speed :math:`v` and length :math:`d` has ramps of time :math:`v/a` and length
+    :math:`v^2/(2a)` each and a cruise of length :math:`d - v^2/a`, with
+    :math:`d = \\min(q_{max} - q_{min}, v^2/a + v\\,t_c)`.
+
+    References
+    ----------
+    CN 107423515 B, claim 3 (the excitation trajectory: accelerate below a bound, then move
+    uniformly at the set speed).
+
+    Examples
+    --------
+    >>> plan = excitation_trajectory(0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_time=0.01)
+    >>> round(plan.duration, 3), float(plan.velocity.max()), float(plan.position.max())
+    (25.2, 0.5, 1.0)
+    """
+    lo = check_scalar(q_min, "q_min")
+    hi = check_scalar(q_max, "q_max")
+    if not hi > lo:
+        raise ValueError(f"Expected `q_max` > `q_min`, got q_min={lo!r}, q_max={hi!r}.")
+    v_all = check_array(speeds, "speeds")
+    if v_all.ndim != 1 or v_all.size == 0:
+        raise ValueError(f"Expected `speeds` to have shape (k,) with k >= 1, got {v_all.shape}.")
+    if np.any(v_all <= 0):
+        raise ValueError(f"Expected `speeds` to be positive, got min {float(v_all.min())!r}.")
+    acc = check_positive(max_acceleration, "max_acceleration")
+    dt = check_positive(sample_time, "sample_time")
+    if cruise_time is not None:
+        cruise_time = check_positive(cruise_time, "cruise_time", allow_zero=True)
+    if not isinstance(repeats, int | np.integer) or repeats < 1:
+        raise ValueError(f"Expected `repeats` to be a positive integer, got {repeats!r}.")
+    span = hi - lo
+    if np.any(v_all**2 / acc > span):
+        vmax = math.sqrt(acc * span)
+        raise ValueError(
+            f"Expected `speeds` reachable within the range: ramps at max_acceleration={acc:g} "
+            f"allow at most {vmax:.4g} rad/s over {span:.4g} rad, got {float(v_all.max()):.4g}."
+        )
+    segments, duration = _segments(lo, span, v_all.tolist(), acc, cruise_time, int(repeats))
+    return _sample(segments, duration, dt, lo, hi, v_all)
