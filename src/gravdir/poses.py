@@ -149,6 +149,11 @@ def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     -----
     ``R = exp([r]_x)``: a rotation by ``|r|`` about ``r / |r|`` (Rodrigues' formula).
 
+    References
+    ----------
+    Universal Robots, *The URScript Programming Language*, module "motion": a pose is a position
+    vector followed by an axis-angle rotation vector.
+
     Examples
     --------
     UR's documented "tool pointing down" pose turns pi about base y:
@@ -185,6 +190,11 @@ def ur_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     ------
     ValueError
         If `pose` is not a stack of rigid transforms or `unit` is unknown.
+
+    References
+    ----------
+    Universal Robots, *The URScript Programming Language*, module "motion": a pose is a position
+    vector followed by an axis-angle rotation vector.
 
     Examples
     --------
@@ -263,6 +273,11 @@ def pose_from_kuka(
     -----
     ``R = Rz(A) Ry(B) Rx(C)`` (intrinsic Z, Y', X''), KUKA's documented convention.
 
+    References
+    ----------
+    Roboception, *rc_visard documentation*, "KUKA XYZ-ABC format" (A about z, B about y, C about
+    x, composed ``Rz(A) Ry(B) Rx(C)``). KUKA's own manual was not found; see ``docs/poses.md``.
+
     Examples
     --------
     ``A = 90`` alone turns the flange x axis onto base y:
@@ -302,6 +317,11 @@ def kuka_from_pose(
     GravdirWarning
         At gimbal lock (B = +-90 degrees), where only A - C (or A + C) is determined.
 
+    References
+    ----------
+    Roboception, *rc_visard documentation*, "KUKA XYZ-ABC format" (A about z, B about y, C about
+    x, composed ``Rz(A) Ry(B) Rx(C)``). KUKA's own manual was not found; see ``docs/poses.md``.
+
     Examples
     --------
     >>> T = pose_from_kuka([500, 0, 800, 30, -20, 175], unit="mm", angles="deg")
@@ -338,6 +358,11 @@ def pose_from_fanuc(
     ValueError
         If `xyzwpr` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
 
+    References
+    ----------
+    Roboception, *rc_visard documentation*, "FANUC XYZ-WPR format" (``Rz(R) Ry(P) Rx(W)``).
+    FANUC's own manual was not found; see ``docs/poses.md``.
+
     Examples
     --------
     >>> Tf = pose_from_fanuc([500, 0, 800, 175, -20, 30], unit="mm", angles="deg")
@@ -372,6 +397,11 @@ def fanuc_from_pose(
     ------
     ValueError
         If `pose` is not rigid or `unit` / `angles` is unknown.
+
+    References
+    ----------
+    Roboception, *rc_visard documentation*, "FANUC XYZ-WPR format" (``Rz(R) Ry(P) Rx(W)``).
+    FANUC's own manual was not found; see ``docs/poses.md``.
 
     Examples
     --------
@@ -413,6 +443,11 @@ def pose_from_abb(
     -----
     With ``q = (w, x, y, z)``: ``R = I + 2w[v]_x + 2[v]_x^2``, ``v = (x, y, z)``.
 
+    References
+    ----------
+    ABB, *RAPID Reference Manual*, data type ``orient``: a normalised quaternion
+    ``[q1, q2, q3, q4]`` with ``[1, 0, 0, 0]`` no rotation (scalar first).
+
     Examples
     --------
     The quaternion ``[0, 0, 1, 0]`` (pi about y) is ABB's usual tool-down orientation:
@@ -452,6 +487,11 @@ def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.fl
     ------
     ValueError
         If `pose` is not rigid or `unit` is unknown.
+
+    References
+    ----------
+    ABB, *RAPID Reference Manual*, data type ``orient``: a normalised quaternion
+    ``[q1, q2, q3, q4]`` with ``[1, 0, 0, 0]`` no rotation (scalar first).
 
     Examples
     --------
