@@ -15,6 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "check_angle_span",
+    "check_count",
     "check_array",
     "check_finite",
     "check_option",
@@ -24,6 +26,7 @@ __all__ = [
     "check_same_shape",
     "check_unit_vector",
     "check_vectors",
+    "norm",
 ]
 
 
@@ -41,6 +44,30 @@ def check_finite(x: NDArray[np.float64], name: str) -> NDArray[np.float64]:
         bad = int(np.size(x) - np.count_nonzero(np.isfinite(x)))
         raise ValueError(f"Expected `{name}` to be finite, got {bad} NaN or infinite value(s).")
     return x
+
+
+def _refuse_text(x: Any, name: str) -> None:
+    """Refuse strings, bytes and arrays of them, which numpy would otherwise parse as numbers."""
+    if isinstance(x, str | bytes | bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be a number or an array of numbers, got {x!r}.")
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "USO" and (x.dtype.kind != "O" or _holds_text(x)):
+            raise ValueError(
+                f"Expected `{name}` to be numeric, got an array of dtype {x.dtype.str!r}."
+            )
+    elif isinstance(x, list | tuple) and _holds_text(x):
+        raise ValueError(f"Expected `{name}` to be numeric, got text among its elements.")
+
+
+def _holds_text(x: Any) -> bool:
+    """True if a (nested) sequence or object array holds a str or bytes anywhere."""
+    if isinstance(x, str | bytes):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "US" or (x.dtype.kind == "O" and any(map(_holds_text, x.flat)))
+    if isinstance(x, list | tuple):
+        return any(_holds_text(v) for v in x)
+    return False
 
 
 def check_array(
@@ -81,12 +108,18 @@ def check_array(
     >>> check_array([[1, 0, 0]], "up", tail=(3,)).shape
     (1, 3)
     """
-    if np.iscomplexobj(x):
-        raise ValueError(f"Expected `{name}` to be real, got complex values.")
+    _refuse_text(x, name)
     try:
+        if np.iscomplexobj(x):
+            raise ValueError(f"Expected `{name}` to be real, got complex values.")
         arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Expected `{name}` to be numeric, got {type(x).__name__}.") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        if str(exc).startswith(f"Expected `{name}`"):
+            raise
+        raise ValueError(
+            f"Expected `{name}` to be numeric (a number or a regular array), "
+            f"got {type(x).__name__}."
+        ) from exc
     ndim = max(min_ndim, len(tail))
     if arr.ndim < ndim or (tail and arr.shape[arr.ndim - len(tail) :] != tail):
         want = "(..., " + ", ".join(str(t) for t in tail) + ")" if tail else f"{ndim}-D or more"
@@ -116,13 +149,18 @@ def check_unit_vector(
     array([0., 0., 1.])
     """
     v = check_vectors(x, name)
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
     if normalize:
-        if np.any(norm <= 1e-12):
+        # Scale by the largest component first: any finite non-zero vector, from 1e-300 to
+        # 1e300, normalises without underflow or overflow; only an exact zero is refused.
+        scale = np.max(np.abs(v), axis=-1, keepdims=True)
+        if np.any(scale == 0):
             raise ValueError(f"Expected `{name}` to be non-zero vector(s), got a zero vector.")
-        unit: NDArray[np.float64] = v / norm
+        with np.errstate(under="ignore"):
+            scaled = v / scale
+            unit: NDArray[np.float64] = scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
         return unit
-    worst = float(np.max(np.abs(norm - 1.0))) if norm.size else 0.0
+    length = norm(v)[..., None]
+    worst = float(np.max(np.abs(length - 1.0))) if length.size else 0.0
     if worst > atol:
         raise ValueError(
             f"Expected `{name}` to have unit norm (within {atol:g}), got norms off by {worst:.3g}."
@@ -141,7 +179,16 @@ def check_rotation_matrix(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDA
     (3, 3)
     """
     r = check_array(x, name, tail=(3, 3))
-    err = np.abs(np.swapaxes(r, -1, -2) @ r - np.eye(3))
+    # Entries of a rotation are at most 1 in magnitude; refusing larger ones first keeps the
+    # product below from overflowing into NaN, which would pass the comparison.
+    big = float(np.max(np.abs(r))) if r.size else 0.0
+    if big > 1.0 + atol:
+        raise ValueError(
+            f"Expected `{name}` to be rotation matrices (entries within ±1), got an entry of "
+            f"magnitude {big:.3g}."
+        )
+    with np.errstate(under="ignore"):
+        err = np.abs(np.swapaxes(r, -1, -2) @ r - np.eye(3))
     worst = float(np.max(err)) if err.size else 0.0
     if worst > atol:
         raise ValueError(
@@ -185,7 +232,7 @@ def check_scalar(x: ArrayLike, name: str) -> float:
     return float(arr)
 
 
-def check_positive(x: float, name: str, *, allow_zero: bool = False) -> float:
+def check_positive(x: Any, name: str, *, allow_zero: bool = False) -> float:
     """Check that the scalar `x` is finite and positive (or non-negative); return it as float.
 
     Examples
@@ -193,9 +240,13 @@ def check_positive(x: float, name: str, *, allow_zero: bool = False) -> float:
     >>> check_positive(0.5, "min_speed")
     0.5
     """
+    if isinstance(x, str | bytes | bool | np.bool_) or (
+        isinstance(x, np.ndarray) and x.dtype.kind not in "iuf"
+    ):
+        raise ValueError(f"Expected `{name}` to be a number, got {x!r}.")
     try:
         value = float(x)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
     if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         want = "non-negative" if allow_zero else "positive"
@@ -203,7 +254,58 @@ def check_positive(x: float, name: str, *, allow_zero: bool = False) -> float:
     return value
 
 
-def check_option(value: str, name: str, options: Iterable[str]) -> str:
+def check_count(x: Any, name: str, *, minimum: int = 1, maximum: int) -> int:
+    """Check that `x` is an integer in ``[minimum, maximum]``; return it as ``int``.
+
+    `maximum` is a documented cap that keeps the work of a call bounded; booleans, floats and
+    strings are refused even where they would convert.
+
+    Examples
+    --------
+    >>> check_count(np.int64(8), "n_contacts", minimum=3, maximum=10_000)
+    8
+    """
+    if isinstance(x, bool | np.bool_) or not isinstance(x, int | np.integer):
+        raise ValueError(f"Expected `{name}` to be an integer, got {x!r}.")
+    value = int(x)
+    if value < minimum or value > maximum:
+        raise ValueError(
+            f"Expected `{name}` to be an integer from {minimum} to {maximum}, got {value}."
+        )
+    return value
+
+
+def check_angle_span(span: float, name: str, *, limit: float = 4 * np.pi) -> float:
+    """Refuse an angle span of one joint larger than `limit` radians as probably degrees.
+
+    A single joint's sweep, arc or sample span of a few turns at most is radians; beyond `limit`
+    (two full turns by default) the numbers are almost certainly degrees.
+
+    Examples
+    --------
+    >>> check_angle_span(2.0, "arc")
+    2.0
+    """
+    value = float(span)
+    if abs(value) > limit:
+        raise ValueError(
+            f"Expected `{name}` in radians, got a span of {value:.6g} rad "
+            f"({np.degrees(value):.6g}°, more than {np.degrees(limit):.0f}°): degrees?"
+        )
+    return value
+
+
+def norm(x: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+    """Euclidean norm along `axis` without overflow or underflow (scaled by the largest entry)."""
+    scale = np.max(np.abs(x), axis=axis, keepdims=True)
+    safe = np.where(scale > 0, scale, 1.0)
+    # Components far below the largest underflow when squared; they do not change the norm.
+    with np.errstate(under="ignore"):
+        out: NDArray[np.float64] = np.linalg.norm(x / safe, axis=axis) * np.squeeze(safe, axis)
+    return out
+
+
+def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:
     """Check that `value` is one of `options`; return it.
 
     Examples
@@ -212,7 +314,8 @@ def check_option(value: str, name: str, options: Iterable[str]) -> str:
     'auto'
     """
     opts = tuple(options)
-    if value not in opts:
+    # An array or other unhashable value is never an option (and `in` would compare element-wise).
+    if not isinstance(value, str | int) or isinstance(value, bool) or value not in opts:
         listed = ", ".join(repr(o) for o in opts)
         raise ValueError(f"Expected `{name}` to be one of {listed}, got {value!r}.")
     return value

@@ -41,6 +41,9 @@ __all__ = [
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+# Information of `up` below this (a standard deviation beyond 1e100 rad) counts as none: its
+# inverse would overflow.
+_MIN_INFORMATION = 1e-200
 
 
 def _field_names(obj: Any) -> tuple[str, ...]:
@@ -283,9 +286,10 @@ def up_information_from_cov(up: ArrayLike, cov: ArrayLike) -> NDArray[np.float64
 def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np.float64]:
     """The (3, 3) covariance of `up` from its (3, 3) information (pseudo-inverse in the plane).
 
-    A tangent direction whose information is zero (at most 1e-12 of the largest, or exactly zero
-    when all are) gets infinite variance: the covariance is infinite along it and finite
-    elsewhere, with exact zeros kept where that direction has no component.
+    A tangent direction whose information is zero (at most 1e-12 of the largest, below 1e-200
+    1/rad² — a standard deviation beyond 1e100 rad — or exactly zero when all are) gets infinite
+    variance: the covariance is infinite along it and finite elsewhere, with exact zeros kept
+    where that direction has no component.
     """
     u = np.asarray(up, dtype=np.float64)
     b = tangent_basis(u)
@@ -296,7 +300,7 @@ def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np
     for k in range(2):
         d = vecs[:, k] @ b  # the eigen-direction in base coordinates
         outer = np.outer(d, d)
-        if top > 0 and vals[k] > 1e-12 * top:
+        if top > 0 and vals[k] > max(1e-12 * top, _MIN_INFORMATION):
             cov += outer / vals[k]
         else:
             cov = np.where(np.abs(outer) > 1e-15, np.inf, cov)
