@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gravdir import fit_sweep
+from gravdir.errors import GravdirWarning
 from gravdir.plot import plot_sweep
 
 
@@ -74,4 +75,40 @@ def test_plot_sweep_draws_an_entry_of_a_batched_fit(sweep):
     model = [line for line in ax.get_lines() if line.get_label() == "offset + gravity"][0]
     x = np.asarray(model.get_xdata())
     np.testing.assert_allclose(model.get_ydata(), 2 * (0.2 + 4.0 * np.sin(x - 0.5)), atol=1e-9)
+    plt.close("all")
+
+
+def test_plot_sweep_checks_its_inputs_up_front(sweep):
+    q, torque, v = sweep
+    fit = fit_sweep(q, torque, v)
+    for args, kwargs, name in [
+        ((fit, np.degrees(q), torque, v), {}, "q"),  # degrees for radians
+        ((fit, q, torque[:, None], v), {}, "torque"),  # a column vector does not broadcast
+        ((fit, q[:1], torque[:1], v[:1]), {}, "q"),  # too few samples to draw a sweep
+        ((fit, q, np.r_[torque[:-1], np.nan], v), {}, "torque"),
+        ((fit, q.astype(str), torque, v), {}, "q"),  # numeric strings
+        ((fit.to_dict(), q, torque, v), {}, "fit"),
+        ((fit, q, torque, v), {"ax": "axes"}, "ax"),
+        ((fit, q, torque, v), {"degrees": "yes"}, "degrees"),
+    ]:
+        with pytest.raises(ValueError, match=f"`{name}`"):
+            plot_sweep(*args, **kwargs)
+    assert not plt.get_fignums()  # refused before any figure was made
+
+
+def test_plot_sweep_draws_into_given_axes_and_leaves_the_inputs_alone(sweep):
+    q, torque, v = sweep
+    fit = fit_sweep(q, torque, v)
+    before = [a.copy() for a in (q, torque, v)]
+    _, ax = plt.subplots()
+    assert plot_sweep(fit, q, torque, v, ax=ax) is ax
+    for a, b in zip(before, (q, torque, v), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # A sweep whose torque is 1e300: the fit and the plot stay finite.
+    with pytest.warns(GravdirWarning, match="float range"):
+        big_fit = fit_sweep(q, 1e300 * torque, v)
+    with np.errstate(all="raise"):
+        big = plot_sweep(big_fit, q, 1e300 * torque, v)
+    model = [line for line in big.get_lines() if line.get_label() == "offset + gravity"][0]
+    assert np.isfinite(model.get_ydata()).all()
     plt.close("all")

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gravdir._results import Result
-from gravdir.errors import ConvergenceWarning, InsufficientDataError
+from gravdir.errors import ConvergenceWarning, GravdirWarning, InsufficientDataError
 from gravdir.sweep import (
     SweepFit,
     SweepZeros,
@@ -816,3 +816,252 @@ def test_load_abs_threshold_is_relative_to_the_torque_and_mixed_batches_keep_bot
     assert batch.n_iter[1] == 0 and batch.n_iter[0] > 0
     with pytest.raises(ValueError, match="`load_amplitude_rtol`"):
         fit_sweep(q, loaded, v, load_friction="abs", load_amplitude_rtol=-1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks and numerics at extreme scales (issue 11)
+# --------------------------------------------------------------------------------------------
+
+
+def docstring_sweep():
+    """The sweep of fit_sweep's docstring: amplitude 5, phase 0.4, Coulomb 0.8, +-1 rad."""
+    q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
+    return q, 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v), v
+
+
+def test_degrees_for_radians_are_refused():
+    # Seen: fit_sweep(np.degrees(q), ...) returned an amplitude of 0.07 instead of 5, no warning.
+    q, torque, v = docstring_sweep()
+    for fit in (fit_sweep, fit_sweep_common_mode):
+        with pytest.raises(ValueError, match=r"`q` in radians.*degrees\?"):
+            fit(np.degrees(q), torque, v)
+    with pytest.raises(ValueError, match=r"`q` in radians.*degrees\?"):
+        amplitude_phase_bound(np.degrees(q), v, 5.0, 0.4, 0.01)
+    # A short arc in degrees spans little but sits far outside +-2 pi.
+    short = np.radians(5) * q + np.radians(90)
+    with pytest.raises(ValueError, match=r"joint positions up to 95.*degrees\?"):
+        fit_sweep(np.degrees(short), torque, v, min_arc=0.0)
+    # A span of more than two turns, even around zero.
+    with pytest.raises(ValueError, match=r"span of 13.*degrees\?"):
+        fit_sweep(6.5 * q, torque, v)
+    # Unwrapped one turn on is still radians; a degree-valued `min_arc` is refused.
+    assert fit_sweep(q + 2 * np.pi, torque, v).amplitude == pytest.approx(5.0, rel=1e-10)
+    with pytest.raises(ValueError, match=r"`min_arc` in radians.*degrees\?"):
+        fit_sweep(q, torque, v, min_arc=30.0)
+
+
+def test_a_column_vector_does_not_broadcast_into_one_sample_sweeps():
+    # Seen: fit_sweep(q, tau[:, None], v) returned 400 constant-torque "sweeps".
+    q, torque, v = docstring_sweep()
+    with pytest.raises(ValueError, match=r"last \(sample\) axis.*\(400, 1\)"):
+        fit_sweep(q, torque[:, None], v)
+    with pytest.raises(ValueError, match=r"last \(sample\) axis"):
+        fit_sweep_common_mode(q, torque, v[:, None])
+    with pytest.raises(ValueError, match=r"last \(sample\) axis"):
+        amplitude_phase_bound(q[:, None], v, 5.0, 0.4, 0.01)
+    with pytest.raises(ValueError, match=r"last \(sample\) axis"):
+        fit_sweep(q[:1], torque, v)
+    # Leading (batch) axes still broadcast.
+    batch = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
+    np.testing.assert_allclose(batch.amplitude, [5.0, 10.0], rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(min_arc="1"), "min_arc"),
+        (dict(min_arc=True), "min_arc"),
+        (dict(min_speed="0.05"), "min_speed"),
+        (dict(single_speed_rtol="1e-6"), "single_speed_rtol"),
+        (dict(single_speed_rtol=2.0), "single_speed_rtol"),
+        (dict(load_amplitude_rtol="1e-9"), "load_amplitude_rtol"),
+        (dict(load_amplitude_rtol=1e300), "load_amplitude_rtol"),
+        (dict(max_iter="50"), "max_iter"),
+        (dict(max_iter=50.0), "max_iter"),
+        (dict(max_iter=10**12), "max_iter"),
+        (dict(harmonics=["3"]), "harmonics"),
+        (dict(harmonics=[True]), "harmonics"),
+        (dict(harmonics=[3e300]), "harmonics"),
+        (dict(harmonics=[3e-300]), "harmonics"),
+        (dict(harmonics=[[3.0]]), "harmonics"),
+        (dict(harmonics=np.arange(2.0, 103.0)), "harmonics"),
+        (dict(friction=1), "friction"),
+        (dict(torque_sign=1.0), "torque_sign"),
+        (dict(torque_sign="1"), "torque_sign"),
+    ],
+)
+def test_numeric_strings_booleans_and_out_of_range_options_are_refused(kwargs, name):
+    # Seen: min_arc="1" was accepted as the number 1.
+    q, torque, v = docstring_sweep()
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        fit_sweep(q, torque, v, **kwargs)
+
+
+def test_common_mode_and_bound_refuse_strings_caps_and_booleans():
+    q, torque, v = docstring_sweep()
+    for kwargs, name in [
+        (dict(min_arc="1"), "min_arc"),
+        (dict(n_grid="64"), "n_grid"),
+        (dict(n_grid=10**12), "n_grid"),
+        (dict(n_grid=64.0), "n_grid"),
+    ]:
+        with pytest.raises(ValueError, match=f"`{name}`"):
+            fit_sweep_common_mode(q, torque, v, **kwargs)
+    for args, name in [
+        ((5.0, 0.4, "0.01"), "noise_std"),
+        ((True, 0.4, 0.01), "amplitude"),
+        ((5.0, [True], 0.01), "phase"),
+        ((0.0, 0.4, 0.01), "amplitude"),  # a zero amplitude leaves the phase undetermined
+        ((5.0, 0.4, 1e300), "noise_std"),  # a variance beyond the float range
+    ]:
+        with pytest.raises(ValueError, match=f"`{name}`"):
+            amplitude_phase_bound(q, v, *args)
+
+
+def assert_scaled_fit(fit, reference, factor, rtol=1e-12):
+    """Every estimate of `fit` is `factor` times that of `reference`, its phase the same."""
+    for name in ("amplitude", "offset", "coulomb", "viscous"):
+        assert float(getattr(fit, name)) == pytest.approx(
+            factor * float(getattr(reference, name)), rel=rtol, abs=1e-300
+        ), name
+    assert float(fit.phase) == pytest.approx(float(reference.phase), abs=1e-12)
+    rms = factor * float(reference.residual_rms)
+    assert float(fit.residual_rms) == pytest.approx(rms, rel=1e-9)
+
+
+@pytest.mark.parametrize("fit_function", [fit_sweep, fit_sweep_common_mode])
+def test_torques_near_the_overflow_of_their_squares_keep_a_finite_covariance(fit_function):
+    # Seen: residual and covariance became inf/NaN (a RuntimeWarning only) once |torque| passed
+    # about 1e154, where torque . torque overflows.
+    rng = np.random.default_rng(21)
+    q, torque, v = docstring_sweep()
+    torque = torque + rng.normal(0.0, 0.01, q.size)
+    reference = fit_function(q, torque, v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            fit = fit_function(q, torque * 1e154, v)
+    assert_scaled_fit(fit, reference, 1e154)
+    np.testing.assert_allclose(fit.covariance / 1e154 / 1e154, reference.covariance, rtol=1e-9)
+    assert float(fit.phase_std) == pytest.approx(float(reference.phase_std), rel=1e-9)
+
+
+@pytest.mark.parametrize("fit_function", [fit_sweep, fit_sweep_common_mode])
+@pytest.mark.parametrize("factor", [1e200, 1e300, 1e-300])
+def test_extreme_torques_give_finite_estimates_and_never_a_zero_uncertainty(fit_function, factor):
+    rng = np.random.default_rng(22)
+    q, torque, v = docstring_sweep()
+    torque = torque + rng.normal(0.0, 0.01, q.size)
+    reference = fit_function(q, torque, v)
+    with pytest.warns(GravdirWarning, match="outside the float range"), np.errstate(all="raise"):
+        fit = fit_function(q, torque * factor, v)
+    assert_scaled_fit(fit, reference, factor)
+    # The variances (about factor**2) do not fit in a float: infinite, never zero or NaN, and
+    # so is every uncertainty that follows from them.
+    assert np.all(np.isposinf(np.diag(fit.covariance)))
+    assert not np.isnan(fit.covariance).any()
+    assert np.isposinf(fit.amplitude_std) and np.isposinf(fit.phase_std)
+    assert np.isposinf(fit.zeros().std)
+    assert "± inf" in repr(fit)
+
+
+def test_one_sample_of_1e300_gives_finite_estimates_and_residual():
+    # Seen: one torque sample of 1e300 made the residual and covariance inf/NaN.
+    q, torque, v = docstring_sweep()
+    torque = torque.copy()
+    torque[17] = 1e300
+    with pytest.warns(GravdirWarning, match="outside the float range"), np.errstate(all="raise"):
+        fit = fit_sweep(q, torque, v)
+    for name in ("amplitude", "phase", "offset", "coulomb", "residual_rms"):
+        assert np.isfinite(getattr(fit, name)), name
+    assert fit.residual_rms > 1e297
+    assert np.isposinf(fit.amplitude_std) and not np.isnan(fit.covariance).any()
+    with pytest.warns(GravdirWarning, match="outside the float range"):
+        common = fit_sweep_common_mode(q, torque, v)
+    assert np.isfinite(common.amplitude) and np.isfinite(common.residual_rms)
+
+
+def test_extreme_speeds_scale_only_the_viscous_coefficient():
+    q, v = trapezoid_sweep(-1.5, 1.5, 0.4, ramp=0.3)
+    rng = np.random.default_rng(24)
+    torque = model_torque(q, v, 4.0, 0.3, 0.2, 0.5, 0.7) + rng.normal(0.0, 0.01, q.size)
+    reference = fit_sweep(q, torque, v, min_speed=0.02)
+    for factor in (1e300, 1e-300):
+        with pytest.warns(GravdirWarning, match="viscous"), np.errstate(all="raise"):
+            fit = fit_sweep(q, torque, v * factor, min_speed=0.02 * factor)
+        np.testing.assert_allclose(fit.coefficients[:4], reference.coefficients[:4], rtol=1e-12)
+        assert fit.viscous == pytest.approx(reference.viscous / factor, rel=1e-12)
+        # Entries that vanish in exact arithmetic are rounding, 1e-14 of the variances (~1e-6).
+        np.testing.assert_allclose(
+            fit.covariance[:4, :4], reference.covariance[:4, :4], rtol=1e-9, atol=1e-18
+        )
+        assert np.isposinf(fit.covariance[4, 4])
+
+
+def test_a_batch_scales_each_sweep_on_its_own():
+    q, torque, v = docstring_sweep()
+    with pytest.warns(GravdirWarning):
+        batch = fit_sweep(np.stack([q, q]), np.stack([torque, 1e300 * torque]), v)
+    assert_same_fit(batch[0], fit_sweep(q, torque, v))
+    assert batch.amplitude[1] == pytest.approx(5e300, rel=1e-10)
+    assert np.isposinf(batch.covariance[1, 0, 0]) and np.isfinite(batch.covariance[0]).all()
+
+
+def test_bound_survives_extreme_scales_or_says_why():
+    q = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    reference = amplitude_phase_bound(q, np.ones(720), 3.0, 1.0, 0.2, friction="none")
+    with np.errstate(all="raise"):
+        fast = amplitude_phase_bound(q, 1e300 * np.ones(720), 3.0, 1.0, 0.2, friction="none")
+        loud = amplitude_phase_bound(q, np.ones(720), 3e150, 1.0, 2e149, friction="none")
+    np.testing.assert_allclose(fast, reference, rtol=1e-12)
+    # noise_std 1e150 times larger: var A by 1e300, the phase variance (a ratio) unchanged.
+    assert loud[0, 0] == pytest.approx(reference[0, 0] * 1e300, rel=1e-9)
+    assert loud[1, 1] == pytest.approx(reference[1, 1], rel=1e-9)
+    with pytest.raises(ValueError, match="`amplitude` and `noise_std`.*float range"):
+        amplitude_phase_bound(q, np.ones(720), 3e-300, 1.0, 0.2, friction="none")
+    with pytest.raises(InsufficientDataError, match="condition number"), np.errstate(all="raise"):
+        amplitude_phase_bound(q * 1e-300, np.ones(720), 3.0, 1.0, 0.2, friction="none")
+
+
+def test_amplitude_phase_covariance_of_a_lost_covariance_is_infinite_never_nan_or_zero():
+    rng = np.random.default_rng(23)
+    q, torque, v = noisy_sweep(rng)
+    fit = fit_sweep(q, torque, v)
+    lost = dataclasses.replace(fit, covariance=np.full_like(fit.covariance, np.inf))
+    cov = lost.amplitude_phase_covariance
+    assert np.isposinf(cov[0, 0]) and np.isposinf(cov[1, 1]) and cov[0, 1] == 0.0
+    nan = dataclasses.replace(fit, covariance=np.full_like(fit.covariance, np.nan))
+    assert np.isposinf(nan.amplitude_std) and np.isposinf(nan.phase_std)
+    assert np.isposinf(nan.zeros().std)
+    # A tiny amplitude: the phase variance beyond the float range is infinite, not NaN.
+    coefficients = fit.coefficients.copy()
+    coefficients[1:3] *= 1e-300
+    tiny = dataclasses.replace(fit, coefficients=coefficients)
+    with np.errstate(all="raise"):
+        assert np.isposinf(tiny.phase_std) and np.isfinite(tiny.amplitude_std)
+
+
+def test_wrap_angle_refuses_what_is_not_a_finite_angle():
+    for bad in (np.nan, np.inf, [0.0, np.nan], "1.0", ["1"], True, np.array([True])):
+        with pytest.raises(ValueError, match="`x`"):
+            wrap_angle(bad)
+    expected = float(np.mod(1e300 + np.pi, 2 * np.pi) - np.pi)
+    assert float(wrap_angle(1e300)) == pytest.approx(expected)
+    assert wrap_angle([]).shape == (0,)
+
+
+def test_a_strict_numpy_error_state_meets_no_underflow_error():
+    # Underflow only rounds towards zero: a caller's np.errstate(all="raise") must not turn a
+    # sample of 1e-200 beside torques of 1e233 (scaled: 1e-433) into a FloatingPointError.
+    q, torque, v = docstring_sweep()
+    torque = torque * 1e233
+    torque[5] = 1e-200
+    with pytest.warns(GravdirWarning):
+        reference = fit_sweep(q, torque, v)
+    with pytest.warns(GravdirWarning), np.errstate(all="raise"):
+        strict = fit_sweep(q, torque, v)
+    assert strict == reference
+    with pytest.warns(GravdirWarning), np.errstate(all="raise"):
+        common = fit_sweep_common_mode(q, torque, v)
+    assert np.isfinite(common.amplitude)

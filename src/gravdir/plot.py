@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from gravdir._checks import check_array, check_same_shape
+from gravdir._checks import check_array
+from gravdir.errors import InsufficientDataError
 from gravdir.sweep import SweepFit
+from gravdir.sweep._design import check_sweep_angles
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -62,7 +64,12 @@ def plot_sweep(
     Raises
     ------
     ValueError
-        If `fit` is a batch, or the arrays do not match.
+        If `fit` is not the :class:`~gravdir.sweep.SweepFit` of a single sweep, the arrays are
+        not finite, real and of one shape ``(n,)`` (no broadcasting), `q` is not radians (joint
+        positions beyond ±4π or a span beyond two turns: "degrees?"), the model torque of `fit`
+        is not finite over the sweep, `ax` is not matplotlib Axes or `degrees` not a bool.
+    InsufficientDataError
+        If fewer than 2 samples are given.
 
     References
     ----------
@@ -81,54 +88,77 @@ def plot_sweep(
     >>> [line.get_label() for line in ax.get_lines()]
     ['forward', 'backward', 'offset + gravity', 'stable zero']
     """
-    if fit.amplitude.ndim != 0:
+    if not isinstance(fit, SweepFit):
+        raise ValueError(f"Expected `fit` to be a SweepFit, got {type(fit).__name__}.")
+    if fit.batch_shape:
         raise ValueError(
             f"Expected `fit` to be the fit of a single sweep, got a batch of shape "
-            f"{fit.amplitude.shape}."
+            f"{fit.batch_shape}."
         )
     qq = check_array(q, "q", min_ndim=1)
     tt = check_array(torque, "torque", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
-    check_same_shape(q=qq, torque=tt, velocity=vv)
     if qq.ndim != 1 or not qq.shape == tt.shape == vv.shape:
         raise ValueError(
             f"Expected `q`, `torque` and `velocity` of one shape (n,), got {qq.shape}, "
             f"{tt.shape} and {vv.shape}."
         )
-    plt = _pyplot()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
-    scale = np.degrees(1.0) if degrees else 1.0
-    fwd, bwd = vv > 0, vv < 0
-    ax.plot(qq[fwd] * scale, tt[fwd], ".", ms=2, color="C0", label="forward")
-    ax.plot(qq[bwd] * scale, tt[bwd], ".", ms=2, color="C1", label="backward")
-    grid = np.linspace(qq.min(), qq.max(), 400)
-    gravity = float(fit.offset) + fit.gravity_torque(grid)
-    speed = float(np.median(np.abs(vv[vv != 0]))) if np.any(vv != 0) else 0.0
-    fr = float(fit.friction_torque(np.array([speed]))[0])
-    ax.plot(grid * scale, gravity, "-", color="k", lw=1.5, label="offset + gravity")
-    ax.fill_between(
-        grid * scale, gravity - fr, gravity + fr, color="0.5", alpha=0.25, label="friction"
-    )
-    zeros = fit.zeros()
-    for value, label, style in (
-        (zeros.unstable, "unstable zero", "--"),
-        (zeros.stable, "stable zero", ":"),
-    ):
-        # Draw each zero at its copies inside the swept range (angles may be unwrapped).
-        base = float(value)
-        k = np.arange(
-            np.ceil((qq.min() - base) / (2 * np.pi)), np.floor((qq.max() - base) / (2 * np.pi)) + 1
+    if qq.size < 2:
+        raise InsufficientDataError(
+            f"Expected at least 2 samples in `q`, `torque` and `velocity`, got {qq.size}."
         )
-        for i, qz in enumerate(base + 2 * np.pi * k):
-            ax.axvline(
-                qz * scale, color="C3", ls=style, lw=1, label=label if i == 0 else "_nolegend_"
+    q_lo, q_hi = float(qq.min()), float(qq.max())
+    check_sweep_angles(q_hi, q_lo)
+    if not isinstance(degrees, bool | np.bool_):
+        raise ValueError(f"Expected `degrees` to be True or False, got {degrees!r}.")
+    plt = _pyplot()
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise ValueError(f"Expected `ax` to be matplotlib Axes, got {type(ax).__name__}.")
+    # Underflow (speeds or torques of 1e-300) only rounds towards zero, in numpy and matplotlib.
+    with np.errstate(under="ignore"):
+        moving = vv[vv != 0]
+        speed = float(np.median(np.abs(moving))) if moving.size else 0.0
+        grid = np.linspace(q_lo, q_hi, 400)
+        # The model over the samples: a fit of other data may leave the float range there.
+        with np.errstate(over="ignore", invalid="ignore"):
+            gravity = float(fit.offset) + fit.gravity_torque(grid)
+            fr = float(fit.friction_torque(np.array([speed]))[0])
+            band = (gravity - fr, gravity + fr)
+        if not (np.isfinite(band[0]).all() and np.isfinite(band[1]).all()):
+            raise ValueError(
+                "Expected `fit` and `velocity` whose model torque (offset, gravity and friction at "
+                f"the median speed {speed:.3g}) is finite over the sweep, got values beyond the "
+                "float range."
             )
-    ax.set_xlabel("joint angle [deg]" if degrees else "joint angle [rad]")
-    ax.set_ylabel("torque")
-    ax.set_title(
-        f"A = {float(fit.amplitude):.4g}, φ = {np.degrees(float(fit.phase)):.3f}°, "
-        f"friction at {speed:.3g} rad/s = {fr:.3g}"
-    )
-    ax.legend(loc="best", fontsize="small")
-    return ax
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        scale = np.degrees(1.0) if degrees else 1.0
+        fwd, bwd = vv > 0, vv < 0
+        ax.plot(qq[fwd] * scale, tt[fwd], ".", ms=2, color="C0", label="forward")
+        ax.plot(qq[bwd] * scale, tt[bwd], ".", ms=2, color="C1", label="backward")
+        ax.plot(grid * scale, gravity, "-", color="k", lw=1.5, label="offset + gravity")
+        ax.fill_between(grid * scale, band[0], band[1], color="0.5", alpha=0.25, label="friction")
+        zeros = fit.zeros()
+        for value, label, style in (
+            (zeros.unstable, "unstable zero", "--"),
+            (zeros.stable, "stable zero", ":"),
+        ):
+            # Draw each zero at its copies inside the swept range (angles may be unwrapped).
+            base = float(value)
+            k = np.arange(
+                np.ceil((q_lo - base) / (2 * np.pi)), np.floor((q_hi - base) / (2 * np.pi)) + 1
+            )
+            for i, qz in enumerate(base + 2 * np.pi * k):
+                ax.axvline(
+                    qz * scale, color="C3", ls=style, lw=1, label=label if i == 0 else "_nolegend_"
+                )
+        ax.set_xlabel("joint angle [deg]" if degrees else "joint angle [rad]")
+        ax.set_ylabel("torque")
+        ax.set_title(
+            f"A = {float(fit.amplitude):.4g}, φ = {np.degrees(float(fit.phase)):.3f}°, "
+            f"friction at {speed:.3g} rad/s = {fr:.3g}"
+        )
+        ax.legend(loc="best", fontsize="small")
+        return ax

@@ -7,15 +7,19 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_option, check_positive, check_same_shape
+from gravdir._checks import check_array, check_same_shape
+from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
     Friction,
+    check_friction_option,
     check_harmonics,
+    check_min_speed,
+    check_rtol,
     prepare,
+    refuse_bool,
 )
-from gravdir.sweep._result import amplitude_phase_covariance
 from gravdir.sweep._solve import solve_normal
 
 
@@ -37,11 +41,13 @@ def amplitude_phase_bound(
     ----------
     q, velocity : array_like, shape (..., n)
         Joint angles and velocities of the sweep, as they will be passed to
-        :func:`~gravdir.sweep.fit_sweep`.
+        :func:`~gravdir.sweep.fit_sweep` (radians within ±4π; the two share their last,
+        sample, axis).
     amplitude, phase : array_like, shape (...)
-        The gravity sinusoid assumed for the bound (a prior or a first fit).
+        The gravity sinusoid assumed for the bound (a prior or a first fit); the amplitude is
+        positive (the phase of a zero sinusoid is undetermined).
     noise_std : array_like, shape (...)
-        Standard deviation of the white torque noise.
+        Standard deviation of the white torque noise, positive.
     min_speed, friction, harmonics, single_speed_rtol
         As in :func:`~gravdir.sweep.fit_sweep`; the bound is that of the same model.
 
@@ -55,8 +61,11 @@ def amplitude_phase_bound(
     Raises
     ------
     ValueError
-        If an array is not finite, `amplitude` is negative, `noise_std` is not positive, the
-        shapes do not broadcast, or an option is unknown.
+        If an array is not real and numeric (strings and booleans are refused) or not finite,
+        `amplitude` or `noise_std` is not positive, `q` looks like degrees, the sample axes
+        differ or the batch shapes do not broadcast, an option is unknown or out of range, or a
+        variance of the bound lies beyond the float range (`noise_std` / `amplitude` above
+        about 1e150).
     InsufficientDataError
         If the planned samples do not determine the model, as in
         :func:`~gravdir.sweep.fit_sweep`.
@@ -89,31 +98,61 @@ def amplitude_phase_bound(
     """
     qq = check_array(q, "q", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
-    amp = check_array(amplitude, "amplitude")
-    ph = check_array(phase, "phase")
-    sd = check_array(noise_std, "noise_std")
-    if np.any(amp < 0) or np.any(sd <= 0):
+    if qq.shape[-1] != vv.shape[-1]:
         raise ValueError(
-            "Expected `amplitude` >= 0 and `noise_std` > 0, got "
-            f"min amplitude {float(np.min(amp)):g}, min noise_std {float(np.min(sd)):g}."
+            "Expected `q` and `velocity` to share their last (sample) axis, got shapes "
+            f"{qq.shape} and {vv.shape}: leading axes broadcast over sweeps, the sample axis "
+            "does not."
         )
+    amp = check_array(refuse_bool(amplitude, "amplitude"), "amplitude")
+    ph = check_array(refuse_bool(phase, "phase"), "phase")
+    sd = check_array(refuse_bool(noise_std, "noise_std"), "noise_std")
+    if np.any(amp <= 0):
+        raise ValueError(
+            f"Expected `amplitude` > 0, got {float(np.min(amp)):g}: the phase of a sinusoid of "
+            "zero amplitude is undetermined (its bound is infinite)."
+        )
+    if np.any(sd <= 0):
+        raise ValueError(f"Expected `noise_std` > 0, got {float(np.min(sd)):g}.")
     shape = check_same_shape(q=qq, velocity=vv)
     batch = check_same_shape(q_batch=np.empty(shape[:-1]), amplitude=amp, phase=ph, noise_std=sd)
     orders = check_harmonics(harmonics)
-    check_option(friction, "friction", FRICTION_OPTIONS)
-    single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
-    d = prepare(
-        np.broadcast_to(qq, shape),
-        np.broadcast_to(vv, shape),
-        min_speed,
-        friction,
-        "none",
-        orders,
-        0.0,
-        single_speed_rtol,
-    )
-    _, inv_gram, _ = solve_normal(d.x, np.zeros(shape), d.gram, d.pinned)
-    ab = np.broadcast_to(np.stack([amp * np.cos(ph), amp * np.sin(ph)], -1), batch + (2,))
+    check_friction_option(friction, "friction", FRICTION_OPTIONS)
+    single_speed_rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
+    min_speed = check_min_speed(min_speed)
+    if shape[-1] == 0:
+        raise InsufficientDataError(f"Expected at least one sample, got `q` {qq.shape}.")
+    # Underflow (angles or speeds of 1e-300) only rounds towards zero here; the condition
+    # number of the normal equations then refuses what the samples do not determine.
+    with np.errstate(under="ignore"):
+        d = prepare(
+            np.broadcast_to(qq, shape),
+            np.broadcast_to(vv, shape),
+            min_speed,
+            friction,
+            "none",
+            orders,
+            0.0,
+            single_speed_rtol,
+        )
+        _, inv_gram, _ = solve_normal(d.x, np.zeros(shape), d.gram, d.pinned)
+    # The (sin, cos) block of the inverse does not depend on the scale of the viscous column.
     cov_ab = np.broadcast_to(inv_gram[..., 1:3, 1:3], batch + (2, 2))
-    var = np.broadcast_to(sd**2, batch)[..., None, None]
-    return amplitude_phase_covariance(np.ascontiguousarray(ab), var * cov_ab)
+    c, s = np.broadcast_to(np.cos(ph), batch), np.broadcast_to(np.sin(ph), batch)
+    sd_b, amp_b = np.broadcast_to(sd, batch), np.broadcast_to(amp, batch)
+    c00, c01, c11 = cov_ab[..., 0, 0], cov_ab[..., 0, 1], cov_ab[..., 1, 1]
+    # J C J^T with J = [[c, s], [-s/A, c/A]], times noise_std^2, in factors that cannot overflow
+    # on the way to a representable result (noise_std / A may be large, its square larger).
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = sd_b / amp_b
+        var_a = sd_b * (sd_b * np.maximum(c * c * c00 + 2.0 * c * s * c01 + s * s * c11, 0.0))
+        cross = sd_b * (ratio * (c * s * (c11 - c00) + (c * c - s * s) * c01))
+        var_p = ratio * (ratio * np.maximum(s * s * c00 - 2.0 * c * s * c01 + c * c * c11, 0.0))
+    out = np.stack([np.stack([var_a, cross], -1), np.stack([cross, var_p], -1)], -2)
+    if not np.isfinite(out).all():
+        raise ValueError(
+            "Expected `amplitude` and `noise_std` whose bound lies within the float range, got "
+            f"noise_std / amplitude up to {float(np.max(ratio)):.3g}: a variance beyond "
+            "1.8e308."
+        )
+    return out

@@ -7,16 +7,27 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive
+from gravdir._checks import check_count
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     apply_torque_sign,
+    check_min_arc,
+    check_min_speed,
+    check_sweep_angles,
     check_sweep_inputs,
     design,
+    is_unit,
+    per_sample,
+    pow2_scale,
+    unscale,
 )
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import solve_normal
+from gravdir.sweep._solve import extreme, solve_normal
+
+# Largest common grid: a million points per sweep bounds the memory and time of a call (the
+# default, the smaller pass's sample count, is never larger than the data).
+MAX_GRID = 1_000_000
 
 
 def _pass_average(
@@ -30,11 +41,7 @@ def _pass_average(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The common grid of one sweep, the mean of its two passes there, and their half-difference."""
     speed = np.abs(vi)
-    thr = (
-        0.1 * speed.max()
-        if min_speed is None
-        else check_positive(min_speed, "min_speed", allow_zero=True)
-    )
+    thr = 0.1 * speed.max() if min_speed is None else min_speed
     fwd = (vi > 0) & (speed >= thr)
     bwd = (vi < 0) & (speed >= thr)
     if np.count_nonzero(fwd) < 4 or np.count_nonzero(bwd) < 4:
@@ -75,14 +82,16 @@ def fit_sweep_common_mode(
     Parameters
     ----------
     q, torque, velocity : array_like, shape (..., n)
-        As in :func:`~gravdir.sweep.fit_sweep`. Samples with ``velocity > 0`` form the forward
-        pass, those with ``velocity < 0`` the backward pass.
+        As in :func:`~gravdir.sweep.fit_sweep` (radians within ±4π, one sample axis, any finite
+        torque). Samples with ``velocity > 0`` form the forward pass, those with
+        ``velocity < 0`` the backward pass.
     min_speed : float, optional
         As in :func:`~gravdir.sweep.fit_sweep` (default 10% of the largest speed).
     n_grid : int, optional
-        Number of points of the common grid (default: the smaller pass's sample count).
+        Number of points of the common grid, an integer from 8 to 1 000 000 (default: the
+        smaller pass's sample count).
     min_arc : float, optional
-        Smallest accepted span of the overlap of the two passes, radians.
+        Smallest accepted span of the overlap of the two passes, radians, from 0 to 4π.
     torque_sign : {1, -1}, optional
         As in :func:`~gravdir.sweep.fit_sweep`.
 
@@ -98,7 +107,13 @@ def fit_sweep_common_mode(
     Raises
     ------
     ValueError, InsufficientDataError
-        As :func:`~gravdir.sweep.fit_sweep`, and when the passes do not overlap by `min_arc`.
+        As :func:`~gravdir.sweep.fit_sweep`, and when the passes do not overlap by `min_arc`
+        or hold fewer than 4 samples each.
+
+    Warns
+    -----
+    GravdirWarning
+        As :func:`~gravdir.sweep.fit_sweep`, where a variance lies outside the float range.
 
     See Also
     --------
@@ -131,65 +146,80 @@ def fit_sweep_common_mode(
     """
     qq, tt, vv = check_sweep_inputs(q, torque, velocity)
     tt = apply_torque_sign(tt, torque_sign)
-    min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
-    if n_grid is not None and (not isinstance(n_grid, (int, np.integer)) or n_grid < 8):
-        raise ValueError(f"Expected `n_grid` to be an integer >= 8, got {n_grid!r}.")
-    batch = qq.shape[:-1]
-    flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
-    grids, means, halves = [], [], []
-    for i in range(flat[0].shape[0]):
-        where = f" (at batch index {np.unravel_index(i, batch)})" if batch else ""
-        grid, mean, half = _pass_average(
-            flat[0][i], flat[1][i], flat[2][i], min_speed, n_grid, min_arc, where
-        )
-        grids.append(grid)
-        means.append(mean)
-        halves.append(half)
-    sizes = {g.size for g in grids}
-    if len(sizes) != 1:
-        raise ValueError(
-            "Expected the sweeps of a batch to give grids of one size, got sizes "
-            f"{sorted(sizes)}; pass `n_grid`."
-        )
-    grid_a = np.stack(grids).reshape(batch + (grids[0].size,))
-    mean_a = np.stack(means).reshape(grid_a.shape)
-    half_a = np.stack(halves).reshape(grid_a.shape)
-    x, names, gram = design(grid_a, grid_a, None, None, 0, False, ())
-    beta, inv_gram, rss = solve_normal(x, mean_a, gram)
-    m_pts = grids[0].size
-    coulomb = half_a.mean(axis=-1)
-    var_c = np.var(half_a, axis=-1, ddof=1) / m_pts
-    cov = np.zeros(batch + (4, 4))
-    cov[..., :3, :3] = np.asarray(rss / (m_pts - 3))[..., None, None] * inv_gram
-    cov[..., 3, 3] = var_c
-    beta4 = np.concatenate([beta, coulomb[..., None]], axis=-1)
-    arc = grid_a[..., -1] - grid_a[..., 0]
-    # Per-sweep values: arrays over the batch, scalars for one sweep.
-    n_used: Any
-    single: Any
-    converged: Any
-    n_iter: Any
-    if batch:
-        n_used, single, arc, converged, n_iter = (
-            np.full(batch, m_pts, dtype=np.int64),
-            np.ones(batch, dtype=bool),
+    check_sweep_angles(extreme(np.maximum, qq), extreme(np.minimum, qq))
+    min_speed = check_min_speed(min_speed)
+    min_arc = check_min_arc(min_arc)
+    if n_grid is not None:
+        n_grid = check_count(n_grid, "n_grid", minimum=8, maximum=MAX_GRID)
+    # Underflow (a sample of 1e-300 beside one of 1) only rounds towards zero: never an error.
+    with np.errstate(under="ignore"):
+        # Torques of extreme magnitude are averaged and fitted in units of a power of two near their
+        # largest magnitude (exact), undone on the results.
+        torque_scale = pow2_scale(np.maximum(extreme(np.maximum, tt), -extreme(np.minimum, tt)))
+        if not is_unit(torque_scale):
+            tt = tt / per_sample(torque_scale)
+        batch = qq.shape[:-1]
+        flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
+        grids, means, halves = [], [], []
+        for i in range(flat[0].shape[0]):
+            where = f" (at batch index {np.unravel_index(i, batch)})" if batch else ""
+            grid, mean, half = _pass_average(
+                flat[0][i], flat[1][i], flat[2][i], min_speed, n_grid, min_arc, where
+            )
+            grids.append(grid)
+            means.append(mean)
+            halves.append(half)
+        sizes = {g.size for g in grids}
+        if len(sizes) != 1:
+            raise ValueError(
+                "Expected the sweeps of a batch to give grids of one size, got sizes "
+                f"{sorted(sizes)}; pass `n_grid`."
+            )
+        grid_a = np.stack(grids).reshape(batch + (grids[0].size,))
+        mean_a = np.stack(means).reshape(grid_a.shape)
+        half_a = np.stack(halves).reshape(grid_a.shape)
+        x, names, gram = design(grid_a, grid_a, None, None, 0, False, ())
+        beta, inv_gram, rss = solve_normal(x, mean_a, gram)
+        m_pts = grids[0].size
+        coulomb = half_a.mean(axis=-1)
+        var_c = np.var(half_a, axis=-1, ddof=1) / m_pts
+        cov = np.zeros(batch + (4, 4))
+        cov[..., :3, :3] = np.asarray(rss / (m_pts - 3))[..., None, None] * inv_gram
+        cov[..., 3, 3] = var_c
+        beta4 = np.concatenate([beta, coulomb[..., None]], axis=-1)
+        rms: Any = np.sqrt(rss / m_pts)
+        names4 = [*names, "coulomb"]
+        if not is_unit(torque_scale):
+            beta4, cov, rms = unscale(
+                beta4, cov, rms, names4, torque_scale, 1.0, "fit_sweep_common_mode"
+            )
+        arc = grid_a[..., -1] - grid_a[..., 0]
+        # Per-sweep values: arrays over the batch, scalars for one sweep.
+        n_used: Any
+        single: Any
+        converged: Any
+        n_iter: Any
+        if batch:
+            n_used, single, arc, converged, n_iter = (
+                np.full(batch, m_pts, dtype=np.int64),
+                np.ones(batch, dtype=bool),
+                arc,
+                np.ones(batch, dtype=bool),
+                np.zeros(batch, dtype=np.int64),
+            )
+        else:
+            n_used, single, arc, converged, n_iter = np.int64(m_pts), np.True_, arc[()], True, 0
+        return make_fit(
+            beta4,
+            cov,
+            names4,
+            (),
+            None,
+            rms,
+            n_used,
+            single,
             arc,
-            np.ones(batch, dtype=bool),
-            np.zeros(batch, dtype=np.int64),
+            "common-mode",
+            converged,
+            n_iter,
         )
-    else:
-        n_used, single, arc, converged, n_iter = np.int64(m_pts), np.True_, arc[()], True, 0
-    return make_fit(
-        beta4,
-        cov,
-        [*names, "coulomb"],
-        (),
-        None,
-        np.sqrt(rss / m_pts),
-        n_used,
-        single,
-        arc,
-        "common-mode",
-        converged,
-        n_iter,
-    )

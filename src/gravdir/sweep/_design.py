@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import warnings
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_finite, check_positive, check_same_shape
-from gravdir.errors import InsufficientDataError
+from gravdir._checks import (
+    check_angle_span,
+    check_array,
+    check_count,
+    check_finite,
+    check_option,
+    check_positive,
+    check_same_shape,
+)
+from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
 
 Friction = Literal["auto", "coulomb-viscous", "coulomb", "none"]
@@ -24,6 +33,24 @@ DEFAULT_MIN_ARC = float(np.deg2rad(30.0))
 # Relative RMS spread of the velocity within each direction below which the Coulomb and viscous
 # columns are collinear to rounding: a commanded constant speed gives exactly zero.
 DEFAULT_SINGLE_SPEED_RTOL = 1e-6
+# Joint positions of a sweep beyond two turns either side of zero, or spanning more than two
+# turns, are degrees: the 90-180 degree sweeps of US 11,446,825 B2 read as radians span 90-180
+# "rad". Multi-turn (unwrapped) positions are wrapped into this range by the caller.
+MAX_JOINT_ANGLE = 4 * math.pi
+# Nuisance harmonic orders. Below 0.01 a harmonic completes less than a hundredth of a period
+# over a turn and cannot be told from the offset; above 10 000 it is far beyond any gear ripple
+# (strain-wave gears ripple at twice their ratio, a few hundred at most). At most 100 orders
+# (200 columns): the cost of a fit grows with the number of columns.
+MIN_HARMONIC_ORDER = 0.01
+MAX_HARMONIC_ORDER = 10_000.0
+MAX_HARMONICS = 100
+# Iteration cap of the Gauss-Newton load column (converges in 3-5 steps, docs/sweep.md).
+MAX_ITER_CAP = 10_000
+# Torques and speeds whose largest magnitude in a sweep lies outside [2^-100, 2^100] are fitted in
+# units of a power of two near that magnitude (exact scaling, undone on the results). Inside the
+# range no sum of squares, product or covariance of the fit can overflow or underflow for any
+# array numpy can hold; the common case is never rescaled.
+SCALE_LO, SCALE_HI = 2.0**-100, 2.0**100
 
 # Bytes of design matrix built per block: the Gram product then reads each block from cache
 # (L2 is 0.5-2 MB on current x86 cores) instead of memory, which takes ~40% off its time at
@@ -36,25 +63,33 @@ def check_sweep_inputs(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Coerce and check the three sample arrays.
 
-    With ``finite=False`` the caller checks finiteness itself, from reductions it computes anyway
-    (see :func:`prepare` and :func:`~gravdir.sweep.fit_sweep`), which saves three passes over a
-    large batch.
+    Leading (batch) axes broadcast; the last (sample) axis must be the same in all three, so a
+    column vector never broadcasts into many one-sample sweeps. With ``finite=False`` the caller
+    checks finiteness itself, from reductions it computes anyway (see :func:`prepare` and
+    :func:`~gravdir.sweep.fit_sweep`), which saves three passes over a large batch.
     """
     qq = check_array(q, "q", min_ndim=1, finite=False)
     tt = check_array(torque, "torque", min_ndim=1, finite=False)
     vv = check_array(velocity, "velocity", min_ndim=1, finite=False)
+    same = qq.shape == tt.shape == vv.shape
+    if not same and (tt.shape[-1] != qq.shape[-1] or vv.shape[-1] != qq.shape[-1]):
+        raise ValueError(
+            "Expected `q`, `torque` and `velocity` to share their last (sample) axis, got "
+            f"shapes {qq.shape}, {tt.shape} and {vv.shape}: leading axes broadcast over "
+            "sweeps, the sample axis does not."
+        )
+    shape = qq.shape if same else check_same_shape(q=qq, torque=tt, velocity=vv)
     if finite:
         check_finite(qq, "q")
         check_finite(tt, "torque")
         check_finite(vv, "velocity")
-    if qq.shape[-1] == 0 or tt.shape[-1] == 0 or vv.shape[-1] == 0:
+    if shape[-1] == 0:
         raise InsufficientDataError(
             f"Expected at least one sample, got `q` {qq.shape}, `torque` {tt.shape} and "
             f"`velocity` {vv.shape}."
         )
-    if qq.shape == tt.shape == vv.shape:
+    if same:
         return qq, tt, vv
-    shape = check_same_shape(q=qq, torque=tt, velocity=vv)
     return (
         np.broadcast_to(qq, shape),
         np.broadcast_to(tt, shape),
@@ -62,34 +97,210 @@ def check_sweep_inputs(
     )
 
 
-def apply_torque_sign(torque: NDArray[np.float64], torque_sign: int) -> NDArray[np.float64]:
-    """`torque` in gravdir's sign convention; `torque_sign` must be 1 or -1."""
-    if isinstance(torque_sign, bool) or torque_sign not in (1, -1):
+def check_sweep_angles(q_hi: Any, q_lo: Any, name: str = "q") -> None:
+    """Refuse joint positions beyond ``MAX_JOINT_ANGLE`` or a sweep spanning more: degrees.
+
+    `q_hi` and `q_lo` are the per-sweep extremes (Python floats for one sweep), already finite.
+    """
+    if isinstance(q_hi, float):
+        top = max(q_hi, -q_lo)
+    elif q_hi.size:
+        top = float(max(np.max(q_hi), -np.min(q_lo)))
+    else:
+        return
+    if top > MAX_JOINT_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` in radians within ±4π = ±{MAX_JOINT_ANGLE:.4f} (two turns), got "
+            f"joint positions up to {top:.6g} rad ({math.degrees(top):.6g}°): degrees? Wrap "
+            "multi-turn positions into that range first."
+        )
+    span = q_hi - q_lo if isinstance(q_hi, float) else float(np.max(q_hi - q_lo))
+    if span > MAX_JOINT_ANGLE:
+        check_angle_span(span, name, limit=MAX_JOINT_ANGLE)
+
+
+def apply_torque_sign(torque: NDArray[np.float64], torque_sign: Any) -> NDArray[np.float64]:
+    """`torque` in gravdir's sign convention; `torque_sign` must be the integer 1 or -1."""
+    if not (type(torque_sign) is int or isinstance(torque_sign, np.integer)) or (
+        torque_sign not in (1, -1)
+    ):
         raise ValueError(f"Expected `torque_sign` to be 1 or -1, got {torque_sign!r}.")
     return torque if torque_sign == 1 else -torque
 
 
-def check_harmonics(harmonics: Sequence[float]) -> tuple[float, ...]:
-    """The nuisance orders as floats: positive, distinct and other than 1."""
+def check_friction_option(friction: Any, name: str, options: tuple[str, ...]) -> None:
+    """Refuse anything but one of the named options (non-strings included)."""
+    if not isinstance(friction, str) or friction not in options:
+        check_option(friction if isinstance(friction, str) else repr(friction), name, options)
+
+
+def refuse_bool(x: Any, name: str) -> Any:
+    """`x` unchanged unless it is a boolean or an array of booleans, refused where a number is
+    meant."""
+    if isinstance(x, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be a number or an array of numbers, got {x!r}.")
+    if isinstance(x, int | float):
+        return x
+    try:
+        kind = np.asarray(x).dtype.kind
+    except (TypeError, ValueError):
+        return x  # not an array at all: check_array says why
+    if kind == "b":
+        raise ValueError(f"Expected `{name}` to be numbers, got booleans.")
+    return x
+
+
+def _non_negative(x: Any, name: str) -> float:
+    """A finite number >= 0; Python floats take a fast path (these run on every fit)."""
+    if type(x) is float and 0.0 <= x < math.inf:
+        return x
+    return check_positive(x, name, allow_zero=True)
+
+
+def check_min_speed(min_speed: Any) -> float | None:
+    """`min_speed`: None (10% of each sweep's largest speed) or a finite number >= 0."""
+    return None if min_speed is None else _non_negative(min_speed, "min_speed")
+
+
+def check_min_arc(min_arc: Any) -> float:
+    """`min_arc`: a finite angle >= 0, radians (an arc beyond two turns is degrees)."""
+    value = _non_negative(min_arc, "min_arc")
+    return value if value <= MAX_JOINT_ANGLE else check_angle_span(value, "min_arc")
+
+
+def check_rtol(x: Any, name: str) -> float:
+    """A relative tolerance from 0 to 1."""
+    value = _non_negative(x, name)
+    if value > 1.0:
+        raise ValueError(f"Expected `{name}` to be a relative tolerance from 0 to 1, got {x!r}.")
+    return value
+
+
+def check_max_iter(max_iter: Any) -> int:
+    """The Gauss-Newton iteration limit, 1 to ``MAX_ITER_CAP``."""
+    if type(max_iter) is int and 1 <= max_iter <= MAX_ITER_CAP:
+        return max_iter
+    return check_count(max_iter, "max_iter", minimum=1, maximum=MAX_ITER_CAP)
+
+
+def check_harmonics(harmonics: Any) -> tuple[float, ...]:
+    """The nuisance orders as floats: distinct, other than 1, within the documented range."""
     if isinstance(harmonics, tuple) and not harmonics:
         return ()
-    if isinstance(harmonics, (str, bytes)):
+    if isinstance(harmonics, str | bytes | bool | np.bool_) or (
+        isinstance(harmonics, np.ndarray) and harmonics.dtype == np.bool_
+    ):
         raise ValueError(f"Expected `harmonics` to be a sequence of numbers, got {harmonics!r}.")
-    try:
-        orders = tuple(float(k) for k in harmonics)
-    except (TypeError, ValueError) as exc:
+    if isinstance(harmonics, list | tuple) and any(
+        isinstance(k, bool | np.bool_) for k in harmonics
+    ):
+        raise ValueError(f"Expected `harmonics` to hold numbers, got {harmonics!r}.")
+    orders_arr = check_array(harmonics, "harmonics")
+    if orders_arr.ndim != 1:
         raise ValueError(
-            f"Expected `harmonics` to be a sequence of numbers, got {harmonics!r}."
-        ) from exc
+            f"Expected `harmonics` to be a sequence of numbers, got shape {orders_arr.shape}."
+        )
+    if orders_arr.size > MAX_HARMONICS:
+        raise ValueError(
+            f"Expected at most {MAX_HARMONICS} `harmonics` orders, got {orders_arr.size}."
+        )
+    orders = tuple(float(k) for k in orders_arr)
     for k in orders:
-        if not np.isfinite(k) or k <= 0 or k == 1.0:
+        if not MIN_HARMONIC_ORDER <= k <= MAX_HARMONIC_ORDER or k == 1.0:
             raise ValueError(
-                f"Expected `harmonics` to hold positive orders other than 1 (order 1 is the "
-                f"gravity sinusoid), got {k!r}."
+                f"Expected `harmonics` to hold orders from {MIN_HARMONIC_ORDER:g} to "
+                f"{MAX_HARMONIC_ORDER:g} other than 1 (order 1 is the gravity sinusoid), "
+                f"got {k!r}."
             )
     if len(set(orders)) != len(orders):
         raise ValueError(f"Expected `harmonics` to hold distinct orders, got {orders!r}.")
     return orders
+
+
+def pow2_scale(magnitude: Any) -> Any:
+    """Per-sweep scale for a quantity whose largest magnitude per sweep is `magnitude`.
+
+    1.0 (a Python float) when every magnitude lies in ``[2^-100, 2^100]`` or is zero, the common
+    case; otherwise the power of two at or just below each magnitude outside that range (1 for
+    the others), so that dividing by it is exact.
+    """
+    if isinstance(magnitude, float):
+        if SCALE_LO <= magnitude <= SCALE_HI or magnitude == 0.0:
+            return 1.0
+        return math.ldexp(1.0, math.frexp(magnitude)[1] - 1)
+    out = ~((magnitude >= SCALE_LO) & (magnitude <= SCALE_HI)) & (magnitude > 0)
+    if not out.any():
+        return 1.0
+    return np.where(out, np.ldexp(1.0, np.frexp(magnitude)[1] - 1), 1.0)
+
+
+def is_unit(scale: Any) -> bool:
+    """Whether a scale from :func:`pow2_scale` leaves everything as it is."""
+    return isinstance(scale, float) and scale == 1.0
+
+
+def per_sample(scale: Any) -> Any:
+    """A per-sweep scale shaped to divide (..., n) samples."""
+    return scale if isinstance(scale, float) else scale[..., None]
+
+
+def unscale(
+    beta: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    rms: Any,
+    names: list[str],
+    torque_scale: Any,
+    velocity_scale: Any,
+    solver: str,
+    stacklevel: int = 3,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
+    """Coefficients, covariance and residual RMS of a fit in scaled units, in the caller's units.
+
+    Every coefficient is linear in the torque except the load coefficient ``load_abs`` (a ratio
+    of torques); the viscous one is per unit of velocity. A variance that leaves the normal float
+    range on the way (beyond about 1e308, or a non-zero variance below about 2e-308) is reported
+    as infinite with zero covariances, never as zero, and a
+    :class:`~gravdir.errors.GravdirWarning` says so; a coefficient beyond the range is refused.
+    """
+    # Per coefficient: times the torque scale (not the load ratio), the viscous one then divided
+    # by the velocity scale, one factor at a time so that no product of scales overflows.
+    torque_w = np.broadcast_to(np.asarray(torque_scale, dtype=np.float64)[..., None], beta.shape)
+    if "load_abs" in names:
+        torque_w = torque_w.copy()
+        torque_w[..., names.index("load_abs")] = 1.0
+    scaled_var = cov.diagonal(0, -2, -1)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        beta = beta * torque_w
+        cov = (cov * torque_w[..., :, None]) * torque_w[..., None, :]
+        if "viscous" in names:
+            i = names.index("viscous")
+            vs = np.asarray(velocity_scale, dtype=np.float64)
+            beta[..., i] /= vs
+            cov[..., i, :] /= vs[..., None]
+            cov[..., :, i] /= vs[..., None]
+        rms = rms * torque_scale
+    if not np.isfinite(beta).all():
+        raise ValueError(
+            "Expected `torque` and `velocity` whose fitted coefficients lie within the float "
+            "range, got a coefficient beyond it."
+        )
+    var = cov.diagonal(0, -2, -1)
+    lost = ~np.isfinite(cov).all(axis=-1) | (
+        (scaled_var != 0) & (np.abs(var) < np.finfo(np.float64).tiny)
+    )
+    if lost.any():
+        cov = np.where(lost[..., :, None] | lost[..., None, :], 0.0, cov)
+        idx = np.arange(cov.shape[-1])
+        cov[..., idx, idx] = np.where(lost, np.inf, cov[..., idx, idx])
+        which = [name for i, name in enumerate(names) if lost[..., i].any()]
+        warnings.warn(
+            f"{solver}: the variances of {', '.join(which)} "
+            "lie outside the float range (torques or speeds of extreme magnitude); they are "
+            "reported as infinite, their covariances as zero.",
+            GravdirWarning,
+            stacklevel=stacklevel,
+        )
+    return beta, cov, rms
 
 
 def design(
@@ -178,6 +389,7 @@ class Design(NamedTuple):
     pinned: NDArray[np.bool_] | None
     single_speed: NDArray[np.bool_] | np.bool_
     arc: NDArray[np.float64] | np.float64
+    velocity_scale: Any  # the viscous column is velocity / velocity_scale (1.0: unscaled)
 
 
 def _speed_mask(
@@ -258,7 +470,12 @@ def prepare(
     min_arc: float,
     single_speed_rtol: float,
 ) -> Design:
-    """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold."""
+    """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold.
+
+    `min_speed`, `min_arc` and `single_speed_rtol` arrive checked. Every check on the samples
+    (finiteness, units, the speed mask, directions, counts and the arc) comes before the design
+    matrix is built.
+    """
     batch = qq.shape[:-1]
     speed = np.abs(vv)
     # Per-sweep scalars below are Python floats for a single sweep (see `total`). The extremes
@@ -270,16 +487,26 @@ def prepare(
     q_hi, q_lo = extreme(np.maximum, qq), extreme(np.minimum, qq)
     if not (all_finite(q_hi) and all_finite(q_lo)):
         check_finite(qq, "q")
-    if min_speed is None:
-        threshold = 0.1 * fastest
-    else:
-        threshold = check_positive(min_speed, "min_speed", allow_zero=True)
+    # Units: for one sweep three comparisons of Python floats settle the common case.
+    if not isinstance(q_hi, float) or not (
+        q_hi <= MAX_JOINT_ANGLE and q_lo >= -MAX_JOINT_ANGLE and q_hi - q_lo <= MAX_JOINT_ANGLE
+    ):
+        check_sweep_angles(q_hi, q_lo)
+    threshold = 0.1 * fastest if min_speed is None else min_speed
     needs_both = friction != "none" or load_friction != "none"
     # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
     # direction: leave them out when friction is modelled, whatever `min_speed` says.
     drop_standing = needs_both and min_speed is not None and min_speed <= 0
     used_b, used = _speed_mask(qq, speed, threshold, drop_standing)
-    vm = vv if used is None else vv * used
+    # The viscous column in units of the fastest speed where speeds are extreme (exact: a power
+    # of two), so that its sums of squares neither overflow nor underflow.
+    velocity_scale = (
+        1.0
+        if isinstance(fastest, float) and SCALE_LO <= fastest <= SCALE_HI
+        else pow2_scale(fastest)
+    )
+    vs = vv if is_unit(velocity_scale) else vv / per_sample(velocity_scale)
+    vm = vs if used is None else vs * used
     # Counts and sums of the velocity columns over the used samples. They decide the columns
     # before the design matrix is built, so its Gram matrix holds only the fitted ones. For a
     # single sweep they are Python floats, which cost a small fraction of 0-d array arithmetic.
@@ -292,14 +519,10 @@ def prepare(
     friction_terms, pin_viscous, single_speed = _friction_columns(
         vm, sgn, n_used, friction, single_speed_rtol, batch
     )
-    x, names, gram = design(qq, vm, sgn, used, friction_terms, load_friction == "signed", orders)
-    pinned = None
-    if pin_viscous is not None:
-        pinned = np.zeros(batch + (len(names),), dtype=bool)
-        pinned[..., names.index("viscous")] = pin_viscous
-
-    n_params = len(names) + (1 if load_friction == "abs" else 0)
-    n_free = n_params - (0 if pinned is None else pinned.sum(axis=-1))
+    load_signed = load_friction == "signed"
+    n_columns = 3 + friction_terms + 2 * load_signed + 2 * len(orders)
+    n_params = n_columns + (1 if load_friction == "abs" else 0)
+    n_free = n_params - (0 if pin_viscous is None else pin_viscous.astype(np.int64))
     too_few = n_used <= n_free
     if any_(too_few):
         raise InsufficientDataError(
@@ -318,8 +541,21 @@ def prepare(
             f"{batch_index(batch, arc < min_arc)}: the offset and the gravity sinusoid cannot "
             "be separated on a shorter arc."
         )
+    x, names, gram = design(qq, vm, sgn, used, friction_terms, load_signed, orders)
+    pinned = None
+    if pin_viscous is not None:
+        pinned = np.zeros(batch + (len(names),), dtype=bool)
+        pinned[..., names.index("viscous")] = pin_viscous
     if batch:
-        return Design(x, gram, names, used, n_used, pinned, single_speed, arc)
+        return Design(x, gram, names, used, n_used, pinned, single_speed, arc, velocity_scale)
     return Design(
-        x, gram, names, used, np.int64(n_used), pinned, np.bool_(single_speed), np.float64(arc)
+        x,
+        gram,
+        names,
+        used,
+        np.int64(n_used),
+        pinned,
+        np.bool_(single_speed),
+        np.float64(arc),
+        velocity_scale,
     )

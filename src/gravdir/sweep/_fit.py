@@ -9,23 +9,33 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_finite, check_option, check_positive
+from gravdir._checks import check_finite
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
     LOAD_FRICTION_OPTIONS,
+    SCALE_HI,
+    SCALE_LO,
     Design,
     Friction,
     LoadFriction,
     apply_torque_sign,
+    check_friction_option,
     check_harmonics,
+    check_max_iter,
+    check_min_arc,
+    check_min_speed,
+    check_rtol,
     check_sweep_inputs,
+    is_unit,
+    pow2_scale,
     prepare,
+    unscale,
 )
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import all_, all_finite, dot, predict, solve_normal
+from gravdir.sweep._solve import all_, all_finite, dot, extreme, predict, solve_normal
 
 # Gravity amplitude, relative to the RMS of the used torque, at or below which the load column
 # sgn(v) |a sin q + b cos q| of load_friction="abs" is not identifiable: the fitted (a, b) of a
@@ -69,16 +79,21 @@ def fit_sweep(
     Parameters
     ----------
     q : array_like, shape (..., n)
-        Joint angles of the swept joint, radians (unwrapped: a sweep is a continuous arc).
+        Joint angles of the swept joint, radians (unwrapped: a sweep is a continuous arc),
+        within ±4π and spanning at most 4π (two turns) per sweep: anything beyond is taken for
+        degrees and refused.
     torque : array_like, shape (..., n)
-        Measured joint torque (the torque the actuator applies about +axis).
+        Measured joint torque (the torque the actuator applies about +axis), any finite
+        magnitude.
     velocity : array_like, shape (..., n)
-        Joint velocity, rad/s; its sign says the direction of motion. The three arrays broadcast
-        together; leading axes are independent sweeps, fitted in one batched solve.
+        Joint velocity, rad/s; its sign says the direction of motion. The leading axes of the
+        three arrays broadcast together and are independent sweeps, fitted in one batched
+        solve; the last (sample) axis must be the same in all three (a column vector does not
+        broadcast into one-sample sweeps).
     min_speed : float, optional
         Samples with ``|velocity| < min_speed`` (reversals, the slow ends of acceleration ramps,
-        where stiction is not modelled) are dropped. Default: 10% of the largest ``|velocity|``
-        of each sweep.
+        where stiction is not modelled) are dropped: a finite number >= 0. Default: 10% of the
+        largest ``|velocity|`` of each sweep.
     friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
         Friction columns. ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``; ``"coulomb"`` only
         ``sign(v)``; ``"none"`` neither. ``"auto"`` (default) fits both unless each direction
@@ -96,27 +111,28 @@ def fit_sweep(
         ``"abs"`` column vanishes and its coefficient is held at zero.
     harmonics : sequence of float, optional
         Orders :math:`k \\ne 1` of nuisance harmonics ``sin(k q), cos(k q)`` (gear ripple,
-        unmodelled posture dependence) fitted beside gravity.
+        unmodelled posture dependence) fitted beside gravity: at most 100 distinct orders, each
+        from 0.01 to 10 000.
     min_arc : float, optional
-        Smallest accepted span of the used joint angles, radians (default 30°: below it the
-        offset and the gravity sinusoid are nearly collinear; see docs/sweep.md).
+        Smallest accepted span of the used joint angles, radians, from 0 to 4π (default 30°:
+        below it the offset and the gravity sinusoid are nearly collinear; see docs/sweep.md).
     single_speed_rtol : float, optional
         Each direction counts as moving at one speed when the RMS deviation of ``v`` from its
-        per-direction mean is below `single_speed_rtol` times the RMS of ``v`` (default 1e-6:
-        a commanded constant speed gives exactly zero).
+        per-direction mean is below `single_speed_rtol` times the RMS of ``v`` (from 0 to 1;
+        default 1e-6: a commanded constant speed gives exactly zero).
     max_iter : int, optional
-        Gauss-Newton iteration limit for ``load_friction="abs"`` (default 50). A sweep that
-        reaches it is returned with ``converged`` false and a
+        Gauss-Newton iteration limit for ``load_friction="abs"``, an integer from 1 to 10 000
+        (default 50). A sweep that reaches it is returned with ``converged`` false and a
         :class:`~gravdir.errors.ConvergenceWarning` is issued.
     load_amplitude_rtol : float, optional
         For ``load_friction="abs"``: the gravity sinusoid of a sweep counts as negligible where
         the amplitude of its load-free fit is at most `load_amplitude_rtol` times the RMS of the
-        used torque (default 1e-9). There the load coefficient is not identifiable: it is held
-        at zero, its variance in ``covariance`` is infinite (its covariances with the other
-        coefficients zero), and every other coefficient and its covariance are those of the
-        load-free fit; ``n_iter`` is 0. No warning is issued: without gravity load there is no
-        load-dependent friction for the sweep to show, and the fit of every other term is
-        complete.
+        used torque (from 0 to 1; default 1e-9). There the load coefficient is not
+        identifiable: it is held at zero, its variance in ``covariance`` is infinite (its
+        covariances with the other coefficients zero), and every other coefficient and its
+        covariance are those of the load-free fit; ``n_iter`` is 0. No warning is issued:
+        without gravity load there is no load-dependent friction for the sweep to show, and the
+        fit of every other term is complete.
     torque_sign : {1, -1}, optional
         ``-1`` for a controller that reports the torque with the opposite sign to gravdir's
         (the torque the actuator applies to the distal link about +axis); `torque` is negated
@@ -132,7 +148,12 @@ def fit_sweep(
     Raises
     ------
     ValueError
-        If the arrays do not broadcast, contain NaN or infinity, or an option is unknown.
+        If an array is not real and numeric (numeric strings included), contains NaN or
+        infinity, or the arrays do not share their sample axis or do not broadcast; if `q`
+        looks like degrees (a position beyond ±4π or a span beyond two turns: the message says
+        "degrees?"); if an option is unknown, a number is a string or a bool, or a value lies
+        outside its documented range; or if a fitted coefficient itself lies beyond the float
+        range.
     InsufficientDataError
         If, in any sweep, no sample or too few samples remain after the speed mask, a direction
         has no samples while friction columns are on, the arc is shorter than `min_arc`, or the
@@ -145,6 +166,10 @@ def fit_sweep(
     ConvergenceWarning
         If the Gauss-Newton iteration of ``load_friction="abs"`` stops at `max_iter` in any
         sweep.
+    GravdirWarning
+        If a variance of the coefficients lies outside the normal float range (torques or
+        speeds beyond about 1e±150): it is reported as infinite, with zero covariances, never
+        as zero.
 
     See Also
     --------
@@ -162,7 +187,9 @@ def fit_sweep(
     :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`; amplitude and phase variances follow to first order
     (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated normal equations,
     refined once where ill-conditioned; unused samples are zero rows, so sweeps with different
-    masks share one batched solve.
+    masks share one batched solve. A sweep whose largest torque or speed lies outside
+    :math:`[2^{-100}, 2^{100}]` is fitted in units of a power of two near it (an exact scaling,
+    undone on the results), so every finite input gives finite coefficients and residuals.
 
     With ``load_friction="abs"`` the column :math:`\\mathrm{sgn}\\,v\\,|a \\sin q + b \\cos q|`
     depends on :math:`(a, b)`, and Gauss-Newton iterates from the load-free fit with the
@@ -203,24 +230,48 @@ def fit_sweep(
     """
     qq, tt, vv = check_sweep_inputs(q, torque, velocity, finite=False)
     tt = apply_torque_sign(tt, torque_sign)
-    # torque . torque carries any NaN or infinity of `torque` (squares cannot cancel, so no
-    # floating-point warning), and a batch's residual sum of squares needs it anyway; `q` and
-    # `velocity` are checked the same way from their extremes in `prepare`.
-    tt_sq = dot(tt, tt)
-    if not all_finite(tt_sq):
-        check_finite(tt, "torque")
-    if friction not in FRICTION_OPTIONS or load_friction not in LOAD_FRICTION_OPTIONS:
-        check_option(friction, "friction", FRICTION_OPTIONS)
-        check_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
+    if (
+        not (isinstance(friction, str) and isinstance(load_friction, str))
+        or friction not in FRICTION_OPTIONS
+        or load_friction not in LOAD_FRICTION_OPTIONS
+    ):
+        check_friction_option(friction, "friction", FRICTION_OPTIONS)
+        check_friction_option(load_friction, "load_friction", LOAD_FRICTION_OPTIONS)
     orders = check_harmonics(harmonics)
-    min_arc = check_positive(min_arc, "min_arc", allow_zero=True)
-    single_speed_rtol = check_positive(single_speed_rtol, "single_speed_rtol", allow_zero=True)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
-        raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
-    if load_friction == "abs":
-        rtol = check_positive(load_amplitude_rtol, "load_amplitude_rtol", allow_zero=True)
+    min_speed = check_min_speed(min_speed)
+    min_arc = check_min_arc(min_arc)
+    single_speed_rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
+    max_iter = check_max_iter(max_iter)
+    rtol = check_rtol(load_amplitude_rtol, "load_amplitude_rtol")
+    args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
+    try:
+        return _fit(*args, max_iter, rtol)
+    except FloatingPointError:
+        # numpy's default error state ignores underflow, which only rounds towards zero (a sample
+        # of 1e-300 beside one of 1); a caller's stricter state would turn it into an error, so
+        # the fit is repeated with underflow ignored. (Entering np.errstate on every call would
+        # cost a few percent of a single-sweep fit.)
+        with np.errstate(under="ignore"):
+            return _fit(*args, max_iter, rtol)
+
+
+def _fit(
+    qq: NDArray[np.float64],
+    tt: NDArray[np.float64],
+    vv: NDArray[np.float64],
+    min_speed: float | None,
+    friction: str,
+    load_friction: str,
+    orders: tuple[float, ...],
+    min_arc: float,
+    single_speed_rtol: float,
+    max_iter: int,
+    rtol: float,
+) -> SweepFit:
+    """:func:`fit_sweep` on checked arguments."""
+    tt, torque_scale, yy = _scaled_torque(tt)
     d = prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
-    y, yy = (tt, tt_sq) if d.used is None else (tt * d.used, None)
+    y, yy = (tt, yy) if d.used is None else (tt * d.used, None)
     names = d.names
     pinned = d.pinned
     # A linear solve converges without iterating.
@@ -234,7 +285,9 @@ def fit_sweep(
             converged, n_iter = bool(converged), int(n_iter)
         names = [*names, "load_abs"]
         if not all_(converged):
-            warn_not_converged("fit_sweep (load_friction='abs', Gauss-Newton)", max_iter)
+            warn_not_converged(
+                "fit_sweep (load_friction='abs', Gauss-Newton)", max_iter, stacklevel=4
+            )
     else:
         beta, inv_gram, rss = solve_normal(d.x, y, d.gram, pinned, yy)
         if beta.ndim > 1:
@@ -245,22 +298,27 @@ def fit_sweep(
     n_free = len(names) - (0 if pinned is None else pinned.sum(axis=-1))
     sigma2 = rss / (n_used - n_free)
     cov = (sigma2[..., None, None] if isinstance(sigma2, np.ndarray) else sigma2) * inv_gram
+    load: Any = None
     if load_friction == "signed":
+        # A ratio of coefficients: the same in scaled units.
         load = _signed_load_coefficient(beta, d.gram, names)
         load = load if load.ndim else load[()]
-    elif load_friction == "abs":
-        load = beta[..., -1] if beta.ndim > 1 else beta[-1]
-        if pinned is not None:
-            # A load coefficient held at zero for want of gravity load: nothing is known of it.
-            cov[..., -1, -1] = np.where(pinned[..., -1], np.inf, cov[..., -1, -1])
-    else:
-        load = None
     # math.sqrt is the correctly rounded square root, as np.sqrt, at a fraction of its call cost.
     rms: Any
     if isinstance(rss, np.ndarray):
         rms = np.sqrt(rss / n_used)
     else:
         rms = np.float64(math.sqrt(rss / n_used))
+    vscale = d.velocity_scale
+    if not (is_unit(torque_scale) and is_unit(vscale)):
+        beta, cov, rms = unscale(
+            beta, cov, rms, names, torque_scale, vscale, "fit_sweep", stacklevel=4
+        )
+    if load_friction == "abs":
+        load = beta[..., -1] if beta.ndim > 1 else beta[-1]
+        if pinned is not None:
+            # A load coefficient held at zero for want of gravity load: nothing is known of it.
+            cov[..., -1, -1] = np.where(pinned[..., -1], np.inf, cov[..., -1, -1])
     return make_fit(
         beta,
         cov,
@@ -275,6 +333,39 @@ def fit_sweep(
         converged,
         n_iter,
     )
+
+
+def _scaled_torque(tt: NDArray[np.float64]) -> tuple[NDArray[np.float64], Any, Any]:
+    """`torque` checked finite and, where its magnitude is extreme, in scaled units.
+
+    Returns the torque to fit, the per-sweep scale to undo on the results (1.0: none) and, for a
+    batch, ``torque . torque`` where it is already known (None otherwise).
+    """
+    if tt.ndim == 1:
+        # One sweep: the largest magnitude carries any NaN or infinity (every comparison with
+        # NaN is false) and gives the scale.
+        top = float(np.maximum.reduce(np.abs(tt)))
+        if SCALE_LO <= top <= SCALE_HI:
+            return tt, 1.0, None
+        if not math.isfinite(top):
+            check_finite(tt, "torque")
+        scale = pow2_scale(top)
+        return (tt, 1.0, None) if scale == 1.0 else (tt / scale, scale, None)
+    # A batch: torque . torque is needed for the residuals anyway, and carries any NaN or
+    # infinity (squares cannot cancel); only where it is out of range are the extremes needed.
+    with np.errstate(over="ignore", under="ignore"):
+        yy = dot(tt, tt)
+    n = tt.shape[-1]
+    # Inside these bounds the largest magnitude of each sweep lies in [SCALE_LO, SCALE_HI].
+    if np.all((yy >= n * SCALE_LO**2) & (yy <= SCALE_HI**2)):
+        return tt, 1.0, yy
+    hi, lo = extreme(np.maximum, tt), extreme(np.minimum, tt)
+    if not (all_finite(hi) and all_finite(lo)):
+        check_finite(tt, "torque")
+    scale = pow2_scale(np.maximum(hi, -lo))
+    if is_unit(scale):
+        return tt, 1.0, yy
+    return tt / scale[..., None], scale, None
 
 
 class _GaussNewton(NamedTuple):

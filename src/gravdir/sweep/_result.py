@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
 from gravdir._results import Result
+from gravdir.sweep._design import refuse_bool
 
 __all__ = ["SweepFit", "SweepZeros", "wrap_angle"]
 
@@ -30,21 +31,38 @@ def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
-        Angles, radians.
+        Angles, radians: finite real numbers (any magnitude).
 
     Returns
     -------
     ndarray
         The same angles modulo 2 pi, in (-pi, pi] (pi itself stays pi, -pi becomes pi).
 
+    Raises
+    ------
+    ValueError
+        If `x` is not real and numeric (strings, booleans and complex numbers are refused) or
+        holds NaN or infinity.
+
     Examples
     --------
     >>> wrap_angle([np.pi, -np.pi, 3 * np.pi / 2]).round(6)
     array([ 3.141593,  3.141593, -1.570796])
     """
-    a = np.asarray(x, dtype=np.float64)
+    value: Any = x
+    if isinstance(value, float):
+        # One Python float: the common call, checked without the array machinery.
+        if not math.isfinite(value):
+            raise ValueError(f"Expected `x` to be finite, got {value!r}.")
+        return wrap(np.float64(value))
+    return wrap(check_array(refuse_bool(value, "x"), "x"))
+
+
+def wrap(a: Any) -> NDArray[np.float64]:
+    """:func:`wrap_angle` of float64 values already checked finite."""
     w = np.mod(a + np.pi, 2 * np.pi) - np.pi
-    return np.where(w <= -np.pi, w + 2 * np.pi, w)
+    out: NDArray[np.float64] = np.where(w <= -np.pi, w + 2 * np.pi, w)
+    return out
 
 
 def atan2_wrapped(y: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -59,20 +77,37 @@ def amplitude_phase_covariance(
 ) -> NDArray[np.float64]:
     """First-order covariance (..., 2, 2) of ``(hypot(a, b), atan2(b, a))`` from that of (a, b).
 
-    Where the amplitude is exactly zero the phase variance is infinite and the amplitude's is the
-    larger principal variance of (a, b).
+    With :math:`(c, s) = (a, b)/A` the Jacobian is ``[[c, s], [-s/A, c/A]]``; the products are
+    formed so that no intermediate overflows. Where the amplitude is exactly zero the phase
+    variance is infinite and the amplitude's is the larger principal variance of (a, b). Where
+    the covariance of (a, b) is not finite (it exceeded the float range), both variances are
+    infinite and their covariance zero; a phase variance beyond the float range (a tiny
+    amplitude) is infinite. Never NaN, never a smaller variance than the data support.
     """
     a, b = ab[..., 0], ab[..., 1]
-    amp2 = a * a + b * b
-    amp = np.sqrt(amp2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        jac = np.stack([np.stack([a / amp, b / amp], -1), np.stack([-b / amp2, a / amp2], -1)], -2)
-        out = jac @ cov_ab @ np.swapaxes(jac, -1, -2)
-    zero = amp2 == 0
-    if np.any(zero):
+    amp = np.hypot(a, b)
+    zero = amp == 0
+    safe = np.where(zero, 1.0, amp)
+    c00, c01, c11 = cov_ab[..., 0, 0], cov_ab[..., 0, 1], cov_ab[..., 1, 1]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        c, s = a / safe, b / safe
+        var_a = c * c * c00 + 2.0 * c * s * c01 + s * s * c11
+        cross = (c * s * (c11 - c00) + (c * c - s * s) * c01) / safe
+        var_p = (s * s * c00 - 2.0 * c * s * c01 + c * c * c11) / safe / safe
+    out = np.stack(
+        [
+            np.stack([np.maximum(var_a, 0.0), cross], -1),
+            np.stack([cross, np.maximum(var_p, 0.0)], -1),
+        ],
+        -2,
+    )
+    unknown = ~np.isfinite(cov_ab).all(axis=(-2, -1))
+    if np.any(zero) or np.any(unknown):
         out = np.array(out)
-        out[zero] = np.array([[0.0, 0.0], [0.0, np.inf]])
-        out[zero, 0, 0] = np.linalg.eigvalsh(cov_ab[zero])[..., -1]
+        out[unknown] = np.array([[np.inf, 0.0], [0.0, np.inf]])
+        known_zero = zero & ~unknown
+        out[known_zero] = np.array([[0.0, 0.0], [0.0, np.inf]])
+        out[known_zero, 0, 0] = np.linalg.eigvalsh(cov_ab[known_zero])[..., -1]
     return out
 
 
@@ -174,6 +209,8 @@ class SweepFit(Result):
         Gauss-Newton Jacobian replaces :math:`X`). A coefficient held at zero by the fit has
         zero covariance when the data fix it (the viscous term at a single speed) and infinite
         variance when they say nothing about it (the load coefficient without gravity load).
+        A variance outside the float range (torques or speeds beyond about 1e±150) is infinite
+        too, with zero covariances, and the fit warns; it is never reported as zero.
     residual_rms : ndarray, shape (...)
         Root mean square of the residuals over the samples used.
     n_used : ndarray of int, shape (...)
@@ -325,8 +362,8 @@ class SweepFit(Result):
         US 11,446,825 B2, FIG. 4A and Equation (1).
         """
         return SweepZeros(
-            unstable=wrap_angle(np.pi - self.phase),
-            stable=wrap_angle(-self.phase),
+            unstable=wrap(np.pi - self.phase),
+            stable=wrap(-self.phase),
             std=self.phase_std,
         )
 

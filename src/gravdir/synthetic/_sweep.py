@@ -126,22 +126,27 @@ def _trapezoid_profile(
     forward_sign = 1.0 if stop > start else -1.0
     direction = np.where(index % 2 == 0, forward_sign, -forward_sign)
 
-    # Distance along the pass and speed magnitude (trapezoidal profile). With no ramp the
-    # ramp masks are empty and the acceleration is never used.
-    accel = speed / ramp_time if ramp_time > 0 else 0.0
+    # Distance along the pass and speed magnitude (trapezoidal profile). The acceleration
+    # speed / ramp_time enters as the fraction of the ramp done, in [0, 1], so that a ramp far
+    # shorter than a sample period cannot overflow: 0.5 a t^2 = 0.5 speed t (t / ramp_time).
+    # With no ramp the ramp masks are empty and the fractions are never used.
+    ramp = ramp_time if ramp_time > 0 else 1.0
     in_up = t_pass < ramp_time
     in_down = t_pass > pass_time - ramp_time
+    left = pass_time - t_pass  # time to the end of the pass
+    up_fraction = np.minimum(t_pass, ramp) / ramp
+    down_fraction = np.minimum(left, ramp) / ramp
     dist = np.where(
         in_up,
-        0.5 * accel * t_pass**2,
+        0.5 * speed * t_pass * up_fraction,
         np.where(
             in_down,
-            arc - 0.5 * accel * (pass_time - t_pass) ** 2,
+            arc - 0.5 * speed * left * down_fraction,
             0.5 * speed * ramp_time + speed * (t_pass - ramp_time),
         ),
     )
     speed_now = np.where(
-        in_up, accel * t_pass, np.where(in_down, accel * (pass_time - t_pass), speed)
+        in_up, speed * up_fraction, np.where(in_down, speed * down_fraction, speed)
     )
     q = np.where(index % 2 == 0, start + forward_sign * dist, stop - forward_sign * dist)
     return _Profile(t, q, direction * speed_now, direction, ~(in_up | in_down))
