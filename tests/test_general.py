@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -610,3 +612,276 @@ def test_moment_scales_with_gravity_default_standard():
     assert moment_from_mass_model(*args, gravity=1.62)[1] == pytest.approx(2.0 * 1.62)
     with pytest.raises(ValueError, match="`gravity` to be a finite positive"):
         moment_from_mass_model(*args, gravity=0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Hardening: the inputs and outcomes an adversarial run found (issue 11)
+# --------------------------------------------------------------------------------------------
+
+
+def _two_joint_chain():
+    return chain_from_dh([0.2, 0.0], [0.0, 0.0], [0.0, 0.5], [np.pi / 2, 0.0])
+
+
+def _two_joint_sweeps(up, noise_std, seed, *, gravity=True):
+    """J2 of the two-joint chain swept over 2 rad at J1 = 0, 90°, 180°, white noise added."""
+    chain = _two_joint_chain()
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    v = np.concatenate([np.full(200, 0.3), np.full(200, -0.3)])
+    w = np.array([0.0, 9.81, 0.0])  # g (a x m) for a first moment along link x
+    sweeps = []
+    for q1 in (0.0, np.pi / 2, np.pi):
+        r, a = link_frames(chain, [q1, 0.0]).rotations[1], chain.axes_in_link[1]
+        tau = np.cos(q)[:, None] * (r @ w) + np.sin(q)[:, None] * (r @ np.cross(a, w))
+        torque = (tau @ up if gravity else 0.0) + 0.2 * np.sign(v)
+        torque = torque + noise_std * rng.standard_normal(q.size)
+        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, torque, v)))
+    return sweeps
+
+
+def test_estimate_up_refuses_sweeps_without_a_gravity_signal():
+    # No gravity torque at all: friction and noise only. The fitted amplitudes are 1.0 to 2.6
+    # standard deviations; estimate_up used to return a tilt of about 17° without a word.
+    sweeps = _two_joint_sweeps(np.array([0.0, 0.0, 1.0]), 0.05, 6, gravity=False)
+    snr = [float(s.fit.amplitude / s.fit.amplitude_std) for s in sweeps]
+    assert min(snr) > 0.6 and max(snr) < 2.7
+    with pytest.raises(InsufficientDataError, match=r"`sweeps` to be significant.*2\.6 standard"):
+        estimate_up(sweeps)
+    with pytest.raises(InsufficientDataError, match=r"p = 0\.06.*`significance` = 1e-06"):
+        estimate_up(sweeps)
+    # The test can be switched off; the estimate then carries its (large) uncertainty.
+    loose = estimate_up(sweeps, significance=1.0)
+    assert loose.up_std_deg > 10.0
+    # A real gravity signal passes by many orders of magnitude.
+    up = np.array([np.sin(0.3), 0.0, np.cos(0.3)])
+    est = estimate_up(_two_joint_sweeps(up, 0.05, 6))
+    assert float(angle_between(est.up, up)) < np.radians(0.5)
+    with pytest.raises(ValueError, match="`significance` to be a positive number of at most 1,"):
+        estimate_up(sweeps, significance=2.0)
+
+
+def test_sign_within_a_few_standard_deviations_warns_with_the_margin():
+    # up 86° from the hint: a cosine of about 0.1, above `sign_tol` (0.05), but the noise makes
+    # its standard deviation about 0.04, so the sign is decided by under 3 standard deviations.
+    tilt = np.radians(86.0)
+    up = np.array([np.sin(tilt), 0.0, np.cos(tilt)])
+    sweeps = _two_joint_sweeps(up, 2.0, 1)
+    with pytest.warns(GravdirWarning, match=r"cosine of 0\.106.*2\.73 standard deviation"):
+        est = estimate_up(sweeps)
+    assert est.sign_margin > 0.05
+    # The same geometry with little noise decides the sign by many standard deviations.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate_up(_two_joint_sweeps(up, 0.05, 1))
+    # The moment-hint rule is tested the same way, on its own deciding quantity.
+    with pytest.warns(GravdirWarning, match="moment hint rule"):
+        estimate_up(sweeps, moment_hints={1: [1.0, 0.0, 0.0]}, sign_nsigma=100.0)
+    with pytest.raises(ValueError, match="`sign_nsigma`"):
+        estimate_up(sweeps, sign_nsigma=-1.0)
+
+
+def test_estimate_up_options_are_bounded():
+    sweeps = _two_joint_sweeps(np.array([np.sin(0.3), 0.0, np.cos(0.3)]), 0.05, 2)
+    # covariance_floor=1e300 used to raise OverflowError.
+    with pytest.raises(ValueError, match="`covariance_floor` to be a number from 1e-15 to 0.1"):
+        estimate_up(sweeps, covariance_floor=1e300)
+    with pytest.raises(ValueError, match="`covariance_floor`"):
+        estimate_up(sweeps, covariance_floor=1e-300)
+    with pytest.raises(ValueError, match="`n_grid` to be a positive int at most 20000"):
+        estimate_up(sweeps, n_grid=10**12)
+    with pytest.raises(ValueError, match="`n_starts` to be a positive int at most 32"):
+        estimate_up(sweeps, n_starts=1000)
+    with pytest.raises(ValueError, match="`max_iter` to be a positive int at most 1000"):
+        estimate_up(sweeps, max_iter=10**6)
+    with pytest.raises(ValueError, match="`xtol` to be a positive number of at most 0.01,"):
+        estimate_up(sweeps, xtol=1e300)
+    with pytest.raises(ValueError, match="`rcond`"):
+        estimate_up(sweeps, rcond=2.0)
+    with pytest.raises(ValueError, match="`n_grid`"):
+        estimate_up(sweeps, n_grid="400")
+    with pytest.raises(ValueError, match="`xtol` to be a number"):
+        estimate_up(sweeps, xtol="1e-10")
+    # Any non-zero finite `up_hint` is a direction, whatever its scale.
+    ref = estimate_up(sweeps)
+    for scale in (1e-300, 1e300):
+        assert estimate_up(sweeps, up_hint=np.array([0.0, 0.0, scale])) == ref
+
+
+def test_plan_sweeps_refuses_degrees_unbounded_counts_and_wrong_names():
+    chain = _two_joint_chain()
+    common = {
+        "masses": [1.0, 2.0],
+        "coms": np.zeros((2, 3)),
+        "noise_std": 0.05,
+        "target_std": np.radians(0.2),
+    }
+    # Degrees for radians used to plan "arc=3438°, reached=True".
+    with pytest.raises(ValueError, match=r"`arcs` in radians.*degrees\?"):
+        plan_sweeps(chain, [0.0, 0.0], arcs=(60.0, 90.0, 120.0), **common)
+    with pytest.raises(ValueError, match=r"`spacings` in radians.*degrees\?"):
+        plan_sweeps(chain, [0.0, 0.0], spacings=(60.0, 90.0), **common)
+    with pytest.raises(ValueError, match=r"`configuration` .*degrees\?"):
+        plan_sweeps(chain, [0.0, 90.0], **common)
+    # counts=(10**6,) used to run for more than 40 s.
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="`counts` to hold ints >= 2 and at most 36"):
+        plan_sweeps(chain, [0.0, 0.0], counts=(10**6,), **common)
+    with pytest.raises(ValueError, match="at most 2000 sweeps in all"):
+        plan_sweeps(chain, [0.0, 0.0], counts=tuple(range(2, 37)), **common)
+    with pytest.raises(ValueError, match="at most 20000000 samples in all"):
+        plan_sweeps(chain, [0.0, 0.0], speed=1e-3, sample_rate=1e3, **common)
+    with pytest.raises(ValueError, match="`counts` to hold ints"):
+        plan_sweeps(chain, [0.0, 0.0], counts=(2.5,), **common)
+    assert time.perf_counter() - start < 2.0
+    # Every message names the argument of plan_sweeps the caller gave.
+    with pytest.raises(TypeError, match="up_prior"):
+        plan_sweeps(chain, [0.0, 0.0], up_prior=[[0, 0, 1]], **common)
+    with pytest.raises(ValueError, match=r"Expected `up_hint` to have shape \(3,\)"):
+        plan_sweeps(chain, [0.0, 0.0], up_hint=[[0, 0, 1]], **common)
+    with pytest.raises(ValueError, match=r"at least 4 samples per pass \(`arcs`"):
+        plan_sweeps(chain, [0.0, 0.0], arcs=(0.001,), **common)
+    with pytest.raises(ValueError, match="`noise_std` to be a number"):
+        plan_sweeps(chain, [0.0, 0.0], **{**common, "noise_std": "0.05"})
+    with pytest.raises(ValueError, match="`masses` and `noise_std` to give a ratio"):
+        plan_sweeps(chain, [0.0, 0.0], **{**common, "noise_std": 1e-300})
+
+
+def test_sweep_samples_refuses_degrees():
+    # A 90 "rad" sweep used to make 36,002 samples.
+    with pytest.raises(ValueError, match=r"`arc` in radians, got a span of 90 rad.*degrees\?"):
+        sweep_samples(0.0, 90.0, 0.5, 100.0)
+    with pytest.raises(ValueError, match=r"`center` to be a joint position in radians.*degrees\?"):
+        sweep_samples(90.0, 1.0, 0.5, 100.0)
+    with pytest.raises(ValueError, match="`max_samples` to be an int >= 8 and at most 10000000"):
+        sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=10**12)
+    q, v = sweep_samples(0.0, 4 * np.pi, 0.5, 100.0)  # two full turns are still radians
+    assert np.ptp(q) == pytest.approx(4 * np.pi)
+
+
+def test_crlb_up_clear_errors():
+    chain = _two_joint_chain()
+    plans = [
+        planned_sweep_from_chain(
+            chain, [q1, 0.0], 1, 2.0, masses=[1.0, 2.0], coms=np.zeros((2, 3)), noise_std=0.05
+        )
+        for q1 in (0.0, np.pi / 2, np.pi)
+    ]
+    # min_speed=1e300 used to end in "zero-size array to reduction operation".
+    with pytest.raises(InsufficientDataError, match=r"`sweeps\[0\]`.*`min_speed` = 1e\+300"):
+        crlb_up(plans, min_speed=1e300)
+    # Sweeps in one direction cannot separate Coulomb friction from the offset.
+    one_way = [dataclasses.replace(p, velocity=np.abs(p.velocity)) for p in plans]
+    with pytest.raises(InsufficientDataError, match=r"`sweeps\[0\]` to separate"):
+        crlb_up(one_way)
+    assert crlb_up(one_way, friction="none").up_std_deg > 0.0
+    # The bound does not depend on the units of the moments and the noise.
+    ref = crlb_up(plans)
+    for scale in (1e-150, 1e150):
+        scaled = [
+            dataclasses.replace(p, moment=p.moment * scale, noise_std=p.noise_std * scale)
+            for p in plans
+        ]
+        assert np.allclose(crlb_up(scaled).up_information, ref.up_information, rtol=1e-9)
+    absurd = [dataclasses.replace(p, noise_std=1e-300) for p in plans]
+    with pytest.raises(ValueError, match="`noise_std` of `sweeps` to give a ratio"):
+        crlb_up(absurd)
+
+
+def test_non_finite_or_underflowed_covariance_is_never_certainty(good_sweeps):
+    sweeps, _, _ = good_sweeps
+    fit = sweeps[0].fit
+    for bad in (np.inf, np.nan):
+        cov = np.array(fit.covariance)
+        cov[1, 1] = bad
+        with pytest.raises(ValueError, match="`fit` to have a finite sin/cos covariance"):
+            JointSweep(1, sweeps[0].rotation, sweeps[0].axis, 0.0, replace(fit, covariance=cov))
+    noisy = _two_joint_sweeps(np.array([np.sin(0.3), 0.0, np.cos(0.3)]), 0.05, 3)
+    zero = replace(noisy[0].fit, covariance=np.zeros_like(noisy[0].fit.covariance))
+    with pytest.raises(ValueError, match="covariance underflowed"):
+        JointSweep(1, noisy[0].rotation, noisy[0].axis, 0.0, zero)
+    # A covariance beyond the float range relative to the amplitudes gives that sweep no
+    # weight (infinite variance), with a warning; it never makes the estimate more certain.
+    # (Torques in units of 1e-110, and a third sweep whose variance is 1e320 times its amplitude
+    # squared.)
+    scaled = [
+        dataclasses.replace(
+            s,
+            fit=replace(
+                s.fit,
+                coefficients=np.asarray(s.fit.coefficients) * 1e-110,
+                covariance=np.asarray(s.fit.covariance) * (1e100 if i == 2 else 1e-220),
+            ),
+        )
+        for i, s in enumerate(noisy)
+    ]
+    with pytest.warns(GravdirWarning, match=r"`sweeps` \[2\] overflows"):
+        est = estimate_up(scaled)
+    two = estimate_up(noisy[:2])
+    assert est.up_std_deg == pytest.approx(two.up_std_deg, rel=1e-6)
+    negative = replace(fit, covariance=-np.asarray(fit.covariance))
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        JointSweep(1, noisy[0].rotation, noisy[0].axis, 0.0, negative)
+
+
+def test_records_copy_and_refuse_hostile_arrays(good_sweeps):
+    sweeps, _, _ = good_sweeps
+    s = sweeps[0]
+    q, v = sweep_samples(0.0, 1.5, 0.5, 100.0)
+    rot, axis, w = np.eye(3), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
+    plan = PlannedSweep(1, rot, axis, 0.0, q, v, w, 0.1)
+    rot_js, axis_js = np.array(s.rotation), np.array(s.axis)
+    sweep = JointSweep(1, rot_js, axis_js, s.q_ref, s.fit)
+    for arr in (q, v, w, rot, axis, rot_js, axis_js):
+        arr[...] = 7.0
+    assert plan.q[0] == -0.75 and plan.velocity[0] == 0.5 and plan.moment[0] == 1.0
+    assert np.array_equal(plan.rotation, np.eye(3)) and plan.axis[2] == 1.0
+    assert np.allclose(sweep.rotation, s.rotation) and np.allclose(sweep.axis, s.axis)
+    # Hostile arrays: clear errors naming the argument, no overflow or underflow.
+    with np.errstate(under="ignore"):
+        huge, tiny, long_axis = s.rotation * 1e300, s.rotation * 1e-300, s.axis * 1e300
+    with np.errstate(all="raise"):
+        with pytest.raises(ValueError, match="`rotation` to be rotation matrices"):
+            JointSweep(1, huge, s.axis, s.q_ref, s.fit)
+        with pytest.raises(ValueError, match="`rotation` to be rotation matrices"):
+            JointSweep(1, tiny, s.axis, s.q_ref, s.fit)
+        with pytest.raises(ValueError, match="`axis` to have unit norm"):
+            JointSweep(1, s.rotation, long_axis, s.q_ref, s.fit)
+        with pytest.raises(ValueError, match=r"`q_ref` to be a joint position.*degrees\?"):
+            JointSweep(1, s.rotation, s.axis, 90.0, s.fit)
+        with pytest.raises(ValueError, match="`q_ref`"):
+            JointSweep(1, s.rotation, s.axis, "0.5", s.fit)
+        with pytest.raises(ValueError, match="`group` to be a key other than NaN"):
+            JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit, group=float("nan"))
+        with pytest.raises(ValueError, match=r"`q` in radians within 4π of `q_ref`.*degrees\?"):
+            PlannedSweep(1, np.eye(3), [0, 0, 1], 0.0, np.degrees(q), v, w, 0.1)
+        with pytest.raises(ValueError, match="`q` to sweep an arc"):
+            PlannedSweep(1, np.eye(3), [0, 0, 1], 0.0, np.zeros_like(q), v, w, 0.1)
+        with pytest.raises(ValueError, match=r"`q` to have shape \(m,\)"):
+            PlannedSweep(1, np.eye(3), [0, 0, 1], 0.0, q[:, None], v, w, 0.1)
+        with pytest.raises(ValueError, match="`masses`, `coms` and `gravity` to give a finite"):
+            chain = _two_joint_chain()
+            moment_from_mass_model(chain, [0, 0], 0, [1e300, 1e300], np.full((2, 3), 1e300))
+
+
+def test_estimate_up_does_not_depend_on_torque_units():
+    sweeps = _two_joint_sweeps(np.array([np.sin(0.3), 0.0, np.cos(0.3)]), 0.05, 4)
+    ref = estimate_up(sweeps)
+    for scale in (1e-150, 1e150):
+        scaled = [
+            dataclasses.replace(
+                s,
+                fit=replace(
+                    s.fit,
+                    coefficients=np.asarray(s.fit.coefficients) * scale,
+                    covariance=np.asarray(s.fit.covariance) * scale**2,
+                ),
+            )
+            for s in sweeps
+        ]
+        with np.errstate(all="raise"):
+            est = estimate_up(scaled)
+        assert float(angle_between(est.up, ref.up)) < 1e-12
+        assert np.allclose(est.up_information, ref.up_information, rtol=1e-9)
+        assert np.allclose(est.moments / scale, ref.moments, rtol=1e-9)
+        assert est.chi2 == pytest.approx(ref.chi2, rel=1e-9)

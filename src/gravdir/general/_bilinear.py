@@ -54,7 +54,15 @@ def _make_problem(
     n_groups: int,
     y: NDArray[np.float64],
     cov: NDArray[np.float64],
+    floor: float = 0.0,
 ) -> _Problem:
+    """The whitened problem of pairs `y` (S, 2) with covariances `cov` (S, 2, 2).
+
+    `floor` is added to the eigenvalues of every covariance (rounding-size negative eigenvalues
+    count as zero first). A sweep whose covariance is not finite gets no weight: its whitening
+    matrix and whitened pair are zero. Every finite covariance must be positive definite after
+    the floor (the callers make it so).
+    """
     group_axes = np.empty((n_groups, 3))
     for g in range(n_groups):
         group_axes[g] = axes[int(np.flatnonzero(group_of == g)[0])]
@@ -63,8 +71,19 @@ def _make_problem(
     ae = np.cross(group_axes[group_of][:, None, :], np.swapaxes(e, -1, -2))  # (S, 2, 3)
     p = rotations @ e
     qm = rotations @ np.swapaxes(ae, -1, -2)
-    chol = np.linalg.cholesky(cov)
-    whiten = np.linalg.inv(chol)
+    good = np.isfinite(cov).all(axis=(-2, -1))
+    whiten = np.zeros_like(cov)
+    if good.any():
+        # C = V diag(lam) V^T is whitened by diag(lam)^(-1/2) V^T, whatever its conditioning.
+        sym = 0.5 * (cov[good] + np.swapaxes(cov[good], -1, -2))
+        lam, vec = np.linalg.eigh(sym)
+        lam = np.maximum(lam, 0.0) + floor
+        if not np.all(lam > 0.0):
+            raise DegenerateGeometryError(
+                "Expected every sweep in `sweeps` to have a positive definite (alpha, beta) "
+                "covariance, got a singular one."
+            )
+        whiten[good] = np.swapaxes(vec, -1, -2) / np.sqrt(lam)[..., :, None]
     z = (whiten @ y[..., None])[..., 0]
     return _Problem(p, qm, whiten, z, group_of, bases, group_axes)
 
@@ -184,6 +203,12 @@ def _up_information(
     DegenerateGeometryError (naming `what`) when the information is singular.
     """
     information, _, unreduced = _reduced_normal(_jacobian(prob, up, tangent_basis(up), x))
+    if not (np.isfinite(information).all() and np.isfinite(unreduced).all()):
+        raise ValueError(
+            f"Expected the {what} in `sweeps` to give a finite Fisher information of `up`, got "
+            "an overflow: amplitudes or moments and noise levels differ by more than the float "
+            "range."
+        )
     eig = np.linalg.eigvalsh(information)
     top = float(np.linalg.eigvalsh(unreduced)[-1])
     if top <= 0.0 or eig[0] <= rcond * top:

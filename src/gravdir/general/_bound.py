@@ -9,9 +9,14 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_option, check_positive, check_scalar
+from gravdir._checks import (
+    check_angle_span,
+    check_array,
+    check_option,
+    check_positive,
+)
 from gravdir._results import Result, UpResult, tangent_basis, up_information_from_tangent
-from gravdir.errors import InsufficientDataError
+from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.general._bilinear import (
     _Groups,
     _make_problem,
@@ -20,19 +25,34 @@ from gravdir.general._bilinear import (
     _up_information,
 )
 from gravdir.general._model import (
+    _MAX_JOINT_ANGLE,
     _PARALLEL_TOL,
     _RCOND,
     _axis,
+    _check_bounded,
     _check_sweep_list,
     _check_up_hint,
     _describe,
     _group_key,
+    _joint_angle,
     _joint_index,
+    _norm,
     _rotation,
     _sweep_rotation_matrix,
 )
 
 __all__ = ["PlannedSweep", "UpBound", "crlb_up", "sweep_samples"]
+
+# Largest and smallest accepted ratio of the largest moment to the smallest noise level of a
+# set of planned sweeps: the Fisher information scales as its square, and 1e±100 keeps it, and
+# its inverse, far inside the float range. Real torque sensors are at 1e1 to 1e5.
+_MAX_SNR = 1e100
+_MIN_SNR = 1e-100
+
+# The largest number of samples of one planned sweep (both passes): about 160 MB for `q` and
+# `velocity`, far beyond a recorded sweep (a 180° sweep at 0.05 rad/s and 1 kHz has about
+# 126 000 samples).
+MAX_SWEEP_SAMPLES = 10_000_000
 
 FrictionOption = Literal["auto", "none"]
 LoadFrictionOption = Literal["none", "abs"]
@@ -51,9 +71,9 @@ def sweep_samples(
     Parameters
     ----------
     center : float
-        Middle of the swept arc, rad.
+        Middle of the swept arc, rad, within ±4π.
     arc : float
-        Length of the arc, rad, positive.
+        Length of the arc, rad, positive and at most 4π (two turns; beyond, "degrees?").
     speed : float
         Joint speed, rad/s, positive.
     sample_rate : float
@@ -62,7 +82,8 @@ def sweep_samples(
         Largest accepted length ``m`` of the result (both passes), default 10 000 000: about
         160 MB for `q` and `velocity` together, far beyond a recorded sweep (a 180° sweep at
         0.05 rad/s and 1 kHz has about 126 000 samples), so larger requests are taken as a
-        mistake in units rather than allocated.
+        mistake in units rather than allocated. It can be lowered, not raised (8 to
+        10 000 000).
 
     Returns
     -------
@@ -74,8 +95,9 @@ def sweep_samples(
     Raises
     ------
     ValueError
-        If an argument is not finite or not positive where required, or the sweep has fewer
-        than 4 samples per pass or more than `max_samples` in all.
+        If an argument is not a finite real number or not positive where required, `center`
+        is beyond ±4π or `arc` beyond 4π ("degrees?"), or the sweep has fewer than 4 samples
+        per pass or more than `max_samples` in all.
 
     References
     ----------
@@ -89,32 +111,45 @@ def sweep_samples(
     >>> q.shape, float(q.max() - q.min()).__round__(6), float(v.sum())
     ((630,), 1.570796, 0.0)
     """
-    c = check_scalar(center, "center")
+    c = _joint_angle(center, "center")
     arc = check_positive(arc, "arc")
     speed = check_positive(speed, "speed")
     rate = check_positive(sample_rate, "sample_rate")
     if (
         isinstance(max_samples, bool)
-        or not isinstance(max_samples, (int, np.integer))
-        or max_samples < 8
+        or not isinstance(max_samples, int | np.integer)
+        or not 8 <= max_samples <= MAX_SWEEP_SAMPLES
     ):
-        raise ValueError(f"Expected `max_samples` to be an int >= 8, got {max_samples!r}.")
-    per_pass = np.floor(arc / speed * rate) + 1.0
-    if not 2.0 * per_pass <= max_samples:
         raise ValueError(
-            f"Expected at most `max_samples` = {int(max_samples)} samples "
-            f"(2 * (`arc` / `speed` * `sample_rate` + 1)), got {2.0 * per_pass:.3g} from "
-            f"`arc` = {arc:g}, `speed` = {speed:g}, `sample_rate` = {rate:g}."
+            f"Expected `max_samples` to be an int >= 8 and at most {MAX_SWEEP_SAMPLES}, got "
+            f"{max_samples!r}."
         )
-    m = int(per_pass)
-    if m < 4:
-        raise ValueError(
-            f"Expected at least 4 samples per pass (`arc` / `speed` * `sample_rate` >= 3), got {m}."
-        )
+    m = _samples_per_pass(arc, speed, rate, int(max_samples), "arc")
+    check_angle_span(arc, "arc")
     out = np.linspace(c - arc / 2, c + arc / 2, m)
     q = np.concatenate([out, out[::-1]])
     velocity = np.concatenate([np.full(m, speed), np.full(m, -speed)])
     return q, velocity
+
+
+def _samples_per_pass(arc: float, speed: float, rate: float, max_samples: int, name: str) -> int:
+    """Samples of one pass of a sweep over `arc` (named `name`): at least 4, both passes at
+    most `max_samples`."""
+    with np.errstate(over="ignore", under="ignore"):
+        per_pass = np.floor(arc / speed * rate) + 1.0
+    if not 2.0 * per_pass <= max_samples:
+        raise ValueError(
+            f"Expected at most `max_samples` = {int(max_samples)} samples "
+            f"(2 * (`{name}` / `speed` * `sample_rate` + 1)), got {2.0 * per_pass:.3g} from "
+            f"`{name}` = {arc:g}, `speed` = {speed:g}, `sample_rate` = {rate:g}."
+        )
+    m = int(per_pass)
+    if m < 4:
+        raise ValueError(
+            f"Expected at least 4 samples per pass (`{name}` / `speed` * `sample_rate` >= 3), "
+            f"got {m} from `{name}` = {arc:g}, `speed` = {speed:g}, `sample_rate` = {rate:g}."
+        )
+    return m
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -130,9 +165,11 @@ class PlannedSweep(Result):
     axis : array_like, shape (3,)
         The joint's axis in its link frame, unit.
     q_ref : float
-        Joint angle at which `rotation` is given, rad.
+        Joint angle at which `rotation` is given, rad, within ±4π.
     q, velocity : array_like, shape (m,)
-        The planned samples (e.g. from :func:`sweep_samples`), rad and rad/s. Copied.
+        The planned samples (e.g. from :func:`sweep_samples`), rad and rad/s, ``m >= 8``.
+        `q` must move, within 4π of `q_ref` and over a span of at most 4π; `velocity` must
+        not be all zero. Copied.
     moment : array_like, shape (3,)
         A rough :math:`w = \\kappa g (a \\times m)` of the joint in its link frame, in torque
         units (e.g. from :func:`moment_from_mass_model`); its component along `axis` is
@@ -145,7 +182,8 @@ class PlannedSweep(Result):
     Raises
     ------
     ValueError
-        If a field has the wrong type, shape or value.
+        If a field has the wrong type, shape or value, or an angle is beyond the limits above
+        ("degrees?"). The arrays are copied.
 
     References
     ----------
@@ -176,7 +214,8 @@ class PlannedSweep(Result):
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
         axis = _axis(self.axis, "axis")
         object.__setattr__(self, "axis", axis)
-        object.__setattr__(self, "q_ref", check_scalar(self.q_ref, "q_ref"))
+        q_ref = _joint_angle(self.q_ref, "q_ref")
+        object.__setattr__(self, "q_ref", q_ref)
         q = np.array(check_array(self.q, "q"), dtype=np.float64)  # a copy: no alias
         v = np.array(check_array(self.velocity, "velocity"), dtype=np.float64)
         if q.ndim != 1 or q.size < 8:
@@ -188,22 +227,35 @@ class PlannedSweep(Result):
                 f"Expected `velocity` to have the shape of `q` {_describe(q.shape)}, "
                 f"got {_describe(v.shape)}."
             )
+        with np.errstate(over="ignore"):
+            far = float(np.max(np.abs(q - q_ref)))
+        if far > _MAX_JOINT_ANGLE:
+            raise ValueError(
+                f"Expected `q` in radians within 4π of `q_ref`, got a sample {far:.6g} rad "
+                f"({np.degrees(far):.6g}°) from it: degrees?"
+            )
+        check_angle_span(float(np.ptp(q)), "q")
+        if float(np.ptp(q)) == 0.0:
+            raise ValueError("Expected `q` to sweep an arc, got a constant.")
+        if not np.any(v):
+            raise ValueError("Expected `velocity` to have a non-zero sample, got all zeros.")
         object.__setattr__(self, "q", q)
         object.__setattr__(self, "velocity", v)
-        w = check_array(self.moment, "moment")
+        w = np.array(check_array(self.moment, "moment"), dtype=np.float64)
         if w.shape != (3,):
             raise ValueError(f"Expected `moment` to have shape (3,), got {_describe(w.shape)}.")
-        object.__setattr__(self, "moment", w - (w @ axis) * axis)
+        with np.errstate(under="ignore"):  # a tiny moment's rounding is harmless
+            object.__setattr__(self, "moment", w - (w @ axis) * axis)
         object.__setattr__(self, "noise_std", check_positive(self.noise_std, "noise_std"))
         object.__setattr__(self, "group", _group_key(self.group, joint))
         super().__post_init__()
 
     def __repr__(self) -> str:
-        arc = np.degrees(float(self.q.max() - self.q.min()))
+        arc = np.degrees(float(np.ptp(self.q)))
         return (
             f"PlannedSweep(joint={self.joint}, group={self.group!r}, "
             f"q_ref={np.degrees(self.q_ref):.3f}°, arc={arc:.1f}°, samples={self.q.size}, "
-            f"|w|={float(np.linalg.norm(self.moment)):.3g} N·m)"
+            f"|w|={float(_norm(self.moment)):.3g} N·m)"
         )
 
 
@@ -240,47 +292,72 @@ class UpBound(UpResult):
 
 
 def _sin_cos_bound(
-    q: NDArray[np.float64],
-    v: NDArray[np.float64],
-    q_ref: float,
-    alpha_beta: NDArray[np.float64],
-    noise_std: float,
+    sweep: PlannedSweep,
+    index: int,
+    torque_shape: NDArray[np.float64],
     min_speed: float | None,
     friction: FrictionOption,
     load_friction: LoadFrictionOption,
 ) -> NDArray[np.float64]:
-    """CRB (2, 2) of (alpha, beta) for the fit_sweep model of one planned sweep."""
+    """CRB (2, 2) of (alpha, beta) per unit noise variance for the fit_sweep model of a sweep.
+
+    `torque_shape` (2,) is the sweep's (alpha, beta) up to scale, for the load-friction column.
+    """
+    q, v = sweep.q, sweep.velocity
     speed = np.abs(v)
     threshold = 0.1 * float(speed.max()) if min_speed is None else min_speed
     used = speed >= threshold
     if friction != "none":
         used &= speed > 0
     qu, vu = q[used], v[used]
+    n_cols = 3 + (friction != "none") + (load_friction == "abs")
+    if qu.size <= n_cols:
+        given = f"`min_speed` = {min_speed:g}" if min_speed is not None else "10% of its top"
+        raise InsufficientDataError(
+            f"Expected more than {n_cols} samples of `sweeps[{index}]` at or above the speed "
+            f"threshold ({threshold:.3g} rad/s, {given}), got {qu.size}."
+        )
     cols = [np.ones_like(qu), np.sin(qu), np.cos(qu)]
     if friction != "none":
         sgn = np.sign(vu)
         cols.append(sgn)
         # Viscous column only when some direction moves at more than one speed (fit_sweep's
-        # "auto" rule; 1e-6 is its default relative spread).
+        # "auto" rule; 1e-6 is its default relative spread). Scaling a column leaves the
+        # (sin, cos) block of the inverse unchanged, so it is used in units of the top speed.
+        top = float(np.abs(vu).max())
         spread = max(
             (float(np.ptp(np.abs(vu[sgn == s]))) for s in (-1.0, 1.0) if np.any(sgn == s)),
             default=0.0,
         )
-        if spread > 1e-6 * float(np.abs(vu).max()):
-            cols.append(vu)
+        if spread > 1e-6 * top:
+            cols.append(vu / top)
     if load_friction == "abs":
-        d = qu - q_ref
-        torque = alpha_beta[0] * np.cos(d) + alpha_beta[1] * np.sin(d)
-        cols.append(np.sign(vu) * np.abs(torque))
+        d = qu - sweep.q_ref
+        load = np.sign(vu) * np.abs(torque_shape[0] * np.cos(d) + torque_shape[1] * np.sin(d))
+        # A sweep with no gravity torque at `up_hint` has no load column to fit.
+        if np.any(load):
+            cols.append(load)
     x = np.stack(cols, axis=-1)
-    if x.shape[0] <= x.shape[1]:
+    col_norms = _norm(x, axis=0)
+    if not np.all(col_norms > 0.0):
         raise InsufficientDataError(
-            f"Expected more than {x.shape[1]} used samples in a planned sweep, got {x.shape[0]}."
+            f"Expected the samples of `sweeps[{index}]` to separate the gravity sinusoid from the "
+            "offset and friction terms of the fit, got a column of zeros."
         )
+    x = x / col_norms  # unit columns: the (sin, cos) block is rescaled below
     gram = x.T @ x
-    inv = np.linalg.pinv(gram, rcond=1e-13, hermitian=True)
-    t = _sweep_rotation_matrix(q_ref)
-    out: NDArray[np.float64] = noise_std**2 * (t @ inv[1:3, 1:3] @ t.T)
+    eig = np.linalg.eigvalsh(gram)
+    # A design this ill-conditioned (condition number of the unit-column design above 1e6)
+    # cannot separate the sinusoid from the offset and friction: its inverse is rounding.
+    if not eig[0] > 1e-12 * eig[-1]:
+        raise InsufficientDataError(
+            f"Expected the samples of `sweeps[{index}]` to separate the gravity sinusoid from the "
+            "offset and friction terms of the fit, got a singular design: a sweep in one "
+            "direction only, or too short an arc."
+        )
+    inv = np.linalg.inv(gram)[1:3, 1:3]
+    t = _sweep_rotation_matrix(sweep.q_ref)
+    out: NDArray[np.float64] = t @ (inv / np.outer(col_norms[1:3], col_norms[1:3])) @ t.T
     return out
 
 
@@ -320,7 +397,8 @@ def crlb_up(
         The `up` at which the bound is evaluated (a rough `up` known beforehand; default
         upright). Any non-zero vector; it is normalised.
     min_speed : float, optional
-        As in :func:`~gravdir.sweep.fit_sweep` (default 10% of each sweep's largest speed).
+        As in :func:`~gravdir.sweep.fit_sweep` (default 10% of each sweep's largest speed);
+        non-negative.
     friction : {"auto", "none"}, optional
         Friction columns of the fit the bound is for: ``"auto"`` (Coulomb, plus viscous where
         the speed varies within a direction) or ``"none"``.
@@ -329,7 +407,7 @@ def crlb_up(
         :func:`~gravdir.sweep.fit_sweep`, evaluated at `up_hint` (its coefficient taken as
         zero).
     parallel_tol, rcond : float, optional
-        As in :func:`estimate_up`.
+        As in :func:`estimate_up` (each at most 1).
 
     Returns
     -------
@@ -341,12 +419,17 @@ def crlb_up(
     ------
     ValueError
         If `sweeps` is not a sequence of :class:`PlannedSweep`, sweeps of one group disagree in
-        joint, axis or moment, or an option is unknown.
+        joint, axis or moment, an option is unknown or out of range, or the largest moment is
+        more than 1e100 times, or less than 1e-100 times, the smallest `noise_std` (the
+        information, its square, would leave the float range; real sensors are at 1e1-1e5).
     InsufficientDataError
-        If fewer than two sweeps are given or a sweep keeps too few samples.
+        If fewer than two sweeps are given, a sweep keeps too few samples at or above the
+        speed threshold (`min_speed`), or a sweep's samples cannot separate the sinusoid from
+        the offset and friction columns (a sweep in one direction with friction fitted, an
+        arc too short: a design whose unit-column condition number exceeds 1e6).
     DegenerateGeometryError
-        If the sweeps cannot determine `up` (see :func:`estimate_up`), or the information is
-        singular at `up_hint` with these moments.
+        If the sweeps cannot determine `up` (see :func:`estimate_up`), every moment is zero,
+        or the information is singular at `up_hint` with these moments.
 
     See Also
     --------
@@ -362,7 +445,9 @@ def crlb_up(
     of :math:`(t, x_1, \\dots, x_G)` (tangent parameters of `up` and the moment coordinates) is
     :math:`J^\\top J` with the whitened Jacobian of :math:`M_i(\\mathrm{up})\\,x_k`, and the
     information of `up` is the Schur complement of the moment block. Ripple harmonics of high
-    order, if fitted, barely change the bound and are not included.
+    order, if fitted, barely change the bound and are not included. Moments and noise levels
+    are used in units of the largest moment, which leaves the information unchanged; a sweep
+    whose variance then overflows gets no weight.
 
     References
     ----------
@@ -392,31 +477,54 @@ def crlb_up(
     check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
     if min_speed is not None:
         min_speed = check_positive(min_speed, "min_speed", allow_zero=True)
-    parallel_tol = check_positive(parallel_tol, "parallel_tol")
-    rcond = check_positive(rcond, "rcond")
+    parallel_tol = _check_bounded(parallel_tol, "parallel_tol", 1.0)
+    rcond = _check_bounded(rcond, "rcond", 1.0)
 
-    groups = _sweep_groups(items, parallel_tol)
-    moments = _group_moments(items, groups)
-    n_sweeps, n_groups = len(items), len(groups.keys)
-    # Geometry first with unit weights, to get the model's (alpha, beta) at `up_hint`.
-    unit = np.broadcast_to(np.eye(2), (n_sweeps, 2, 2))
-    prob0 = _make_problem(
-        groups.rotations, groups.axes, groups.group_of, n_groups, np.zeros((n_sweeps, 2)), unit
-    )
-    x = np.einsum("gji,gj->gi", prob0.bases, moments)
-    y = np.einsum("sij,sj->si", _model_matrix(prob0, u), x[groups.group_of])
-    cov = np.stack(
-        [
-            _sin_cos_bound(
-                s.q, s.velocity, s.q_ref, y[i], s.noise_std, min_speed, friction, load_friction
+    # Underflow rounds to zero harmlessly; moments and noise are used in units of the largest
+    # moment, which leaves the information unchanged and keeps it inside the float range.
+    with np.errstate(under="ignore"):
+        groups = _sweep_groups(items, parallel_tol)
+        moments = _group_moments(items, groups)
+        noise = np.array([s.noise_std for s in items])
+        top = float(np.max(_norm(moments)))
+        if top == 0.0:
+            raise DegenerateGeometryError(
+                "Expected the planned sweeps in `sweeps` to have a non-zero `moment`, got all "
+                "zero: without a gravity torque they say nothing about `up`."
             )
+        _check_signal_to_noise(top, noise, "the moments and `noise_std` of `sweeps`")
+        n_sweeps, n_groups = len(items), len(groups.keys)
+        # Geometry first with unit weights, to get the model's (alpha, beta) at `up_hint`.
+        unit = np.broadcast_to(np.eye(2), (n_sweeps, 2, 2))
+        prob0 = _make_problem(
+            groups.rotations, groups.axes, groups.group_of, n_groups, np.zeros((n_sweeps, 2)), unit
+        )
+        x = np.einsum("gji,gj->gi", prob0.bases, moments / top)
+        y = np.einsum("sij,sj->si", _model_matrix(prob0, u), x[groups.group_of])
+        shapes = [
+            _sin_cos_bound(s, i, y[i], min_speed, friction, load_friction)
             for i, s in enumerate(items)
         ]
-    )
-    prob = _make_problem(groups.rotations, groups.axes, groups.group_of, n_groups, y, cov)
-    information, condition = _up_information(prob, u, x, rcond, "planned sweeps")
+        # A sweep far noisier than the largest moment may overflow here: infinite variance,
+        # no weight.
+        with np.errstate(over="ignore", invalid="ignore"):
+            cov = np.stack([(n / top) ** 2 * c for n, c in zip(noise, shapes, strict=True)])
+        prob = _make_problem(groups.rotations, groups.axes, groups.group_of, n_groups, y, cov)
+        information, condition = _up_information(prob, u, x, rcond, "planned sweeps")
     return UpBound(
         up=u,
         up_information=up_information_from_tangent(u, tangent_basis(u), information),
         condition=condition,
     )
+
+
+def _check_signal_to_noise(top: float, noise: NDArray[np.float64], what: str) -> None:
+    """Refuse a largest moment more than 1e100 times the smallest noise, or less than 1e-100
+    times it: beyond, the information (its square) leaves the float range."""
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = top / float(np.min(noise))
+    if not _MIN_SNR <= ratio <= _MAX_SNR:
+        raise ValueError(
+            f"Expected {what} to give a ratio of largest moment to noise from {_MIN_SNR:g} to "
+            f"{_MAX_SNR:g}, got {ratio:.3g}: check their units (N·m)."
+        )

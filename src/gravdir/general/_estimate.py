@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive
 from gravdir._results import (
     UpResult,
     tangent_basis,
     up_information_from_tangent,
     warn_not_converged,
 )
-from gravdir.errors import DegenerateGeometryError
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.general._bilinear import (
     _Groups,
     _make_problem,
@@ -28,15 +29,49 @@ from gravdir.general._model import (
     _COVARIANCE_FLOOR,
     _PARALLEL_TOL,
     _RCOND,
+    _SIGN_NSIGMA,
     _SIGN_TOL,
     JointSweep,
+    _check_bounded,
     _check_sweep_list,
     _check_up_hint,
+    _sweep_rotation_matrix,
 )
-from gravdir.general._sign import SignRule, _check_moment_hints, _sign, _warn_if_marginal
+from gravdir.general._sign import (
+    SignRule,
+    _check_moment_hints,
+    _sign,
+    _sign_sigmas,
+    _warn_if_marginal,
+)
 from gravdir.general._sphere import _solve
 
 __all__ = ["UpEstimate", "estimate_up"]
+
+# Caps on the work of one call. A grid of 20 000 points is 1.4° apart, far finer than the 10°
+# a start needs; starts must be 15° apart modulo sign, and about 30 such caps cover the sphere;
+# a start 10° from the solution converges in about 5 iterations, so 1000 only ever bound a
+# search that does not converge.
+MAX_GRID = 20_000
+MAX_STARTS = 32
+MAX_ITER = 1000
+
+# A step tolerance above 0.01 rad (0.6°) would stop the refinement near the grid's resolution.
+_MAX_XTOL = 1e-2
+
+# The relative floor on the (alpha, beta) standard deviation: below 1e-15 it is under the
+# rounding of the amplitude itself and cannot make a noise-free covariance invertible; above
+# 0.1 it would outweigh any real measurement noise.
+_MIN_COVARIANCE_FLOOR = 1e-15
+_MAX_COVARIANCE_FLOOR = 0.1
+
+# Significance level of the test for a gravity signal: the probability that sweeps without
+# any gravity torque pass it. One in a million (about the 5-sigma convention) keeps noise from
+# passing for a tilt, while any usable sweep (amplitudes of a few tens of standard deviations)
+# passes by many orders of magnitude.
+_SIGNIFICANCE = 1e-6
+
+_MAX_SIGN_NSIGMA = 100.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -120,6 +155,8 @@ def estimate_up(
     covariance_floor: float = _COVARIANCE_FLOOR,
     rcond: float = _RCOND,
     sign_tol: float = _SIGN_TOL,
+    sign_nsigma: float = _SIGN_NSIGMA,
+    significance: float = _SIGNIFICANCE,
     zero_rtol: float = 1e-9,
 ) -> UpEstimate:
     """Estimate `up` from fitted joint sweeps by variable projection (maximum likelihood).
@@ -132,7 +169,7 @@ def estimate_up(
     up_hint : array_like, shape (3,), optional
         Rough `up` for the hemisphere sign rule (default base +z, an upright mount; give
         e.g. ``(0, 0, -1)`` for a ceiling mount, a horizontal vector for a wall mount). Any
-        non-zero vector; it is normalised.
+        non-zero finite vector, of any length; it is normalised.
     moment_hints : mapping, optional
         ``{group: m}`` with `m` a rough direction (3,) of the distal first moment of that
         group's joint in its link frame (from the joint axis toward the distal centre of mass,
@@ -140,32 +177,44 @@ def estimate_up(
         moments agree with these hints and `up_hint` is ignored.
     n_grid : int, optional
         Number of points of the Fibonacci sphere grid of global starting values (default 400,
-        a spacing of about 10°).
+        a spacing of about 10°; at most 20 000, 1.4° apart).
     n_starts : int, optional
         Number of distinct grid minima (more than 15° apart, modulo sign) refined locally
-        (default 4).
+        (default 4; at most 32, about as many as fit on the sphere).
     max_iter : int, optional
         Largest number of tangent-plane iterations from each start (default 50; a start 10°
-        from the solution needs about 5).
+        from the solution needs about 5; at most 1000).
     xtol : float, optional
         The iterations have converged when a proposed step of `up` is at most `xtol` rad
-        (default 1e-10, far below any reachable standard deviation and far above rounding).
+        (default 1e-10, far below any reachable standard deviation and far above rounding;
+        at most 0.01).
     parallel_tol : float, optional
-        Two base-frame axes are parallel when ``|a_i x a_j|`` is below this (default 1e-6).
+        Two base-frame axes are parallel when ``|a_i x a_j|`` is below this (default 1e-6;
+        at most 1).
     covariance_floor : float, optional
         Relative floor on the standard deviation of every :math:`(\\alpha, \\beta)` pair, as a
         fraction of the largest fitted amplitude (default 1e-12; noise-free fits report zero
-        covariance).
+        covariance). From 1e-15 (below, it is under the amplitude's rounding) to 0.1 (above,
+        it would outweigh any real noise).
     rcond : float, optional
         The reduced information is singular when its smallest eigenvalue is below `rcond`
-        times the largest eigenvalue of the unreduced information of `up` (default 1e-10).
+        times the largest eigenvalue of the unreduced information of `up` (default 1e-10;
+        at most 1).
     sign_tol : float, optional
         A :class:`~gravdir.errors.GravdirWarning` is issued when the sign rule's cosine is
-        below this (default 0.05, i.e. within about 3° of the rule's boundary).
+        below this (default 0.05, i.e. within about 3° of the rule's boundary; 0 to 1).
+    sign_nsigma : float, optional
+        A :class:`~gravdir.errors.GravdirWarning` is also issued when the sign rule's deciding
+        quantity is within this many of its standard deviations of zero (default 3: a
+        Gaussian error flips a sign decided by more with probability below 0.13%; 0 to 100).
+    significance : float, optional
+        Significance level of the test for a gravity signal (default 1e-6; 1 switches the
+        test off): the sweeps are refused when data without any gravity torque would give
+        whitened amplitudes as large as these with a probability above `significance`.
     zero_rtol : float, optional
         All sweeps count as torque-free (an error) when every fitted amplitude is below
         `zero_rtol` times the largest fitted coefficient (default 1e-9; rounding leaves about
-        1e-16).
+        1e-16; 0 to 1).
 
     Returns
     -------
@@ -178,9 +227,11 @@ def estimate_up(
     ------
     ValueError
         If `sweeps` is not a sequence of :class:`JointSweep`, sweeps of one group differ in
-        joint or axis, or an option is out of range.
+        joint or axis, an option is not a number (or an int) within its range above, or the
+        moments leave the float range.
     InsufficientDataError
-        If fewer than two sweeps are given.
+        If fewer than two sweeps are given, or their amplitudes are not significant (see
+        Notes).
     DegenerateGeometryError
         If no group has sweeps about non-parallel axes (only J1 sweeps; one sweep per group;
         J2 sweeps at J1 positions 180° apart), if all fitted amplitudes are zero, or if the
@@ -191,7 +242,9 @@ def estimate_up(
     ConvergenceWarning
         If the iterations from the best start stop at `max_iter` (``converged=False``).
     GravdirWarning
-        If the sign of `up` is marginal (`sign_tol`).
+        If the sign of `up` is marginal (`sign_tol`, `sign_nsigma`), or a sweep's covariance
+        overflows relative to the largest amplitude (that sweep then gets no weight: infinite
+        variance, never zero).
 
     See Also
     --------
@@ -223,6 +276,17 @@ def estimate_up(
     :math:`(\\mathrm{up}, w)` and :math:`(-\\mathrm{up}, -w)` give the same torques: the sign
     comes from `moment_hints` (the gain :math:`\\kappa` is positive, so
     :math:`w \\cdot (a \\times m_{hint}) > 0`) or else from `up_hint`.
+
+    Significance. Without gravity every whitened pair :math:`C_i^{-1/2} y_i` is standard
+    normal, so :math:`T = \\sum_i \\lVert C_i^{-1/2} y_i \\rVert^2` is :math:`\\chi^2` with
+    :math:`2S` degrees of freedom for :math:`S` sweeps. The sweeps are refused
+    (:class:`~gravdir.errors.InsufficientDataError`, with the amplitudes in standard deviations,
+    :math:`T` and its p-value) when :math:`P(\\chi^2_{2S} \\ge T)` exceeds `significance`. At
+    the default 1e-6 three sweeps need :math:`T \\ge 38.3`, amplitudes of about 3.6 standard
+    deviations each; a usable sweep has tens to thousands.
+
+    The problem is solved in units of the largest fitted sin/cos coefficient, so the estimate,
+    its information and the test do not depend on the torque units.
 
     References
     ----------
@@ -263,29 +327,46 @@ def estimate_up(
     """
     items = _check_sweep_list(sweeps, JointSweep)
     hint = _check_up_hint(up_hint)
-    _check_search_options(n_grid=n_grid, n_starts=n_starts, max_iter=max_iter)
-    xtol = check_positive(xtol, "xtol")
-    parallel_tol = check_positive(parallel_tol, "parallel_tol")
-    covariance_floor = check_positive(covariance_floor, "covariance_floor")
-    rcond = check_positive(rcond, "rcond")
-    sign_tol = check_positive(sign_tol, "sign_tol", allow_zero=True)
-    zero_rtol = check_positive(zero_rtol, "zero_rtol", allow_zero=True)
+    n_grid = _check_search_count(n_grid, "n_grid", MAX_GRID)
+    n_starts = _check_search_count(n_starts, "n_starts", MAX_STARTS)
+    max_iter = _check_search_count(max_iter, "max_iter", MAX_ITER)
+    xtol = _check_bounded(xtol, "xtol", _MAX_XTOL)
+    parallel_tol = _check_bounded(parallel_tol, "parallel_tol", 1.0)
+    covariance_floor = _check_bounded(
+        covariance_floor, "covariance_floor", _MAX_COVARIANCE_FLOOR, low=_MIN_COVARIANCE_FLOOR
+    )
+    rcond = _check_bounded(rcond, "rcond", 1.0)
+    sign_tol = _check_bounded(sign_tol, "sign_tol", 1.0, allow_zero=True)
+    sign_nsigma = _check_bounded(sign_nsigma, "sign_nsigma", _MAX_SIGN_NSIGMA, allow_zero=True)
+    significance = _check_bounded(significance, "significance", 1.0)
+    zero_rtol = _check_bounded(zero_rtol, "zero_rtol", 1.0, allow_zero=True)
 
-    groups = _sweep_groups(items, parallel_tol)
-    hints = _check_moment_hints(moment_hints, groups.keys, groups.axes, groups.group_of)
-    prob = _whitened_problem(items, groups, covariance_floor, zero_rtol)
-
-    sol = _solve(prob, int(n_grid), int(n_starts), int(max_iter), xtol)
-    if not sol.converged:
-        warn_not_converged("estimate_up", int(max_iter))
-    up, x = sol.up, sol.moments
-    moments = np.einsum("gij,gj->gi", prob.bases, x)
-    flip, rule, margin = _sign(up, moments, hint, hints)
-    if flip:
-        up, x, moments = -up, -x, -moments
-    _warn_if_marginal(rule, margin, sign_tol)
-    information, condition = _up_information(prob, up, x, rcond, "sweeps")
-    resid = _residuals(prob, up, x)
+    # Underflow (a residual or a weight below 1e-308) rounds to zero harmlessly; the problem is
+    # solved in units of the largest fitted coefficient, so nothing overflows.
+    with np.errstate(under="ignore"):
+        groups = _sweep_groups(items, parallel_tol)
+        hints = _check_moment_hints(moment_hints, groups.keys, groups.axes, groups.group_of)
+        prob, unit = _whitened_problem(items, groups, covariance_floor, zero_rtol)
+        _check_signal(prob, significance)
+        sol = _solve(prob, n_grid, n_starts, max_iter, xtol)
+        if not sol.converged:
+            warn_not_converged("estimate_up", max_iter)
+        up, x = sol.up, sol.moments
+        scaled_moments = np.einsum("gij,gj->gi", prob.bases, x)
+        flip, rule, margin = _sign(up, scaled_moments, hint, hints)
+        if flip:
+            up, x, scaled_moments = -up, -x, -scaled_moments
+        information, condition = _up_information(prob, up, x, rcond, "sweeps")
+        sigmas = _sign_sigmas(prob, up, x, information, hint, hints)
+        _warn_if_marginal(rule, margin, sigmas, sign_tol, sign_nsigma)
+        resid = _residuals(prob, up, x)
+        with np.errstate(over="ignore"):
+            moments = unit * scaled_moments
+    if not np.isfinite(moments).all():
+        raise ValueError(
+            "Expected the fitted amplitudes of `sweeps` to give finite moments, got an "
+            f"overflow (largest coefficient {unit:.3g})."
+        )
     return UpEstimate(
         up=up,
         up_information=up_information_from_tangent(up, tangent_basis(up), information),
@@ -302,28 +383,84 @@ def estimate_up(
     )
 
 
-def _check_search_options(**counts: object) -> None:
-    """Each keyword must be a positive int."""
-    for name, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"Expected `{name}` to be a positive int, got {value!r}.")
+def _check_search_count(value: object, name: str, cap: int) -> int:
+    """A positive int of at most `cap`."""
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, int | np.integer)
+        or not 1 <= value <= cap
+    ):
+        raise ValueError(f"Expected `{name}` to be a positive int at most {cap}, got {value!r}.")
+    return int(value)
+
+
+def _chi2_sf_even(stat: float, half_dof: int) -> float:
+    """Survival function of the chi-square distribution with ``2 * half_dof`` degrees of freedom.
+
+    For even degrees of freedom it is a Poisson sum: ``exp(-h) sum_{j < k} h^j / j!`` with
+    ``h = stat / 2``; each term is computed in logarithms, so none overflows.
+    """
+    h = 0.5 * stat
+    if h <= 0.0:
+        return 1.0
+    log_h = math.log(h)
+    total = math.fsum(math.exp(j * log_h - h - math.lgamma(j + 1.0)) for j in range(half_dof))
+    return min(total, 1.0)
+
+
+def _check_signal(prob: _Problem, significance: float) -> None:
+    """Raise InsufficientDataError unless the sweeps' amplitudes reject "no gravity".
+
+    Without gravity every whitened pair is standard normal, so the sum of their squares is
+    chi-square with two degrees of freedom per weighted sweep.
+    """
+    weighted = np.any(prob.whiten != 0.0, axis=(-2, -1))
+    snr = np.linalg.norm(prob.z[weighted], axis=-1)
+    stat = float(np.sum(snr**2))
+    p_value = _chi2_sf_even(stat, int(np.count_nonzero(weighted)))
+    if p_value > significance:
+        low, high = (float(snr.min()), float(snr.max())) if snr.size else (0.0, 0.0)
+        raise InsufficientDataError(
+            "Expected the gravity amplitudes of `sweeps` to be significant, got amplitudes of "
+            f"{low:.2g} to {high:.2g} standard deviations (chi2 = {stat:.3g} on "
+            f"{2 * snr.size} degrees of freedom; p = {p_value:.2g} of data as large without "
+            f"gravity, above `significance` = {significance:g}): the sweeps show no gravity "
+            "torque. Sweep a joint with more distal mass, over longer arcs, or with less noise."
+        )
 
 
 def _whitened_problem(
     items: list[JointSweep], groups: _Groups, covariance_floor: float, zero_rtol: float
-) -> _Problem:
-    """The whitened problem of the fitted sweeps; raises if every amplitude is zero."""
-    y = np.stack([s.alpha_beta for s in items])
-    cov = np.stack([s.alpha_beta_cov for s in items])
-    scale = float(np.max(np.linalg.norm(y, axis=-1)))
+) -> tuple[_Problem, float]:
+    """The whitened problem of the fitted sweeps in units of the largest sin/cos coefficient,
+    and that unit; raises if every amplitude is zero."""
+    coef = np.stack([s.fit.coefficients[1:3] for s in items])
+    cov = np.stack([s.fit.covariance[1:3, 1:3] for s in items])
+    turn = np.stack([_sweep_rotation_matrix(s.q_ref) for s in items])
+    unit = float(np.max(np.abs(coef)))
     # An amplitude below 1e-9 of the fit's largest coefficient (offset, friction) is rounding:
     # float64 fits of torque-free data leave ~1e-16 relative.
     largest = max(float(np.max(np.abs(s.fit.coefficients))) for s in items)
-    if scale <= zero_rtol * largest:
+    with np.errstate(over="ignore"):
+        relative = largest / unit if unit > 0.0 else math.inf
+    y = np.einsum("sij,sj->si", turn, coef / unit) if unit > 0.0 else np.zeros_like(coef)
+    scale = float(np.max(np.linalg.norm(y, axis=-1)))
+    if unit == 0.0 or scale <= zero_rtol * relative:
         raise DegenerateGeometryError(
             "Expected some sweep in `sweeps` to have a non-zero gravity amplitude, got all zero."
         )
-    cov = 0.5 * (cov + np.swapaxes(cov, -1, -2)) + (covariance_floor * scale) ** 2 * np.eye(2)
-    return _make_problem(
-        groups.rotations, groups.axes, groups.group_of, len(groups.keys), y, cov
+    with np.errstate(over="ignore", invalid="ignore"):
+        cov = turn @ (cov / unit / unit) @ np.swapaxes(turn, -1, -2)
+    lost = [i for i in range(len(items)) if not np.isfinite(cov[i]).all()]
+    if lost:
+        warnings.warn(
+            f"The (alpha, beta) covariance of `sweeps` {lost} overflows relative to the largest "
+            "amplitude: their variance is taken as infinite and they get no weight.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+    floor = (covariance_floor * scale) ** 2
+    prob = _make_problem(
+        groups.rotations, groups.axes, groups.group_of, len(groups.keys), y, cov, floor
     )
+    return prob, unit

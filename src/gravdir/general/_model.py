@@ -15,6 +15,8 @@ from gravdir._checks import (
     check_rotation_matrix,
     check_scalar,
     check_unit_vector,
+    check_vectors,
+    norm,
 )
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
@@ -49,6 +51,16 @@ _RCOND = 1e-10
 # cos(87 degrees) ~ 0.05.
 _SIGN_TOL = 0.05
 
+# The sign is also flagged when the sign rule's deciding quantity is within this many of its
+# standard deviations of zero: a Gaussian error then flips it with probability above 0.13%.
+_SIGN_NSIGMA = 3.0
+
+# Joint positions (a reference angle, the samples of a sweep, a configuration) beyond two turns
+# either way are taken for degrees: no joint of a serial arm turns that far from its zero, and
+# degrees reach it as soon as a joint is more than 12.6° from zero.
+_MAX_JOINT_ANGLE = 4 * np.pi
+
+
 def _describe(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -59,10 +71,55 @@ def _joint_index(joint: object, name: str = "joint") -> int:
     return int(joint)
 
 
+def _joint_angle(x: ArrayLike, name: str) -> float:
+    """A finite joint position within ±4π rad; beyond that, a "degrees?" error."""
+    value = check_scalar(x, name)
+    if abs(value) > _MAX_JOINT_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` to be a joint position in radians within ±4π, got {value:.6g} "
+            f"({np.degrees(value):.6g}° if radians): degrees?"
+        )
+    return value
+
+
+def _check_joint_angles(q: NDArray[np.float64], name: str) -> None:
+    """Refuse joint positions beyond ±4π rad as probably degrees."""
+    worst = float(np.max(np.abs(q))) if q.size else 0.0
+    if worst > _MAX_JOINT_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` to hold joint positions in radians within ±4π, got "
+            f"{worst:.6g} ({np.degrees(worst):.6g}° if radians): degrees?"
+        )
+
+
+def _check_bounded(
+    x: float, name: str, high: float, *, allow_zero: bool = False, low: float = 0.0
+) -> float:
+    """A finite number in ``(low, high]`` (``[low, high]`` with `allow_zero`)."""
+    value = check_positive(x, name, allow_zero=allow_zero or low > 0)
+    if value < low or value > high:
+        want = (
+            f"a positive number of at most {high:g}"
+            if low == 0.0 and not allow_zero
+            else f"a number from {low:g} to {high:g}"
+        )
+        raise ValueError(f"Expected `{name}` to be {want}, got {x!r}.")
+    return value
+
+
 def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    r = check_rotation_matrix(x, name, atol=_ATOL)
-    if r.shape != (3, 3):
-        raise ValueError(f"Expected `{name}` to have shape (3, 3), got {_describe(r.shape)}.")
+    arr = check_array(x, name, tail=(3, 3))
+    if arr.shape != (3, 3):
+        raise ValueError(f"Expected `{name}` to have shape (3, 3), got {_describe(arr.shape)}.")
+    # The entries of a rotation are cosines: anything larger is not one (and squaring it could
+    # overflow in the orthogonality check).
+    if float(np.max(np.abs(arr))) > 1.0 + _ATOL:
+        raise ValueError(
+            f"Expected `{name}` to be rotation matrices (entries within [-1, 1]), got an entry "
+            f"of {float(np.max(np.abs(arr))):.6g}."
+        )
+    with np.errstate(under="ignore"):
+        r = check_rotation_matrix(arr, name, atol=_ATOL)
     # Polar factor: the nearest exact rotation, so that rounding in R does not leak into `up`.
     # It is a new array, so the caller's matrix is not aliased.
     u, _, vt = np.linalg.svd(r)
@@ -71,10 +128,37 @@ def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
 
 
 def _axis(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    a = check_unit_vector(x, name, atol=_ATOL)
-    if a.shape != (3,):
-        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(a.shape)}.")
-    out: NDArray[np.float64] = a / np.linalg.norm(a)
+    v = check_vectors(x, name)
+    if v.shape != (3,):
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(v.shape)}.")
+    if float(np.max(np.abs(v))) > 1.0 + _ATOL:  # not a unit vector; squaring could overflow
+        raise ValueError(
+            f"Expected `{name}` to have unit norm (within {_ATOL:g}), got an entry of "
+            f"{float(np.max(np.abs(v))):.6g}."
+        )
+    with np.errstate(under="ignore"):
+        a = check_unit_vector(v, name, atol=_ATOL)
+        out: NDArray[np.float64] = a / np.linalg.norm(a)
+    return out
+
+
+def _norm(x: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+    """Euclidean norm along `axis` without overflow; underflow of small ratios rounds to zero."""
+    with np.errstate(under="ignore"):
+        return norm(x, axis=axis)
+
+
+def _direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """Any non-zero finite 3-vector `x`, normalised without overflow or underflow."""
+    v = check_vectors(x, name)
+    if v.shape != (3,):
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(v.shape)}.")
+    largest = float(np.max(np.abs(v)))
+    if largest == 0.0:
+        raise ValueError(f"Expected `{name}` to be non-zero, got a zero vector.")
+    with np.errstate(under="ignore"):
+        u = v / largest
+        out: NDArray[np.float64] = u / np.linalg.norm(u)
     return out
 
 
@@ -85,6 +169,9 @@ def _group_key(group: Hashable | None, joint: int) -> Hashable:
         hash(key)
     except TypeError:
         raise ValueError(f"Expected `group` to be hashable, got {type(key).__name__}.") from None
+    # NaN is not equal to itself, so it cannot key a group; an infinite key is a number gone wrong.
+    if isinstance(key, float | np.floating) and not np.isfinite(key):
+        raise ValueError(f"Expected `group` to be a key other than NaN or infinity, got {key!r}.")
     return key
 
 
@@ -111,11 +198,8 @@ def _check_sweep_list(sweeps: object, kind: type[_T]) -> list[_T]:
 
 
 def _check_up_hint(up_hint: ArrayLike, name: str = "up_hint") -> NDArray[np.float64]:
-    """`up_hint` normalised, shape (3,); any non-zero vector is accepted."""
-    hint = check_unit_vector(up_hint, name, normalize=True)
-    if hint.shape != (3,):
-        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(hint.shape)}.")
-    return hint
+    """`up_hint` normalised, shape (3,); any non-zero finite vector is accepted."""
+    return _direction(up_hint, name)
 
 
 def _plane_basis(axis: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -151,8 +235,27 @@ def _check_fit(fit: object) -> SweepFit:
             f"{fit.column_names[1:3]!r}."
         )
     cov = np.asarray(fit.covariance[1:3, 1:3], dtype=np.float64)
-    if not (np.isfinite(fit.coefficients[1:3]).all() and np.isfinite(cov).all()):
-        raise ValueError("Expected `fit` to have finite sin/cos coefficients and covariance.")
+    if not np.isfinite(fit.coefficients[1:3]).all():
+        raise ValueError("Expected `fit` to have finite sin/cos coefficients, got NaN or inf.")
+    if not np.isfinite(cov).all():
+        raise ValueError(
+            "Expected `fit` to have a finite sin/cos covariance, got NaN or inf: the fit's "
+            "uncertainty is unknown (torques beyond the float range? fit them in other units)."
+        )
+    eig = np.linalg.eigvalsh(0.5 * (cov + cov.T))
+    # Rounding leaves eigenvalues of a few 1e-16 of the largest below zero; more is no covariance.
+    if eig[0] < -1e-9 * max(float(eig[1]), 0.0) or eig[1] < 0.0:
+        raise ValueError(
+            "Expected `fit` to have a positive semi-definite sin/cos covariance, got "
+            f"eigenvalues {eig[0]:.3g} and {eig[1]:.3g}."
+        )
+    residual = float(np.max(np.asarray(fit.residual_rms, dtype=np.float64)))
+    if not np.any(cov) and residual > 0.0:
+        raise ValueError(
+            f"Expected `fit` to have a non-zero sin/cos covariance where its residual is not "
+            f"(residual_rms {residual:.3g}), got zeros: the covariance underflowed (torques "
+            "near the bottom of the float range? fit them in other units)."
+        )
     return fit
 
 
@@ -173,24 +276,27 @@ class JointSweep(Result):
         :attr:`gravdir.kinematics.SerialChain.axes_in_link`).
     q_ref : float
         Joint angle at which `rotation` was evaluated, rad, in the angle convention of the fit
-        (the same ``q`` that was passed to :func:`~gravdir.sweep.fit_sweep`).
+        (the same ``q`` that was passed to :func:`~gravdir.sweep.fit_sweep`); within ±4π.
     fit : SweepFit
         The fit of this single sweep (batch shape ``()``, e.g. ``batched_fit[i]``), with ``sin``
-        and ``cos`` columns.
+        and ``cos`` columns, a finite positive semi-definite covariance of them, and that
+        covariance non-zero where the residual is (a zero covariance beside a non-zero residual
+        has underflowed).
     group : hashable, optional
         Key of the sweep's distal posture. Sweeps with equal keys share one moment :math:`w`:
         they must sweep the same joint with every joint distal to it at the same angles. Default
         ``joint``: all sweeps of a joint are taken to have the same distal posture. Give
         distinct keys (e.g. ``(joint, "elbow up")``) when a joint is swept in several distal
-        postures.
+        postures. NaN and infinite numbers are refused as keys.
 
     Raises
     ------
     ValueError
         If `joint` is not a non-negative int, `rotation` is not a 3x3 rotation, `axis` is not a
-        unit 3-vector, `q_ref` is not a finite scalar, `fit` is not a single
-        :class:`~gravdir.sweep.SweepFit` with finite ``sin``/``cos`` coefficients and
-        covariance, or `group` is not hashable.
+        unit 3-vector, `q_ref` is not a finite real number within ±4π ("degrees?" beyond),
+        `fit` is not a single :class:`~gravdir.sweep.SweepFit` with finite ``sin``/``cos``
+        coefficients and a finite, positive semi-definite, not underflowed covariance, or
+        `group` is not hashable or is NaN or infinite. The arrays are copied.
 
     Notes
     -----
@@ -235,7 +341,7 @@ class JointSweep(Result):
         object.__setattr__(self, "joint", joint)
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
         object.__setattr__(self, "axis", _axis(self.axis, "axis"))
-        object.__setattr__(self, "q_ref", check_scalar(self.q_ref, "q_ref"))
+        object.__setattr__(self, "q_ref", _joint_angle(self.q_ref, "q_ref"))
         _check_fit(self.fit)
         object.__setattr__(self, "group", _group_key(self.group, joint))
         super().__post_init__()
@@ -277,8 +383,8 @@ def joint_sweep_from_chain(
     chain : SerialChain
         The arm's kinematics (:mod:`gravdir.kinematics`).
     configuration : array_like, shape (n,)
-        Joint angles at which the sweep was recorded, rad; entry `joint` is the reference
-        angle ``q_ref`` (any angle of the sweep will do, e.g. its start).
+        Joint angles at which the sweep was recorded, rad, each within ±4π; entry `joint` is
+        the reference angle ``q_ref`` (any angle of the sweep will do, e.g. its start).
     joint : int
         The swept joint, 0-based.
     fit : SweepFit
@@ -295,8 +401,8 @@ def joint_sweep_from_chain(
     Raises
     ------
     ValueError
-        If `configuration` does not match the chain or `joint` is out of range, or as
-        :class:`JointSweep`.
+        If `configuration` does not match the chain or holds an angle beyond ±4π ("degrees?"),
+        `joint` is out of range, or as :class:`JointSweep`.
 
     References
     ----------
@@ -316,8 +422,7 @@ def joint_sweep_from_chain(
     array([0., 0., 1.])
     """
     joint = _joint_index(joint)
-    rot, axes = _chain_rotation(chain, configuration, joint)
-    config = np.asarray(configuration, dtype=np.float64)
+    config, rot, axes = _chain_rotation(chain, configuration, joint)
     return JointSweep(joint, rot, axes, float(config[joint]), fit, group)
 
 
@@ -325,23 +430,26 @@ def _check_configuration(chain: object, configuration: ArrayLike) -> NDArray[np.
     """`configuration` as a float array of shape (n_joints,) of the SerialChain `chain`."""
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
-    config = check_array(configuration, "configuration")
+    config = np.array(check_array(configuration, "configuration"), dtype=np.float64)
     if config.shape != (chain.n_joints,):
         raise ValueError(
             f"Expected `configuration` to have shape ({chain.n_joints},), "
             f"got {_describe(config.shape)}."
         )
+    _check_joint_angles(config, "configuration")
     return config
 
 
 def _chain_rotation(
     chain: SerialChain, configuration: ArrayLike, joint: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The validated configuration (a copy), link `joint`'s rotation and its axis in the link."""
     config = _check_configuration(chain, configuration)
     if joint >= chain.n_joints:
         raise ValueError(f"Expected `joint` in [0, {chain.n_joints - 1}], got {joint}.")
-    frames = link_frames(chain, config)
-    return frames.rotations[joint], chain.axes_in_link[joint]
+    with np.errstate(under="ignore"):  # a tiny angle's rounding is harmless
+        frames = link_frames(chain, config)
+    return config, frames.rotations[joint], chain.axes_in_link[joint]
 
 
 def moment_from_mass_model(
@@ -360,7 +468,7 @@ def moment_from_mass_model(
     chain : SerialChain
         The arm's kinematics.
     configuration : array_like, shape (n,)
-        Joint angles, rad (only the joints distal to `joint` matter).
+        Joint angles, rad, each within ±4π (only the joints distal to `joint` matter).
     joint : int
         The joint, 0-based.
     masses : array_like, shape (n,)
@@ -380,7 +488,8 @@ def moment_from_mass_model(
     Raises
     ------
     ValueError
-        If a shape does not match the chain, a mass is negative or `gravity` is not positive.
+        If a shape does not match the chain, an angle of `configuration` is beyond ±4π
+        ("degrees?"), a mass is negative, `gravity` is not positive, or the moment overflows.
 
     References
     ----------
@@ -396,7 +505,7 @@ def moment_from_mass_model(
     array([ 0.    , 19.6133,  0.    ])
     """
     joint = _joint_index(joint)
-    rot, a = _chain_rotation(chain, configuration, joint)
+    config, rot, a = _chain_rotation(chain, configuration, joint)
     n = chain.n_joints
     m_arr = check_array(masses, "masses")
     if m_arr.shape != (n,):
@@ -409,9 +518,16 @@ def moment_from_mass_model(
     if c_arr.shape != (n, 3):
         raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {_describe(c_arr.shape)}.")
     g = check_positive(gravity, "gravity")
-    frames = link_frames(chain, check_array(configuration, "configuration"))
-    centres = np.einsum("kij,kj->ki", frames.rotations, c_arr) + frames.origins
-    lever = centres[joint:] - frames.joint_points[joint]
-    first_moment = rot.T @ np.einsum("k,ki->i", m_arr[joint:], lever)
-    out: NDArray[np.float64] = g * np.cross(a, first_moment)
+    # Underflow (tiny masses or lever arms) rounds to zero harmlessly; overflow is refused below.
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        frames = link_frames(chain, config)
+        centres = np.einsum("kij,kj->ki", frames.rotations, c_arr) + frames.origins
+        lever = centres[joint:] - frames.joint_points[joint]
+        first_moment = rot.T @ np.einsum("k,ki->i", m_arr[joint:], lever)
+        out: NDArray[np.float64] = g * np.cross(a, first_moment)
+    if not np.isfinite(out).all():
+        raise ValueError(
+            "Expected `masses`, `coms` and `gravity` to give a finite moment, got an overflow: "
+            "check their units (kg, m, m/s²)."
+        )
     return out

@@ -6,19 +6,22 @@ import dataclasses
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import get_args
+from typing import Any, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_option, check_positive
+from gravdir._checks import check_angle_span, check_option, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
-from gravdir.errors import DegenerateGeometryError, GravdirWarning
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.general._bound import (
+    MAX_SWEEP_SAMPLES,
     LoadFrictionOption,
     PlannedSweep,
     UpBound,
+    _check_signal_to_noise,
+    _samples_per_pass,
     crlb_up,
     sweep_samples,
 )
@@ -27,11 +30,22 @@ from gravdir.general._model import (
     _check_configuration,
     _check_up_hint,
     _joint_index,
+    _norm,
     moment_from_mass_model,
 )
 from gravdir.kinematics import SerialChain
 
 __all__ = ["SweepPlan", "plan_sweeps", "planned_sweep_from_chain"]
+
+# Caps on the search of plan_sweeps. 36 sweeps of one joint at 10° steps of the reference joint
+# are a full turn, more than any plan needs. Each planned sweep costs about 1 ms and each
+# planned sample about 0.2 µs, so 2000 sweeps and 20 million samples over all candidates keep
+# a search within a few seconds; the default search plans 135 sweeps, and at 0.05 rad/s and
+# 1 kHz about 11 million samples.
+MAX_PLAN_SWEEPS = 36
+MAX_PLAN_CANDIDATES = 1000
+MAX_PLAN_SWEEPS_TOTAL = 2000
+MAX_PLAN_SAMPLES = 20_000_000
 
 
 def planned_sweep_from_chain(
@@ -81,7 +95,8 @@ def planned_sweep_from_chain(
     Raises
     ------
     ValueError
-        If an argument is invalid (see :func:`moment_from_mass_model`, :func:`sweep_samples`).
+        If an argument is invalid (see :func:`moment_from_mass_model`, :func:`sweep_samples`),
+        or `gain` times the moment overflows.
 
     References
     ----------
@@ -98,12 +113,17 @@ def planned_sweep_from_chain(
     PlannedSweep(joint=1, group=1, q_ref=0.000°, arc=90.0°, samples=630, |w|=9.81 N·m)
     """
     joint = _joint_index(joint)
-    rot, a = _chain_rotation(chain, configuration, joint)
-    config = np.asarray(configuration, dtype=np.float64)
-    w = check_positive(gain, "gain") * moment_from_mass_model(
-        chain, config, joint, masses, coms, gravity=gravity
-    )
+    config, rot, a = _chain_rotation(chain, configuration, joint)
+    gain = check_positive(gain, "gain")
     q, v = sweep_samples(float(config[joint]), arc, speed, sample_rate)
+    moment = moment_from_mass_model(chain, config, joint, masses, coms, gravity=gravity)
+    with np.errstate(over="ignore", under="ignore"):
+        w = gain * moment
+    if not np.isfinite(w).all():
+        raise ValueError(
+            f"Expected `gain` times the moment of the mass model to be finite, got `gain` = "
+            f"{gain:g} and a moment of {float(np.max(np.abs(moment))):.3g} N·m."
+        )
     return PlannedSweep(joint, rot, a, float(config[joint]), q, v, w, noise_std, group)
 
 
@@ -173,29 +193,50 @@ def _check_plan_joints(
     return config, joint, reference_joint
 
 
+def _grid_values(values: object, name: str) -> list[Any]:
+    """The values of one axis of the search grid: a non-empty sequence, not too long."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+        raise ValueError(f"Expected `{name}` to be a sequence, got {type(values).__name__}.")
+    items = list(values)
+    if not items:
+        raise ValueError("Expected non-empty `counts`, `spacings` and `arcs`.")
+    if len(items) > MAX_PLAN_CANDIDATES:
+        raise ValueError(
+            f"Expected at most {MAX_PLAN_CANDIDATES} values in `{name}`, got {len(items)}."
+        )
+    return items
+
+
 def _check_plan_grid(
     counts: Sequence[int], spacings: Sequence[float], arcs: Sequence[float]
-) -> list[tuple[int, float, float]]:
-    """The candidates (count, arc, spacing) in search order: each ascending, count first."""
+) -> tuple[list[int], list[float], list[float]]:
+    """Counts, spacings and arcs of the search, each sorted ascending and validated."""
     count_list = []
-    for count_value in counts:
+    for count_value in _grid_values(counts, "counts"):
         if (
-            isinstance(count_value, bool)
-            or not isinstance(count_value, (int, np.integer))
-            or count_value < 2
+            isinstance(count_value, bool | np.bool_)
+            or not isinstance(count_value, int | np.integer)
+            or not 2 <= count_value <= MAX_PLAN_SWEEPS
         ):
-            raise ValueError(f"Expected `counts` to hold ints >= 2, got {count_value!r}.")
+            raise ValueError(
+                f"Expected `counts` to hold ints >= 2 and at most {MAX_PLAN_SWEEPS}, got "
+                f"{count_value!r}."
+            )
         count_list.append(int(count_value))
-    spacing_list = [check_positive(s, "spacings") for s in spacings]
-    arc_list = [check_positive(a, "arcs") for a in arcs]
-    if not (count_list and spacing_list and arc_list):
-        raise ValueError("Expected non-empty `counts`, `spacings` and `arcs`.")
-    return [
-        (count, arc, spacing)
-        for count in sorted(set(count_list))
-        for arc in sorted(arc_list)
-        for spacing in sorted(spacing_list)
+    spacing_list = [
+        check_angle_span(check_positive(s, "spacings"), "spacings")
+        for s in _grid_values(spacings, "spacings")
     ]
+    arc_list = [
+        check_angle_span(check_positive(a, "arcs"), "arcs") for a in _grid_values(arcs, "arcs")
+    ]
+    n_sweeps = sum(set(count_list)) * len(spacing_list) * len(arc_list)
+    if n_sweeps > MAX_PLAN_SWEEPS_TOTAL:
+        raise ValueError(
+            f"Expected the candidates of `counts`, `spacings` and `arcs` to plan at most "
+            f"{MAX_PLAN_SWEEPS_TOTAL} sweeps in all, got {n_sweeps}."
+        )
+    return sorted(set(count_list)), sorted(spacing_list), sorted(arc_list)
 
 
 def plan_sweeps(
@@ -242,11 +283,15 @@ def plan_sweeps(
         The joint whose position changes between sweeps (default 0, J1); it must be proximal
         to `joint`.
     counts : sequence of int, optional
-        Numbers of sweeps searched (default 2, 3, 4).
+        Numbers of sweeps searched (default 2, 3, 4), each from 2 to 36.
     spacings : sequence of float, optional
-        Steps between reference-joint positions, rad (default 60°, 90°, 120°).
+        Steps between reference-joint positions, rad (default 60°, 90°, 120°), each positive
+        and at most 4π.
     arcs : sequence of float, optional
-        Arc lengths searched, rad (default 60° to 180° in steps of 30°).
+        Arc lengths searched, rad (default 60° to 180° in steps of 30°), each positive and at
+        most 4π. The search plans at most 2000 sweeps and 20 million samples over all
+        candidates (the default search plans 135 sweeps); each sequence holds at most 1000
+        values.
     speed, sample_rate : float, optional
         Sweep speed (rad/s) and sample rate (Hz) of the planned sweeps.
     load_friction : {"none", "abs"}, optional
@@ -265,8 +310,11 @@ def plan_sweeps(
     Raises
     ------
     ValueError
-        If an argument is invalid, `reference_joint` is not proximal to `joint`, or no
-        candidate can determine `up`.
+        If an argument is invalid, `reference_joint` is not proximal to `joint`, an arc or
+        spacing exceeds 4π or an angle of `configuration` ±4π ("degrees?"), the search exceeds
+        its caps, the moment of the mass model is more than 1e100 times `noise_std` or less
+        than 1e-100 times it, or no candidate can determine `up`
+        (:class:`~gravdir.errors.DegenerateGeometryError`).
 
     See Also
     --------
@@ -277,8 +325,10 @@ def plan_sweeps(
     -----
     Positions are ``configuration[reference_joint] + k * spacing``, ``k = 0, ..., count - 1``.
     Two sweeps 180° apart turn about one axis line and are degenerate
-    (:func:`estimate_up`); such candidates get an infinite bound. The search evaluates
-    :func:`crlb_up` for every candidate: a few dozen small Fisher matrices.
+    (:func:`estimate_up`); such candidates, and those whose arcs are too short to separate the
+    sinusoid from offset and friction, get an infinite bound. A reference-joint position beyond
+    a turn is evaluated wrapped (the kinematics are periodic) and reported as searched. The
+    search evaluates :func:`crlb_up` for every candidate: a few dozen small Fisher matrices.
 
     References
     ----------
@@ -300,23 +350,46 @@ def plan_sweeps(
         chain, configuration, joint, reference_joint
     )
     target = check_positive(target_std, "target_std")
-    candidates = _check_plan_grid(counts, spacings, arcs)
+    count_list, spacing_list, arc_list = _check_plan_grid(counts, spacings, arcs)
     hint = _check_up_hint(up_hint)
     check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
+    speed = check_positive(speed, "speed")
+    sample_rate = check_positive(sample_rate, "sample_rate")
+    noise_std = check_positive(noise_std, "noise_std")
+    # The samples of every candidate, bounded before any sweep is built.
+    per_pass = {
+        arc: _samples_per_pass(arc, speed, sample_rate, MAX_SWEEP_SAMPLES, "arcs")
+        for arc in arc_list
+    }
+    work = 2 * sum(per_pass.values()) * sum(count_list) * len(spacing_list)
+    if work > MAX_PLAN_SAMPLES:
+        raise ValueError(
+            f"Expected the candidates of `counts`, `spacings` and `arcs` at `speed` = "
+            f"{speed:g} and `sample_rate` = {sample_rate:g} to plan at most "
+            f"{MAX_PLAN_SAMPLES} samples in all, got {work}."
+        )
+    moment = float(
+        _norm(moment_from_mass_model(chain, config, joint, masses, coms, gravity=gravity))
+    )
+    if moment == 0.0:
+        raise DegenerateGeometryError(
+            f"Expected `masses` and `coms` to give joint {joint} a gravity load, got a zero "
+            "moment: its sweeps would say nothing about `up`."
+        )
+    _check_signal_to_noise(moment, np.array([noise_std]), "`masses` and `noise_std`")
 
     table: list[list[float]] = []
     best: tuple[float, SweepPlan] | None = None
-    for count, arc, spacing in candidates:
-        positions = config[reference_joint] + spacing * np.arange(count)
-        plans = []
-        for position in positions:
-            c = config.copy()
-            c[reference_joint] = position
-            plans.append(
-                planned_sweep_from_chain(
+    for count in count_list:
+        for arc in arc_list:
+            for spacing in spacing_list:
+                positions = config[reference_joint] + spacing * np.arange(count)
+                plans = _candidate_sweeps(
                     chain,
-                    c,
+                    config,
                     joint,
+                    reference_joint,
+                    positions,
                     arc,
                     masses=masses,
                     coms=coms,
@@ -325,21 +398,21 @@ def plan_sweeps(
                     sample_rate=sample_rate,
                     gravity=gravity,
                 )
-            )
-        try:
-            bound = crlb_up(plans, up_hint=hint, load_friction=load_friction)
-        except DegenerateGeometryError:
-            table.append([count, spacing, arc, np.inf])
-            continue
-        std = float(np.radians(bound.up_std_deg))
-        table.append([count, spacing, arc, std])
-        plan = SweepPlan(
-            positions, arc, spacing, bound, std <= target, tuple(plans), np.zeros((0, 4))
-        )
-        if plan.reached:
-            return dataclasses.replace(plan, candidates=np.array(table))
-        if best is None or std < best[0]:
-            best = (std, plan)
+                try:
+                    bound = crlb_up(plans, up_hint=hint, load_friction=load_friction)
+                except (DegenerateGeometryError, InsufficientDataError):
+                    # Parallel axes, or arcs too short to separate the sinusoid: no bound.
+                    table.append([count, spacing, arc, np.inf])
+                    continue
+                std = float(np.radians(bound.up_std_deg))
+                table.append([count, spacing, arc, std])
+                plan = SweepPlan(
+                    positions, arc, spacing, bound, std <= target, tuple(plans), np.zeros((0, 4))
+                )
+                if plan.reached:
+                    return dataclasses.replace(plan, candidates=np.array(table))
+                if best is None or std < best[0]:
+                    best = (std, plan)
     if best is None:
         raise DegenerateGeometryError(
             "Expected some candidate of `counts`, `spacings` and `arcs` to determine `up`, "
@@ -353,3 +426,23 @@ def plan_sweeps(
         stacklevel=2,
     )
     return dataclasses.replace(best[1], candidates=np.array(table))
+
+
+def _candidate_sweeps(
+    chain: SerialChain,
+    config: NDArray[np.float64],
+    joint: int,
+    reference_joint: int,
+    positions: NDArray[np.float64],
+    arc: float,
+    **kwargs: Any,
+) -> list[PlannedSweep]:
+    """The planned sweeps of `joint` at the reference-joint `positions` of one candidate."""
+    plans = []
+    for position in positions:
+        c = config.copy()
+        # The kinematics are periodic: a position beyond a turn is evaluated wrapped.
+        wrapped = float(np.remainder(position + np.pi, 2 * np.pi) - np.pi)
+        c[reference_joint] = position if abs(position) <= 2 * np.pi else wrapped
+        plans.append(planned_sweep_from_chain(chain, c, joint, arc, **kwargs))
+    return plans

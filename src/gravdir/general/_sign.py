@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Mapping
 from typing import Literal
@@ -9,9 +10,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_unit_vector
+from gravdir._results import tangent_basis
 from gravdir.errors import GravdirWarning
-from gravdir.general._model import _describe
+from gravdir.general._bilinear import _jacobian, _Problem
+from gravdir.general._model import _direction
 
 SignRule = Literal["hemisphere", "moment hint"]
 
@@ -40,11 +42,7 @@ def _check_moment_hints(
                 f"Expected the keys of `moment_hints` to be groups of `sweeps` "
                 f"({', '.join(repr(k) for k in keys)}), got {key!r}."
             )
-        m = check_unit_vector(value, f"moment_hints[{key!r}]", normalize=True)
-        if m.shape != (3,):
-            raise ValueError(
-                f"Expected `moment_hints[{key!r}]` to have shape (3,), got {_describe(m.shape)}."
-            )
+        m = _direction(value, f"moment_hints[{key!r}]")
         g = keys.index(key)
         a = axes[int(np.flatnonzero(group_of == g)[0])]
         am = np.cross(a, m)
@@ -84,13 +82,53 @@ def _sign(
     return cosine < 0, "hemisphere", abs(cosine)
 
 
-def _warn_if_marginal(rule: SignRule, margin: float, sign_tol: float) -> None:
-    """Warn (at the caller of the caller) when the sign rule's cosine is below `sign_tol`."""
-    if margin < sign_tol:
+def _sign_sigmas(
+    prob: _Problem,
+    up: NDArray[np.float64],
+    x: NDArray[np.float64],
+    information: NDArray[np.float64],
+    hint: NDArray[np.float64],
+    hints: dict[int, NDArray[np.float64]],
+) -> float:
+    """How many of its standard deviations the sign rule's deciding quantity is from zero.
+
+    The hemisphere rule decides by ``up . up_hint``, whose variance is ``h^T I^-1 h`` with `h`
+    the hint in the tangent basis of `up` and `I` the reduced information; the moment-hint rule
+    by ``sum_g w_g . (a_g x m_g)``, linear in the moments, whose covariance (with `up` free) is
+    the pseudo-inverse of the full Fisher information.
+    """
+    if hints:
+        jac = _jacobian(prob, up, tangent_basis(up), x)
+        cov = np.linalg.pinv(jac.T @ jac, rcond=1e-13, hermitian=True)
+        c = np.zeros(jac.shape[1])
+        total = 0.0
+        for g, direction in hints.items():
+            coeff = prob.bases[g].T @ direction  # w_g . d = (E_g x_g) . d = x_g . (E_g^T d)
+            c[2 + 2 * g : 4 + 2 * g] = coeff
+            total += float(coeff @ x[g])
+        variance = float(c @ cov @ c)
+    else:
+        h = tangent_basis(up) @ hint
+        total = float(up @ hint)
+        variance = float(h @ np.linalg.solve(information, h))
+    if not variance > 0.0:
+        return math.inf
+    return abs(total) / math.sqrt(variance)
+
+
+def _warn_if_marginal(
+    rule: SignRule, margin: float, sigmas: float, sign_tol: float, sign_nsigma: float
+) -> None:
+    """Warn (at the caller of the caller) when the sign rule's cosine is below `sign_tol` or
+    within `sign_nsigma` of its standard deviations of zero."""
+    if margin < sign_tol or sigmas < sign_nsigma:
+        boundary = np.degrees(np.arcsin(np.clip(margin, 0.0, 1.0)))
         warnings.warn(
-            f"The sign of `up` is marginal: the {rule} rule compared vectors at "
-            f"{np.degrees(np.arccos(np.clip(margin, -1, 1))):.1f}° (cosine {margin:.3g}); "
-            "give a better `up_hint` or `moment_hints`.",
+            f"The sign of `up` is marginal: the {rule} rule decided by a cosine of "
+            f"{margin:.3g} ({boundary:.3g}° from its boundary), {sigmas:.3g} standard "
+            f"deviation(s) of it from zero; a sign is flagged below `sign_tol` = {sign_tol:g} "
+            f"or within `sign_nsigma` = {sign_nsigma:g} standard deviations. Give a better "
+            "`up_hint` or `moment_hints`.",
             GravdirWarning,
             stacklevel=3,
         )

@@ -25,6 +25,9 @@ from gravdir.general._bilinear import (
 # Starts closer than this (modulo sign: the cost of up and -up is the same) are one start.
 _MIN_START_SEPARATION = np.radians(15.0)
 
+# Grid points whose projected cost is evaluated at once.
+_GRID_BLOCK = 1024
+
 # Levenberg-Marquardt damping of the tangent-plane steps, relative to the mean eigenvalue of the
 # reduced information: small enough that steps near the solution are Gauss-Newton steps
 # (quadratic convergence on noise-free data), large enough to keep a step from a poor start on
@@ -47,7 +50,11 @@ def _fibonacci_sphere(n: int) -> NDArray[np.float64]:
 def _starts(prob: _Problem, n_grid: int, n_starts: int) -> list[NDArray[np.float64]]:
     """The `n_starts` lowest grid points of the projected cost, distinct modulo sign."""
     grid = _fibonacci_sphere(n_grid)
-    order = np.argsort(_projected_cost(prob, grid), kind="stable")
+    # In blocks, so that the (points, sweeps, 2, 2) arrays stay small for large grids.
+    cost = np.concatenate(
+        [_projected_cost(prob, grid[i : i + _GRID_BLOCK]) for i in range(0, n_grid, _GRID_BLOCK)]
+    )
+    order = np.argsort(cost, kind="stable")
     starts: list[NDArray[np.float64]] = []
     for k in order:
         u = grid[k]
