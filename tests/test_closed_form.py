@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,7 +20,7 @@ from gravdir.closed_form import (
     solve_point_mass,
     solve_two_branch,
 )
-from gravdir.errors import DegenerateGeometryError
+from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.frames import up_from_canonical
 from gravdir.sweep import SweepFit, fit_sweep, wrap_angle
 from gravdir.synthetic import SyntheticArm, TorqueSensor, canonical_arm
@@ -108,7 +111,8 @@ def test_point_mass_near_90_deg_is_flagged_and_clipped_without_nan() -> None:
     arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2))
     sensors = (TorqueSensor(gain=1.01), TorqueSensor())
     f1, zu, fu, _, _ = _sweeps(arm, np.pi / 2, 0.0, sensors)
-    res = solve_point_mass(f1, fu, zu, np.pi / 2, 0.0)
+    with pytest.warns(GravdirWarning, match=r"= 1\.01 lies 0\.01 beyond .* standard deviations"):
+        res = solve_point_mass(f1, fu, zu, np.pi / 2, 0.0)
     assert res.clipped and res.near_singular
     assert res.theta2 == pytest.approx(np.pi / 2, abs=1e-12)
     assert len(res.roots) == 1
@@ -235,7 +239,8 @@ def test_l2_clipped_at_the_merge_point() -> None:
     arm = canonical_arm(L1=1.0, L2=0.2, up=up_from_canonical(0.4, np.pi - 1.5 - np.arctan(0.2)))
     sensors = (TorqueSensor(gain=1.01), TorqueSensor())
     f1, zu, fu, _, _ = _sweeps(arm, 1.5, 0.0, sensors)
-    res = solve_l2_offset(f1, fu, zu, 1.5, 0.0)
+    with pytest.warns(GravdirWarning, match="arccos argument .* clipped"):
+        res = solve_l2_offset(f1, fu, zu, 1.5, 0.0)
     assert res.clipped and res.near_singular
     assert np.all(np.isfinite(res.up)) and not np.any(np.isnan(res.theta_cov))
     _check_up_information(res)
@@ -696,3 +701,287 @@ def test_result_contract() -> None:
     res = solve_two_branch(f1, fa, 0.3, fb, 0.3 + np.pi)
     assert pickle.loads(pickle.dumps(res)) == res
     json.dumps(res.to_dict())
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardening: lost uncertainty, clipped and ambiguous decisions, units, types, scale
+
+
+def _along_j1_fits(tilt: float) -> tuple[SweepFit, float, SweepFit, float, SweepFit]:
+    """Noise-free fits for `_solve` (q2 = 1.2, gamma0 = 0.1); at tilt 0 A1 is not significant and
+    the J2 sweeps are taken at J1 = 0.8 and 0.8 - pi."""
+    arm = canonical_arm(L1=0.6, gamma0=0.1, mass=3.0, up=up_from_canonical(0.8, tilt))
+    f1 = _fit(arm, 0, [0.0, 1.2])
+    zu = 0.8 if tilt == 0.0 else float(f1.zeros().unstable)
+    zs = float(wrap_angle(zu + np.pi))
+    return f1, zu, _fit(arm, 1, [zu, 0.0]), zs, _fit(arm, 1, [zs, 0.0])
+
+
+def _with_covariance(fit: SweepFit, value: float) -> SweepFit:
+    return dataclasses.replace(fit, covariance=np.full_like(fit.covariance, value))
+
+
+def _check_no_information(res: ClosedFormEstimate) -> None:
+    """A result computed from a fit of unknown uncertainty: infinite, never zero or NaN."""
+    assert np.all(np.isfinite(res.up))
+    assert np.isinf(res.theta_cov[0, 0]) and np.isinf(res.theta_cov[1, 1])
+    assert not np.any(np.isnan(res.theta_cov))
+    for r in (res, *res.roots):
+        assert np.all(r.up_information == 0.0)
+        assert np.isinf(r.up_std_deg)
+    assert np.isinf(res.theta1_std_deg) and np.isinf(res.theta2_std_deg)
+
+
+# (solver, which fit): 0 the J1 fit, 2 the first J2 fit, 4 the J2 fit at the other J1 zero.
+CORRUPTED = [(name, 0) for name in SOLVERS] + [(name, 2) for name in SOLVERS] + [
+    (name, 4) for name in ("l3_pair", "l3_both", "two_branch")
+]
+
+
+@pytest.mark.parametrize(("name", "which"), CORRUPTED)
+@pytest.mark.parametrize("value", [np.inf, np.nan])
+@pytest.mark.parametrize("tilt", [0.5, 0.0])
+def test_non_finite_covariance_gives_infinite_uncertainty(
+    name: str, which: int, value: float, tilt: float
+) -> None:
+    # Seen: a fit whose covariance is infinite or NaN gave theta1 +- 0 deg, theta2 +- 0 deg.
+    fits: list[Any] = list(_along_j1_fits(tilt))
+    fits[which] = _with_covariance(fits[which], value)
+    with np.errstate(all="raise"), pytest.warns(GravdirWarning) as caught:
+        res = _solve(name, *fits)
+    assert any("infinite or NaN covariance" in str(w.message) for w in caught)
+    assert caught[0].filename == __file__  # attributed to the caller
+    if tilt == 0.0 and which == 4 and name != "two_branch":
+        # Gravity along J1: the single-sweep result does not use the second J2 sweep.
+        assert res.gravity_parallel_to_j1
+        return
+    _check_no_information(res)
+
+
+def test_fits_of_overflowing_torques_give_infinite_uncertainty() -> None:
+    # Seen: torques scaled by 1e200 gave solve_point_mass(...) -> theta1 +- 0 deg,
+    # theta2 +- 0 deg, covariance all zeros.
+    arm = canonical_arm(L1=0.6, L2=0.05, gamma0=0.2, up=up_from_canonical(0.5, 0.3))
+    r1 = arm.sweep(0, [0.0, 1.2], -2.0, 2.0, 0.5, 100.0)
+    probe = fit_sweep(r1.q, r1.torque, r1.velocity)
+    q1 = float(probe.zeros().unstable)
+    r2 = arm.sweep(1, [q1, 0.0], -1.5, 1.5, 0.5, 100.0)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            f1, f2 = (fit_sweep(r.q, r.torque * 1e200, r.velocity) for r in (r1, r2))
+    except ValueError as exc:  # a clear refusal by the sweep fit is also honest
+        pytest.skip(f"fit_sweep refuses torques of 1e200: {exc}")
+    unknown = not all(np.all(np.isfinite(f.covariance[1:3, 1:3])) for f in (f1, f2))
+    with np.errstate(all="raise"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = solve_point_mass(f1, f2, q1, gamma=1.4, gamma0=0.2)
+    assert not np.any(np.diag(res.theta_cov) == 0.0) and res.up_std_deg > 0
+    if unknown:
+        assert any(issubclass(w.category, GravdirWarning) for w in caught)
+        _check_no_information(res)
+    else:
+        assert np.all(np.isfinite(res.theta_cov)) and res.up_std_deg > 0
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e100, 1e150])
+def test_scaled_fits_give_the_same_estimate_and_uncertainty(scale: float) -> None:
+    # Amplitudes and covariances are solved in units of the largest amplitude: any finite scale
+    # of the torques gives the same angles and the same (dimensionless) information of `up`.
+    up = up_from_canonical(0.8, 0.5)
+    arm = canonical_arm(L1=0.6, L2=0.05, L3=0.1, gamma0=0.1, mass=3.0, up=up)
+    sensors = (TorqueSensor(noise_std=0.05), TorqueSensor(noise_std=0.05))
+
+    def fits(k: float) -> tuple[SweepFit, float, SweepFit, float, SweepFit]:
+        rng = np.random.default_rng(3)
+
+        def fit(joint: int, conf: list[float]) -> SweepFit:
+            start, stop = (-2.5, 2.5) if joint == 0 else (-1.5, 1.5)
+            rec = arm.sweep(joint, conf, start, stop, 1.0, 40.0, sensor=sensors, rng=rng)
+            return fit_sweep(rec.q, rec.torque * k, rec.velocity)
+
+        f1 = fit(0, [0.0, 1.2])
+        zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+        return f1, zu, fit(1, [zu, 0.0]), zs, fit(1, [zs, 0.0])
+
+    reference, scaled = fits(1.0), fits(scale)
+    for name in SOLVERS:
+        want = _solve(name, *reference)
+        with np.errstate(all="raise"):
+            got = _solve(name, *scaled)
+        assert _error(got, want.theta1, want.theta2) < 1e-9
+        assert np.allclose(got.up_information, want.up_information, rtol=1e-6, atol=0.0)
+        assert np.allclose(got.theta_cov, want.theta_cov, rtol=1e-6, atol=0.0)
+
+
+def test_point_mass_inconsistent_with_gamma() -> None:
+    # Seen: data inconsistent with gamma gave theta2 = 90 deg, flagged, without a warning.
+    arm = canonical_arm(L1=0.8, gamma0=0.0, up=up_from_canonical(0.4, 0.8))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.4, 0.0)
+    # A1 / (A2 sin(0.3)) = 2.4: far beyond noise and any gain mismatch.
+    with pytest.raises(DegenerateGeometryError, match=r"consistent with `gamma`.*standard dev"):
+        solve_point_mass(f1, fu, zu, 0.3, 0.0)
+    with np.errstate(all="raise"), pytest.raises(DegenerateGeometryError, match="`gamma`"):
+        solve_point_mass(f1, fu, zu, 1e-300, 0.0)  # was a FloatingPointError (overflow)
+    # Noise at theta2 = 90 deg: clipped within a standard deviation, a warning with the margin.
+    arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2))
+    sensors = (TorqueSensor(noise_std=0.05), TorqueSensor(noise_std=0.05))
+    rng = np.random.default_rng(2)
+    f1 = _fit(arm, 0, [0.0, np.pi / 2], sensors, rng)
+    zu = float(f1.zeros().unstable)
+    fu = _fit(arm, 1, [zu, 0.0], sensors, rng)
+    with pytest.warns(GravdirWarning, match=r"beyond .*\(0\.\d+ standard deviations"):
+        res = solve_point_mass(f1, fu, zu, np.pi / 2, 0.0)
+    assert res.clipped and res.theta2 == pytest.approx(np.pi / 2, abs=1e-12)
+
+
+def test_l2_inconsistent_with_gamma() -> None:
+    arm = canonical_arm(L1=0.8, L2=0.1, gamma0=0.0, up=up_from_canonical(0.4, 0.8))
+    f1, zu, fu, _, _ = _sweeps(arm, 1.4, 0.0)
+    with pytest.raises(DegenerateGeometryError, match="`gamma` and `gamma0`"):
+        solve_l2_offset(f1, fu, zu, 1.4, 2.5)
+
+
+def test_ambiguous_decisions_warn_with_the_margin() -> None:
+    sensors = (TorqueSensor(noise_std=0.05), TorqueSensor(noise_std=0.05))
+    # Point mass near 90 deg: the J2 phase picks theta2 or pi - theta2 within the noise.
+    arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, np.pi / 2))
+    rng = np.random.default_rng(1)
+    f1 = _fit(arm, 0, [0.0, np.pi / 2], sensors, rng)
+    zu = float(f1.zeros().unstable)
+    fu = _fit(arm, 1, [zu, 0.0], sensors, rng)
+    with pytest.warns(GravdirWarning, match=r"picks theta2 = .* by a margin of .* standard dev"):
+        res = solve_point_mass(f1, fu, zu, np.pi / 2, 0.0)
+    assert len(res.roots) == 2 and not res.clipped
+    # Two branches at a tilt of 1e-4 rad: half the phase difference is within the noise of 0,
+    # where theta2 jumps between 0 and 180 deg.
+    arm = canonical_arm(L1=0.6, gamma0=0.1, mass=3.0, up=up_from_canonical(0.8, 1e-4))
+    rng = np.random.default_rng(0)
+    f1 = _fit(arm, 0, [0.0, 1.2], sensors, rng)
+    zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
+    fu, fs = _fit(arm, 1, [zu, 0.0], sensors, rng), _fit(arm, 1, [zs, 0.0], sensors, rng)
+    with pytest.warns(GravdirWarning, match=r"half the J2 phase difference .* standard dev"):
+        solve_two_branch(f1, fu, zu, fs, zs, parallel_sigma=0.0)
+    # Gravity along J1 with the mass at beta = 90 deg: up or down by the smaller |beta|.
+    arm = canonical_arm(L1=0.0, L2=0.5, gamma0=0.1, mass=3.0, up=(0.0, 0.0, 1.0))
+    rng = np.random.default_rng(0)
+    f1, fu = _fit(arm, 0, [0.0, 1.2], sensors, rng), _fit(arm, 1, [0.3, 0.0], sensors, rng)
+    with pytest.warns(GravdirWarning, match=r"smaller \|beta\| puts `up` at theta2 = "):
+        res = solve_l2_offset(f1, fu, 0.3, 1.3, 0.1)
+    assert res.gravity_parallel_to_j1
+    # A clear decision says nothing.
+    arm = canonical_arm(L1=0.8, up=up_from_canonical(0.7, 0.6))
+    rng = np.random.default_rng(1)
+    f1 = _fit(arm, 0, [0.0, 1.2], sensors, rng)
+    zu = float(f1.zeros().unstable)
+    fu = _fit(arm, 1, [zu, 0.0], sensors, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solve_point_mass(f1, fu, zu, 1.2, 0.0)
+
+
+def _solver_calls(
+    fits: tuple[SweepFit, float, SweepFit, float, SweepFit],
+) -> dict[str, Callable[..., ClosedFormEstimate]]:
+    """Each public solver on `fits` (gamma 1.0, gamma0 0.2), keywords overridable."""
+    f1, zu, fu, zs, fs = fits
+    base = {"q1_at_j2": zu, "gamma": 1.0, "gamma0": 0.2}
+    return {
+        "point_mass": lambda **k: solve_point_mass(f1, fu, **{**base, **k}),
+        "l2_offset": lambda **k: solve_l2_offset(
+            f1, fu, **{**base, "fit_j2_other": fs, "q1_at_j2_other": zs, **k}
+        ),
+        "l3_offset": lambda **k: solve_l3_offset(
+            f1, fu, **{**base, "l3_ratio": 0.0, "fit_j2_other": fs, "q1_at_j2_other": zs, **k}
+        ),
+        "two_branch": lambda **k: solve_two_branch(
+            f1, fu, **{"q1_at_j2_a": zu, "fit_j2_b": fs, "q1_at_j2_b": zs, **k}
+        ),
+    }
+
+
+SCALAR_KEYWORDS = {
+    "point_mass": ("q1_at_j2", "gamma", "gamma0", "arm_azimuth", "zero_tol", "parallel_sigma",
+                   "parallel_rtol", "singular_tol"),
+    "l2_offset": ("q1_at_j2", "gamma", "gamma0", "q1_at_j2_other", "arm_azimuth", "zero_tol",
+                  "parallel_sigma", "parallel_rtol", "singular_tol"),
+    "l3_offset": ("q1_at_j2", "gamma", "gamma0", "l3_ratio", "q1_at_j2_other", "arm_azimuth",
+                  "zero_tol", "parallel_sigma", "parallel_rtol", "singular_tol",
+                  "amplitude_ratio_rtol"),
+    "two_branch": ("q1_at_j2_a", "q1_at_j2_b", "arm_azimuth", "zero_tol", "parallel_sigma",
+                   "parallel_rtol"),
+}
+
+
+@pytest.mark.parametrize("solver", sorted(SCALAR_KEYWORDS))
+def test_numeric_strings_and_bools_are_refused(fits: tuple, solver: str) -> None:  # type: ignore[type-arg]
+    # Seen: gamma="1.4" was accepted as a number.
+    call = _solver_calls(fits)[solver]
+    for key in SCALAR_KEYWORDS[solver]:
+        for bad in ("1.4", True, np.array("0.5"), [1.0]):
+            with pytest.raises(ValueError, match=f"`{key}`"):
+                call(**{key: bad})
+    if solver == "l3_offset":
+        for sign in ("1", True, 1.5, np.nan):
+            with pytest.raises(ValueError, match="`l3_sign`"):
+                call(l3_sign=sign)
+
+
+@pytest.mark.parametrize("solver", sorted(SCALAR_KEYWORDS))
+def test_degrees_for_radians_are_refused(fits: tuple, solver: str) -> None:  # type: ignore[type-arg]
+    f1, zu, _, zs, _ = fits
+    call = _solver_calls(fits)[solver]
+    angles = {"q1_at_j2": zu, "q1_at_j2_other": zs, "q1_at_j2_a": zu, "q1_at_j2_b": zs,
+              "gamma0": 0.2, "arm_azimuth": 0.4, "gamma": 1.0}
+    for key in SCALAR_KEYWORDS[solver]:
+        if key in angles:
+            degrees = np.degrees(angles[key]) + (360.0 if abs(angles[key]) < 0.3 else 0.0)
+            with pytest.raises(ValueError, match=rf"`{key}`.*degrees\?"):
+                call(**{key: degrees})
+
+
+def test_ranges_and_caps(fits: tuple) -> None:  # type: ignore[type-arg]
+    calls = _solver_calls(fits)
+    with np.errstate(all="raise"):
+        # Seen in the fuzz suite: OverflowError, FloatingPointError (overflow and underflow).
+        with pytest.raises(ValueError, match="`amplitude_ratio_rtol`"):
+            calls["l3_offset"](amplitude_ratio_rtol=1e300)
+        with pytest.raises(ValueError, match="`l3_ratio`"):
+            calls["l3_offset"](l3_ratio=1e300)
+        calls["l3_offset"](l3_ratio=1e-300)
+        calls["l3_offset"](amplitude_ratio_rtol=1e-300)
+    for solver in calls:
+        for bad in (-1.0, 0.0, np.inf, np.nan):
+            with pytest.raises(ValueError, match="`zero_tol`"):
+                calls[solver](zero_tol=bad)
+        for key in ("parallel_sigma", "parallel_rtol"):
+            with pytest.raises(ValueError, match=f"`{key}`"):
+                calls[solver](**{key: -1.0})
+    with pytest.raises(ValueError, match="`singular_tol`"):
+        calls["point_mass"](singular_tol=np.nan)
+    # A J2 amplitude a billionth of J1's carries no gravity load the solvers resolve.
+    f1, zu, fu, _, _ = fits
+    gravity = np.isin(fu.column_names, ("sin", "cos"))
+    tiny = dataclasses.replace(
+        fu,
+        coefficients=np.where(gravity, fu.coefficients * 1e-12, fu.coefficients),
+        amplitude=fu.amplitude * 1e-12,
+    )
+    with pytest.raises(DegenerateGeometryError, match="`fit_j2` .* at least 1e-09 of the J1"):
+        solve_point_mass(f1, tiny, zu, 1.0, 0.2, parallel_rtol=0.0)
+
+
+def test_malformed_fits_are_refused(fits: tuple) -> None:  # type: ignore[type-arg]
+    f1, zu, fu, _, _ = fits
+    nan_phase = dataclasses.replace(f1, phase=np.float64(np.nan))
+    with pytest.raises(ValueError, match="`fit_j1` to have a finite amplitude"):
+        solve_point_mass(nan_phase, fu, zu, 1.0, 0.2)
+    bad_coef = dataclasses.replace(fu, coefficients=np.where(fu.coefficients != 0, np.inf, 0.0))
+    with pytest.raises(ValueError, match="`fit_j2` to have a finite amplitude"):
+        solve_point_mass(f1, bad_coef, zu, 1.0, 0.2)
+    short = dataclasses.replace(fu, coefficients=fu.coefficients[:3])
+    with pytest.raises(ValueError, match=r"`fit_j2` .* coefficients of shape \(p,\)"):
+        solve_point_mass(f1, short, zu, 1.0, 0.2)
+    no_columns = dataclasses.replace(fu, column_names=("offset", "a", "b"))
+    with pytest.raises(ValueError, match="`fit_j2` to have `sin` and `cos` columns"):
+        solve_point_mass(f1, no_columns, zu, 1.0, 0.2)

@@ -23,7 +23,10 @@ Every solver returns a :class:`ClosedFormEstimate`: `up` with its Fisher informa
 stays finite where gravity lies along J1 and :math:`\\theta_1` is undefined), all admissible
 roots (:class:`ClosedFormRoot`), the rule that picked one, the covariance of
 :math:`(\\theta_1, \\theta_2)` and flags for the degenerate cases. docs/closed_form.md derives
-each solver.
+each solver and lists the input checks: every argument is checked before anything is computed,
+fits of any finite scale are solved in units of their largest amplitude, a fit of unknown
+(infinite or NaN) covariance gives an infinite uncertainty with a warning, never a zero one, and a
+clipped root or a decision between roots within a few standard deviations warns with its margin.
 
 References
 ----------

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import check_positive, check_scalar
 from gravdir.closed_form._inputs import (
     DEFAULT_AMPLITUDE_RATIO_RTOL,
     DEFAULT_PARALLEL_RTOL,
@@ -19,6 +19,11 @@ from gravdir.closed_form._inputs import (
     _OneZero,
     _other_sweep,
     _which_zero,
+    check_l3_ratio,
+    check_l3_sign,
+    check_ratio_rtol,
+    clip_decision,
+    relative_ratio_std,
 )
 from gravdir.closed_form._model import (
     BETA,
@@ -26,13 +31,20 @@ from gravdir.closed_form._model import (
     THETA1,
     THETA2,
     Roots,
+    _inplane_from_phases,
     l3_pair_roots,
     l3_phase_root,
     l3_ratio_roots,
     l3_scores,
 )
 from gravdir.closed_form._result import ClosedFormEstimate, _estimate, _Part
-from gravdir.closed_form._solvers import _data, _no_root, _parallel_one_zero, _problem
+from gravdir.closed_form._solvers import (
+    _data,
+    _no_root,
+    _parallel_one_zero,
+    _problem,
+    _warn_half_branch,
+)
 from gravdir.sweep import SweepFit, wrap_angle
 
 __all__ = ["solve_l3_offset"]
@@ -74,7 +86,7 @@ def solve_l3_offset(
         As in :func:`solve_l2_offset`.
     l3_ratio : float, optional
         :math:`\\lambda = L_3 / R_{12}` (signed; :math:`L_3` along the J2 axis
-        :math:`a_2 = z \\times h`).
+        :math:`a_2 = z \\times h`), at most 1000 in magnitude.
     fit_j2_other, q1_at_j2_other : optional
         A J2 sweep at the other J1 zero and its J1 position. The two J2 phases determine
         :math:`\\theta_2'` and :math:`\\beta`. With `l3_ratio` they add a root of their own
@@ -92,7 +104,8 @@ def solve_l3_offset(
     amplitude_ratio_rtol : float, optional
         Relative standard deviation added to the fit variance of :math:`A_1/A_2` in the
         consistency score (used when `l3_ratio` and `fit_j2_other` are both given): the
-        spread of the ratio of two joints' torque gains (default 0.12, gains within ±15%).
+        spread of the ratio of two joints' torque gains (default 0.12, gains within ±15%;
+        from 0 to 1e6).
 
     Returns
     -------
@@ -106,9 +119,19 @@ def solve_l3_offset(
     ------
     ValueError
         As :func:`solve_l2_offset`, and if neither `l3_ratio` nor `fit_j2_other` is given,
-        `l3_sign` is not 1 or -1, or `amplitude_ratio_rtol` is negative.
+        `l3_sign` is not 1 or -1, `l3_ratio` is beyond +-1000, or `amplitude_ratio_rtol` is
+        negative or above 1e6.
     DegenerateGeometryError
-        If a J2 amplitude is not significant or no root satisfies the model.
+        If a J2 amplitude is not significant, no root satisfies the model, or (from two J2
+        sweeps without `l3_ratio`) :math:`\\lambda^2` is negative by more than 25% of the
+        amplitude ratio and five standard deviations.
+
+    Warns
+    -----
+    GravdirWarning
+        If a fit's covariance is infinite or NaN (infinite `theta_cov`, zero `up_information`),
+        a root was clipped (with its margin), or half the J2 phase difference lies within three
+        standard deviations of 0 (where :math:`\\theta_2'` jumps between 0 and 180 deg).
 
     See Also
     --------
@@ -170,25 +193,31 @@ def solve_l3_offset(
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (1.0, 0.4)
     """
-    inputs = _check_one_zero_inputs(
-        fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
-        parallel_rtol,
-    )
-    ratio_rtol = check_positive(amplitude_ratio_rtol, "amplitude_ratio_rtol", allow_zero=True)
-    if l3_sign not in (1, -1):
-        raise ValueError(f"Expected `l3_sign` to be 1 or -1, got {l3_sign!r}.")
-    lam = None if l3_ratio is None else check_scalar(l3_ratio, "l3_ratio")
+    ratio_rtol = check_ratio_rtol(amplitude_ratio_rtol)
+    sign = check_l3_sign(l3_sign)
+    lam = None if l3_ratio is None else check_l3_ratio(l3_ratio)
     if lam is None and fit_j2_other is None:
         raise ValueError(
             "Expected `l3_ratio` or `fit_j2_other` (the model is one equation short without "
             "one of them), got neither."
         )
+    with np.errstate(under="ignore"):  # an underflow is the correctly rounded result here
+        inputs = _check_one_zero_inputs(
+            fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
+            parallel_rtol, zero_tol, fit_j2_other, q1_at_j2_other,
+        )
+        return _l3_offset(inputs, lam, sign, ratio_rtol)
+
+
+def _l3_offset(
+    inputs: _OneZero, lam: float | None, l3_sign: int, ratio_rtol: float
+) -> ClosedFormEstimate:
     if _is_parallel(inputs.f1, inputs.f2.amplitude, inputs.parallel_sigma, inputs.parallel_rtol):
         # Without the ratio, lambda = 0 bounds the J1 lever arm from below (largest variance).
         lam0 = 0.0 if lam is None else lam
         return _parallel_one_zero(inputs, unknown_beta=True, lam=lam0, solver="l3_offset")
-    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", zero_tol)
-    fo = _other_sweep(inputs, fit_j2_other, q1_at_j2_other, sigma, zero_tol)
+    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", inputs.zero_tol)
+    fo = _other_sweep(inputs, sigma)
     if lam is not None and fo is not None:
         return _l3_both_facts(inputs, fo, sigma, lam, ratio_rtol)
     g, g0 = inputs.gamma, inputs.gamma0
@@ -206,7 +235,15 @@ def solve_l3_offset(
         def solve(dd: NDArray[np.float64]) -> Roots:
             return l3_pair_roots(dd, sigma, g, g0)
 
-    rows, clipped = solve(_data(inputs.f1, inputs.f2, *more))
+    d = _data(inputs.f1, inputs.f2, *more)
+    rows, excess = solve(d)
+    if lam is None:
+        assert fo is not None
+        _clip_pair(inputs, fo, d, sigma, excess)
+        fu, fs = (inputs.f2, fo) if sigma == 1 else (fo, inputs.f2)
+        _warn_half_branch("solve_l3_offset", fu, fs)
+    else:
+        _clip_circle(excess)
     if rows.shape[0] == 0:
         raise _no_root("L3", _CHECKS)
     if lam is None:
@@ -216,7 +253,41 @@ def solve_l3_offset(
         index = int(np.argmin(np.abs(rows[:, BETA])))
         rule = "smaller |beta| (lumped mass nearest the link line)"
     problem = _problem(inputs, sigma, "l3_offset", *more)
-    return _estimate(problem, [_Part(solve, rows, clipped)], index, rule)
+    return _estimate(problem, [_Part(solve, rows, excess > 0)], index, rule)
+
+
+def _clip_circle(excess: float) -> None:
+    """Warn about a root of the degree-3 equation projected back onto the unit circle."""
+    if excess > 0:
+        clip_decision(
+            "solve_l3_offset",
+            f"a root of the L3 equation (|z| = 1 + {excess:.3g}, z = exp(i theta2'))",
+            excess,
+            math.inf,
+            None,
+            _CHECKS,
+        )
+
+
+def _clip_pair(
+    inputs: _OneZero, fo: _Fit, d: NDArray[np.float64], sigma: int, excess: float
+) -> None:
+    """Warn about (or refuse) a negative lambda**2 = s (r / sin(theta2') - s)."""
+    if excess <= 0:
+        return
+    t, beta = _inplane_from_phases(d, sigma, inputs.gamma0)
+    s, sin_t = math.sin(inputs.gamma + beta), math.sin(t)
+    r = inputs.f1.amplitude / (0.5 * (inputs.f2.amplitude + fo.amplitude))
+    # lambda**2 moves with r by s / sin(theta2'); -lambda**2 = (s / sin t) (s sin t - r).
+    std = s / sin_t * r * relative_ratio_std(inputs.f1, inputs.f2, fo)
+    clip_decision(
+        "solve_l3_offset",
+        f"lambda**2 = {-excess:.6g} (from the amplitude ratio and both J2 phases)",
+        excess,
+        std,
+        excess * sin_t / (s * r),
+        _CHECKS,
+    )
 
 
 def _l3_both_facts(
@@ -236,7 +307,7 @@ def _l3_both_facts(
     def solve_phase(dd: NDArray[np.float64]) -> Roots:
         return l3_phase_root(dd, sigma, g, g0, lam)
 
-    amp_rows, amp_clipped = solve_amplitude(d)
+    amp_rows, amp_excess = solve_amplitude(d)
     phase_rows, _ = solve_phase(d)
     # The phase root joins the candidates unless an amplitude root already is that root (always
     # so on noise-free data): the amplitude ratio can miss it, by pushing it and a neighbour
@@ -246,13 +317,18 @@ def _l3_both_facts(
         and abs(row[THETA2] - phase_rows[0, THETA2]) < _SAME_ROOT_ATOL
         for row in amp_rows
     )
-    parts = [_Part(solve_amplitude, amp_rows, amp_clipped, n_coef=4)]
+    parts = [_Part(solve_amplitude, amp_rows, amp_excess > 0, n_coef=4)]
     if not duplicate:
         parts.append(_Part(solve_phase, phase_rows, False))
     rows = np.concatenate([p.rows for p in parts])
     if rows.shape[0] == 0:
         raise _no_root("L3", _CHECKS)
     index = int(np.argmin(l3_scores(rows, d, cov_d, sigma, g, g0, ratio_rtol)))
+    if index < amp_rows.shape[0]:
+        _clip_circle(amp_excess)  # the returned root is an amplitude root
+    else:  # the phase root: theta2' from half the J2 phase difference
+        fu, fs = (inputs.f2, fo) if sigma == 1 else (fo, inputs.f2)
+        _warn_half_branch("solve_l3_offset", fu, fs)
     rule = (
         "consistency with both J2 phases and the amplitude ratio (kinematic L3 ratio and a "
         "J2 sweep at each J1 zero)"

@@ -2,7 +2,8 @@
 
 Every root finder takes the data vector ``d = (A1, phi1, A2, phi2[, A2', phi2'])`` (amplitudes
 and phases of the J1 fit and of the J2 fit(s)) and returns an array ``(k, 7)`` of rows (see the
-column indices below) and a `clipped` flag. Besides the angles, each row carries what turns the
+column indices below) and how far a clipped quantity lay beyond its admissible range (0 where
+nothing was clipped). Besides the angles, each row carries what turns the
 J1 fit's Cartesian coefficients into `up` (docs/closed_form.md, "`up` from the sinusoid
 coefficients"): the horizontal part of `up` is ``K * R(arm_azimuth + delta) @ (-a1, b1)``, with
 ``K = sin(theta2) / A1`` written as a smooth function of the data wherever the root comes from
@@ -39,7 +40,9 @@ _SCORE_RATIO_FLOOR = 1e-9
 # Two roots are the same when all their angles agree to this (rad): rounding only.
 _DEDUPE_ATOL = 1e-12
 
-Roots = tuple[NDArray[np.float64], bool]
+# (root rows, excess): the excess is how far the clipped quantity lay beyond its admissible range
+# (0.0 where nothing was clipped).
+Roots = tuple[NDArray[np.float64], float]
 RootFinder = Callable[[NDArray[np.float64]], Roots]
 
 
@@ -50,8 +53,12 @@ def wrap(x: float) -> float:
 
 
 def _dedupe(rows: list[list[float]]) -> NDArray[np.float64]:
+    """The distinct rows; a row with a non-finite entry (a lever arm that overflowed) is not a
+    root."""
     out: list[list[float]] = []
     for row in rows:
+        if not all(math.isfinite(v) for v in row):
+            continue
         if not any(
             abs(wrap(row[THETA1] - o[THETA1])) < _DEDUPE_ATOL
             and abs(row[THETA2] - o[THETA2]) < _DEDUPE_ATOL
@@ -63,33 +70,40 @@ def _dedupe(rows: list[list[float]]) -> NDArray[np.float64]:
     return np.array(out, dtype=np.float64).reshape(-1, N_COLUMNS)
 
 
+def _inverse(x: float) -> float:
+    """1 / x for x >= 0, infinite at 0 (Python floats: an overflow gives infinity)."""
+    return 1.0 / x if x > 0.0 else math.inf
+
+
 def _offset_scale(theta2: float, s: float, lam: float, delta: float, a2: float) -> float:
     """sin(theta2) / A1 of an amplitude root: N / (A2 sqrt(s**2 + lambda**2)), smooth in A1."""
-    n = np.sqrt(1.0 - (np.sin(theta2) * np.sin(delta)) ** 2)
-    return float(n / (a2 * np.hypot(s, lam)))
+    n = math.sqrt(max(1.0 - (math.sin(theta2) * math.sin(delta)) ** 2, 0.0))
+    return n * _inverse(a2 * math.hypot(s, lam))
 
 
 def point_mass_roots(d: NDArray[np.float64], sigma: int, gamma: float) -> Roots:
     """Lumped point-mass model: sin(theta2) = A1 / (A2 sin(gamma)), two roots."""
-    a1, phi1, a2 = d[0], d[1], d[2]
-    x = a1 / (a2 * np.sin(gamma))
-    clipped = bool(x > 1.0)
-    t = float(np.arcsin(min(x, 1.0)))
-    theta1 = wrap(np.pi - phi1)
-    scale = float(1.0 / (a2 * np.sin(gamma)))
-    rows = [[theta1, th, 0.0, 0.0, abs(th - np.pi / 2), scale, 0.0] for th in (t, np.pi - t)]
-    return _dedupe(rows), clipped
+    a1, phi1, a2 = float(d[0]), float(d[1]), float(d[2])
+    lever = a2 * math.sin(gamma)
+    x = a1 * _inverse(lever) if a1 > 0 else 0.0
+    excess = max(x - 1.0, 0.0)
+    t = math.asin(min(x, 1.0))
+    theta1 = wrap(math.pi - phi1)
+    # Clipped (x > 1): theta2 = 90 deg and `up` horizontal, along the J1 fit's direction.
+    scale = _inverse(lever) if excess == 0.0 else _inverse(a1)
+    rows = [[theta1, th, 0.0, 0.0, abs(th - math.pi / 2), scale, 0.0] for th in (t, math.pi - t)]
+    return _dedupe(rows), excess
 
 
 def l2_roots(d: NDArray[np.float64], sigma: int, gamma: float, gamma0: float) -> Roots:
     """In-plane offset (L2): cos(a + 2t) = cos(a) - 2 sigma r, up to two admissible roots."""
-    a1, phi1, a2, phi2 = d[0], d[1], d[2], d[3]
+    a1, phi1, a2, phi2 = (float(v) for v in d[:4])
     r = a1 / a2
     kappa = wrap(gamma0 + np.pi - phi2)
     a = gamma - kappa
-    c = np.cos(a) - 2.0 * sigma * r
-    clipped = bool(abs(c) > 1.0)
-    ac = float(np.arccos(np.clip(c, -1.0, 1.0)))
+    c = math.cos(a) - 2.0 * sigma * r
+    excess = max(abs(c) - 1.0, 0.0)
+    ac = math.acos(min(max(c, -1.0), 1.0))
     theta1 = wrap(np.pi - phi1)
     rows = []
     for sgn in (1.0, -1.0):
@@ -107,8 +121,8 @@ def l2_roots(d: NDArray[np.float64], sigma: int, gamma: float, gamma0: float) ->
             # Roots merge where the slope sin(a + 2t) of sin(a + t) sin t vanishes.
             merge = abs(wrap(2.0 * (a + 2.0 * t))) / 4.0
             theta2 = float(np.clip(theta2, 0.0, np.pi))
-            rows.append([theta1, theta2, beta, 0.0, merge, 1.0 / (a2 * s), 0.0])
-    return _dedupe(rows), clipped
+            rows.append([theta1, theta2, beta, 0.0, merge, _inverse(a2 * s), 0.0])
+    return _dedupe(rows), excess
 
 
 def theta2_from_inplane(t: float, delta: float) -> float:
@@ -121,19 +135,20 @@ def _trig_cubic_roots(
     f: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     df: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     r: float,
-) -> tuple[list[float], bool]:
-    """Real roots u of a trigonometric polynomial f of degree 3, and whether one was clipped."""
+) -> tuple[list[float], float]:
+    """Real roots u of a trigonometric polynomial f of degree 3, and how far the farthest
+    clipped one lay off the unit circle (0.0 where none was clipped)."""
     # f's Fourier coefficients from 16 samples are exact (no aliasing) and z**3 f(u) is a
     # degree-6 polynomial in z = exp(iu).
     m = 16
     coef = np.fft.fft(f(2.0 * np.pi * np.arange(m) / m)) / m
     poly = np.array([coef[k % m] for k in range(3, -4, -1)])
     z = np.roots(poly) if np.any(np.abs(poly) > 0) else np.zeros(0, dtype=complex)
-    clipped = False
+    excess = 0.0
     us: list[float] = []
     for zk in z:
         off = abs(abs(zk) - 1.0)
-        if off > _ROOT_ATOL:
+        if not off <= _ROOT_ATOL:  # also drops a non-finite root
             continue
         u = np.array(float(np.angle(zk)))
         # Polish with guarded Newton steps on the real equation.
@@ -144,16 +159,17 @@ def _trig_cubic_roots(
             step = u - g / dg
             if abs(f(step)) < abs(g):
                 u = step
-        clipped = clipped or bool(off > _CLIP_ATOL and abs(f(u)) > 1e-9 * max(r, 1.0))
+        if off > _CLIP_ATOL and abs(f(u)) > 1e-9 * max(r, 1.0):
+            excess = max(excess, float(off))
         us.append(float(u))
-    return us, clipped
+    return us, excess
 
 
 def l3_ratio_roots(
     d: NDArray[np.float64], sigma: int, gamma: float, gamma0: float, lam: float
 ) -> Roots:
     """Out-of-plane offset (L3) with lambda = L3 / R12 given: the degree-3 trigonometric roots."""
-    a1, phi1, a2, phi2 = d[0], d[1], d[2], d[3]
+    a1, phi1, a2, phi2 = (float(v) for v in d[:4])
     r = a1 / a2
     kappa = wrap(gamma0 + np.pi - phi2)
     a = gamma - kappa
@@ -170,7 +186,7 @@ def l3_ratio_roots(
         )
         return out
 
-    us, clipped = _trig_cubic_roots(f, df, r)
+    us, excess = _trig_cubic_roots(f, df, r)
     theta1_zero = wrap(np.pi - phi1)
     rows = []
     for i, ui in enumerate(us):
@@ -188,7 +204,7 @@ def l3_ratio_roots(
         scale = _offset_scale(theta2, s, lam, delta, a2)
         theta1 = wrap(theta1_zero + delta)
         rows.append([theta1, theta2, beta, lam, merge, scale, delta])
-    return _dedupe(rows), clipped
+    return _dedupe(rows), excess
 
 
 def _inplane_from_phases(
@@ -203,18 +219,18 @@ def _inplane_from_phases(
 
 def l3_pair_roots(d: NDArray[np.float64], sigma: int, gamma: float, gamma0: float) -> Roots:
     """L3 unknown, J2 sweeps at both zeros: d = (A1, phi1, A2, phi2, A2', phi2')."""
-    a1, phi1 = d[0], d[1]
-    a2m = 0.5 * (d[2] + d[4])
+    a1, phi1 = float(d[0]), float(d[1])
+    a2m = 0.5 * (float(d[2]) + float(d[4]))
     r = a1 / a2m
     t, beta = _inplane_from_phases(d, sigma, gamma0)
-    s = float(np.sin(gamma + beta))
-    if s <= 0.0 or np.sin(t) <= 0.0:
-        return np.zeros((0, N_COLUMNS)), False
-    lam2 = s * (r / np.sin(t) - s)
+    s = math.sin(gamma + beta)
+    if s <= 0.0 or math.sin(t) <= 0.0:
+        return np.zeros((0, N_COLUMNS)), 0.0
+    lam2 = s * (r / math.sin(t) - s)
     # A negative lambda**2 beyond rounding (1e-12 against s**2 <= 1) means noise pushed the
     # amplitude ratio below its L3 = 0 value.
-    clipped = bool(lam2 < -1e-12)
-    lam = float(np.sqrt(max(lam2, 0.0)))
+    excess = -lam2 if lam2 < -1e-12 else 0.0
+    lam = math.sqrt(max(lam2, 0.0))
     theta1_zero = wrap(np.pi - phi1)
     rows = []
     for sgn in (1.0, -1.0):
@@ -225,7 +241,7 @@ def l3_pair_roots(d: NDArray[np.float64], sigma: int, gamma: float, gamma0: floa
         scale = _offset_scale(theta2, s, lam, delta, a2m)
         theta1 = wrap(theta1_zero + delta)
         rows.append([theta1, theta2, beta, sgn * lam, abs(delta), scale, delta])
-    return _dedupe(rows), clipped
+    return _dedupe(rows), excess
 
 
 def l3_phase_root(
@@ -236,17 +252,18 @@ def l3_phase_root(
     d = (A1, phi1, A2, phi2, A2', phi2'). Half the phase difference is theta2', their mean gives
     beta, and the given lambda gives delta: no amplitude enters, so no gain does.
     """
-    a1, phi1 = d[0], d[1]
+    a1, phi1 = float(d[0]), float(d[1])
     t, beta = _inplane_from_phases(d, sigma, gamma0)
-    s = float(np.sin(gamma + beta))
-    if s <= 0.0 or np.sin(t) <= 0.0:
-        return np.zeros((0, N_COLUMNS)), False
-    delta = float(np.arctan2(lam, s))
+    s = math.sin(gamma + beta)
+    if s <= 0.0 or math.sin(t) <= 0.0:
+        return np.zeros((0, N_COLUMNS)), 0.0
+    delta = math.atan2(lam, s)
     theta2 = theta2_from_inplane(t, delta)
-    theta1 = wrap(np.pi - phi1 + delta)
+    theta1 = wrap(math.pi - phi1 + delta)
     # No other root of these equations: it never merges (distance pi, as the two-branch root).
     # theta2 comes from phases, so sin(theta2) / A1 is taken as it is.
-    return np.array([[theta1, theta2, beta, lam, np.pi, np.sin(theta2) / a1, delta]]), False
+    row = [theta1, theta2, beta, lam, math.pi, math.sin(theta2) * _inverse(a1), delta]
+    return _dedupe([row]), 0.0
 
 
 def l3_scores(
@@ -288,10 +305,11 @@ def l3_scores(
 
 def two_branch_roots(d: NDArray[np.float64], sigma: int) -> Roots:
     """Two-branch (phase-difference) solver: theta2 = half the J2 phase difference."""
-    a1, phi1 = d[0], d[1]
+    a1, phi1 = float(d[0]), float(d[1])
     phi_u, phi_s = (d[3], d[5]) if sigma == 1 else (d[5], d[3])
     half = wrap(phi_s - phi_u) / 2.0
-    theta2 = half if half >= 0 else half + np.pi
-    theta1 = wrap(np.pi - phi1)
+    theta2 = half if half >= 0 else half + math.pi
+    theta1 = wrap(math.pi - phi1)
     # theta2 comes from phases, so sin(theta2) / A1 is taken as it is.
-    return np.array([[theta1, theta2, 0.0, 0.0, np.pi, np.sin(theta2) / a1, 0.0]]), False
+    row = [theta1, theta2, 0.0, 0.0, math.pi, math.sin(theta2) * _inverse(a1), 0.0]
+    return _dedupe([row]), 0.0

@@ -8,6 +8,7 @@ where gravity lies along joint 1, `up` is not.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._checks import norm
 from gravdir._results import UpResult, tangent_basis, up_information_from_tangent
 from gravdir.closed_form._inputs import _Fit
 from gravdir.closed_form._model import (
@@ -206,7 +208,7 @@ def _ups(rows: NDArray[np.float64], c1: NDArray[np.float64], az: float) -> NDArr
         ],
         axis=-1,
     )
-    out: NDArray[np.float64] = up / np.linalg.norm(up, axis=-1, keepdims=True)
+    out: NDArray[np.float64] = up / norm(up)[..., None]
     return out
 
 
@@ -245,10 +247,16 @@ def _information(up: NDArray[np.float64], cov3: NDArray[np.float64]) -> NDArray[
 
 
 def _horizontal_cov(fit: _Fit, scale: float, angle: float) -> NDArray[np.float64]:
-    """Covariance of ``scale R(angle) (-a, b)`` (the horizontal part of `up`), (2, 2)."""
-    m = _rotation2(angle) @ np.diag([-1.0, 1.0]) * scale
+    """Covariance of ``scale R(angle) (-a, b)`` (the horizontal part of `up`), (2, 2).
+
+    Infinite where the fit's covariance is not finite or the lever arm `1 / scale` vanishes.
+    """
+    if not (fit.finite and math.isfinite(scale)):
+        return np.diag([np.inf, np.inf])
+    m = _rotation2(angle) @ np.diag([-1.0, 1.0])
     out: NDArray[np.float64] = m @ fit.coef_cov @ m.T
-    return out
+    # Scaled last, in Python floats: a lever arm near zero gives an infinite variance.
+    return np.array([[float(v) * scale * scale for v in row] for row in out])
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,7 +350,7 @@ def _estimate(
     the root finder that found it.
     """
     c, cov_c = _coefficients(problem.fits)
-    finite = bool(np.all(np.isfinite(cov_c)))
+    finite = all(f.finite for f in problem.fits) and bool(np.all(np.isfinite(cov_c)))
     rows_all, ups_all, infos = [], [], []
     theta_cov = np.diag([np.inf, np.inf])
     clipped, start = False, 0
@@ -430,11 +438,15 @@ def _parallel_estimate(
     covariance of `up` in it.
     """
     ups = np.array([up_from_canonical(r[THETA1], r[THETA2], arm_azimuth=problem.az) for r in rows])
-    infos = [
-        _tangent_information(u, basis, cov2)
-        for u, (basis, cov2) in zip(ups, tangent_covs, strict=True)
-    ]
-    theta_cov = np.array([[np.inf, 0.0], [0.0, theta2_var]])
+    if all(f.finite for f in problem.fits):
+        infos = [
+            _tangent_information(u, basis, cov2)
+            for u, (basis, cov2) in zip(ups, tangent_covs, strict=True)
+        ]
+        theta_cov = np.array([[np.inf, 0.0], [0.0, theta2_var]])
+    else:  # a fit without a finite covariance: nothing is known about the uncertainty
+        infos = [np.zeros((3, 3)) for _ in rows]
+        theta_cov = np.diag([np.inf, np.inf])
     return _assemble(problem, rows, ups, infos, index, rule, theta_cov, False, False)
 
 
@@ -466,10 +478,17 @@ def _parallel_in_plane(
     return _parallel_estimate(problem, rows, index, rule, covs, in_plane_var)
 
 
-def _a2_variance(fit: _Fit, scale: float, q1: float, az: float) -> float:
-    """Variance of the J1 fit's horizontal `up` ``scale R(az) (-a1, b1)`` along a2 at q1."""
-    a2 = np.array([-np.sin(q1 + az), np.cos(q1 + az)])
-    return float(a2 @ _horizontal_cov(fit, scale, az) @ a2)
+def _a2_variance(fit: _Fit, scale: float, q1: float) -> float:
+    """Variance of the J1 fit's horizontal `up` ``scale R(az) (-a1, b1)`` along a2 at q1.
+
+    a2 = R(az) (-sin q1, cos q1), so the component is ``scale (sin q1, cos q1) . (a1, b1)``:
+    the azimuth drops out. Infinite where the fit's covariance is not finite or the lever arm
+    ``1 / scale`` vanishes.
+    """
+    if not (fit.finite and math.isfinite(scale)):
+        return math.inf
+    v = np.array([math.sin(q1), math.cos(q1)])
+    return float(v @ fit.coef_cov @ v) * scale * scale
 
 
 def _parallel_vertical(
@@ -489,10 +508,10 @@ def _parallel_vertical(
     basis = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     covs = []
     for r in rows:
-        s = float(np.sin(gamma + r[BETA]))
-        lever = f2.amplitude * float(np.hypot(s, lam))
+        s = math.sin(gamma + r[BETA])
+        lever = f2.amplitude * math.hypot(s, lam)
         if lever > 0:
-            angle = problem.az + float(np.arctan2(lam, s))
+            angle = problem.az + math.atan2(lam, s)
             covs.append((basis, _horizontal_cov(f1, 1.0 / lever, angle)))
         else:
             covs.append((basis, np.diag([np.inf, np.inf])))

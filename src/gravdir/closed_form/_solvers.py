@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import check_positive, check_scalar
 from gravdir.closed_form._inputs import (
     DEFAULT_PARALLEL_RTOL,
     DEFAULT_PARALLEL_SIGMA,
@@ -20,6 +21,11 @@ from gravdir.closed_form._inputs import (
     _OneZero,
     _other_sweep,
     _which_zero,
+    check_angle,
+    check_zero_tol,
+    clip_decision,
+    relative_ratio_std,
+    warn_decision,
 )
 from gravdir.closed_form._model import (
     BETA,
@@ -66,8 +72,82 @@ def _zero(sigma: int) -> Zero:
     return "unstable" if sigma == 1 else "stable"
 
 
-def _phase_pick(predicted: NDArray[np.float64], measured: float) -> int:
-    return int(np.argmin(np.abs(wrap_angle(predicted - measured))))
+def _phase_pick(
+    predicted: NDArray[np.float64],
+    measured: float,
+    std: float,
+    solver: str,
+    label: str,
+    theta2: NDArray[np.float64],
+) -> int:
+    """The root whose predicted phase is nearest the `measured` one (standard deviation `std`);
+    a warning where the runner-up is within a few standard deviations. `label` names the
+    measured phase, `theta2` holds the roots' theta2 for the message."""
+    dist = np.abs(wrap_angle(predicted - measured))
+    order = np.argsort(dist, kind="stable")
+    if dist.size > 1:
+        # The measured phase has to move half the gap to flip the decision.
+        margin = float(dist[order[1]] - dist[order[0]]) / 2.0
+        best, other = np.degrees(theta2[order[0]]), np.degrees(theta2[order[1]])
+        what = f"{label} picks theta2 = {best:.4g}° over {other:.4g}°"
+        warn_decision(solver, what, margin, std)
+    return int(order[0])
+
+
+def _half_difference(phi_u: float, phi_s: float) -> float:
+    """Half the wrapped J2 phase difference, in (-pi/2, pi/2]."""
+    return float(wrap_angle(phi_s - phi_u)) / 2.0
+
+
+def _warn_half_branch(solver: str, fu: _Fit, fs: _Fit) -> None:
+    """Warn where half the J2 phase difference lies within a few standard deviations of 0, where
+    theta2 jumps between 0 and pi (`up` along +z or along -z)."""
+    half = _half_difference(fu.phase, fs.phase)
+    std = math.sqrt(fu.cov[1, 1] + fs.cov[1, 1]) / 2.0
+    theta2 = half if half >= 0 else half + math.pi
+    warn_decision(
+        solver,
+        f"half the J2 phase difference ({half:.3g} rad) puts theta2 at "
+        f"{math.degrees(theta2):.4g}° rather than {180.0 - math.degrees(theta2):.4g}°",
+        abs(half),
+        std,
+    )
+
+
+def _clip_point_mass(inputs: _OneZero, excess: float) -> None:
+    """Warn about (or refuse) an arcsin argument A1 / (A2 sin(gamma)) beyond 1."""
+    if excess <= 0:
+        return
+    x = 1.0 + excess
+    rel = relative_ratio_std(inputs.f1, inputs.f2)
+    clip_decision(
+        "solve_point_mass",
+        f"A1 / (A2 sin(gamma)) = {x:.6g}",
+        excess,
+        x * rel,
+        excess / x,
+        "`gamma`",
+    )
+
+
+def _clip_l2(inputs: _OneZero, sigma: int, excess: float) -> None:
+    """Warn about (or refuse) an arccos argument cos(a) - 2 sigma r beyond +-1."""
+    if excess <= 0:
+        return
+    f1, f2 = inputs.f1, inputs.f2
+    r = f1.amplitude / f2.amplitude
+    a = inputs.gamma - float(wrap_angle(inputs.gamma0 + math.pi - f2.phase))
+    # c = cos(a) - 2 sigma r: r through both amplitudes, a through the J2 phase.
+    std = math.hypot(2.0 * r * relative_ratio_std(f1, f2), math.sin(a) * f2.phase_std)
+    c = math.cos(a) - 2.0 * sigma * r
+    clip_decision(
+        "solve_l2_offset",
+        f"the arccos argument cos(a) - 2 sigma A1 / A2 = {c:.6g}",
+        excess,
+        std,
+        excess / (2.0 * r),
+        "`gamma` and `gamma0`",
+    )
 
 
 def _no_root(model: str, check: str) -> DegenerateGeometryError:
@@ -80,8 +160,13 @@ def _no_root(model: str, check: str) -> DegenerateGeometryError:
 def _parallel_one_zero(
     inputs: _OneZero, *, unknown_beta: bool, lam: float, solver: SolverName
 ) -> ClosedFormEstimate:
-    """theta2 from one J2 sweep when A1 is not significant (theta1 undefined)."""
-    problem = _Problem((inputs.f1, inputs.f2), inputs.az, 0.0, "none", solver)
+    """theta2 from one J2 sweep when A1 is not significant (theta1 undefined).
+
+    A J2 sweep at the other zero, if given, is not used, but its covariance counts: a fit of
+    unknown uncertainty among the inputs leaves the result's unknown.
+    """
+    more = () if inputs.fo is None else (inputs.fo,)
+    problem = _Problem((inputs.f1, inputs.f2, *more), inputs.az, 0.0, "none", solver)
     kappa = float(wrap_angle(inputs.gamma0 + np.pi - inputs.f2.phase))
     q1 = float(wrap_angle(inputs.q1))
     if unknown_beta:
@@ -89,14 +174,23 @@ def _parallel_one_zero(
         rows = np.zeros((2, N_COLUMNS))
         rows[:, 0], rows[:, THETA2] = q1, (0.0, np.pi)
         rows[:, BETA] = wrap_angle(rows[:, THETA2] - kappa)
-        index = int(np.argmin(np.abs(rows[:, BETA])))
+        size = np.abs(rows[:, BETA])
+        index = int(np.argmin(size))
+        warn_decision(
+            f"solve_{solver}",
+            f"gravity parallel to J1: the smaller |beta| puts `up` at theta2 = "
+            f"{180 * index}° rather than {180 * (1 - index)}°",
+            abs(float(size[0] - size[1])) / 2.0,
+            inputs.f2.phase_std,
+        )
         rule = "gravity parallel to J1: theta2 in {0, pi}, smaller |beta|"
         return _parallel_vertical(problem, rows, index, rule, inputs.gamma, lam)
     # kappa is the signed angle of `up` from +z in the plane of the J2 sweep at q1.
     rows = np.zeros((1, N_COLUMNS))
     rows[0, :2] = float(wrap_angle(q1 if kappa >= 0 else q1 + np.pi)), abs(kappa)
-    scale = 1.0 / (inputs.f2.amplitude * np.sin(inputs.gamma))
-    a2_var = _a2_variance(inputs.f1, scale, q1, inputs.az)
+    lever = inputs.f2.amplitude * math.sin(inputs.gamma)
+    scale = 1.0 / lever if lever > 0 else math.inf
+    a2_var = _a2_variance(inputs.f1, scale, q1)
     rule = "gravity parallel to J1: theta2 from the J2 phase"
     return _parallel_in_plane(problem, rows, 0, rule, q1, float(inputs.f2.cov[1, 1]), a2_var)
 
@@ -124,7 +218,8 @@ def solve_point_mass(
         Fit of the J2 sweep taken with J1 held at `q1_at_j2`.
     q1_at_j2 : float
         J1 position during the J2 sweep, rad: one of the J1 gravity zeros of `fit_j1` (the
-        solver works out which). Any value is accepted where A1 is not significant.
+        solver works out which). Any value within two turns is accepted where A1 is not
+        significant.
     gamma : float
         Angle of the link from +z during the J1 sweep, rad, in (0, pi).
     gamma0 : float
@@ -133,8 +228,8 @@ def solve_point_mass(
     arm_azimuth : float, optional
         Azimuth of the arm's horizontal direction at J1 position 0, rad (default 0: along +x).
     zero_tol : float, optional
-        Largest distance of `q1_at_j2` from a J1 zero, rad. Default
-        ``max(5 * fit_j1.phase_std, 0.01)``.
+        Largest distance of `q1_at_j2` from a J1 zero, rad (positive). Default
+        ``max(5 * fit_j1.phase_std, 0.01)`` (0.01 where that standard deviation is unknown).
     parallel_sigma, parallel_rtol : float, optional
         A1 is not significant (gravity parallel to J1) when
         ``A1 <= max(parallel_sigma * std(A1), parallel_rtol * A2)``; defaults 3 and 1e-9.
@@ -151,10 +246,22 @@ def solve_point_mass(
     Raises
     ------
     ValueError
-        If a fit is not a single :class:`~gravdir.sweep.SweepFit`, `gamma` is outside (0, pi),
-        an angle is not finite, or `q1_at_j2` is not at a J1 zero.
+        If a fit is not a single :class:`~gravdir.sweep.SweepFit` with finite coefficients, a
+        number is a bool, a string or not finite, `gamma` is outside (0, pi), an angle lies
+        beyond two turns (``"degrees?"``), a tolerance is negative, or `q1_at_j2` is not at a
+        J1 zero.
     DegenerateGeometryError
-        If the J2 amplitude is not significant.
+        If the J2 amplitude is not significant or below 1e-9 of the J1 amplitude, or the
+        arcsin argument lies beyond 1 by more than 25% of the amplitude ratio and five standard
+        deviations (data inconsistent with `gamma`).
+
+    Warns
+    -----
+    GravdirWarning
+        If a fit's covariance is infinite or NaN (the result's `theta_cov` is then infinite and
+        its `up_information` zero), the arcsin argument was clipped (with its margin in
+        standard deviations), or the J2 phase picks between the two roots by less than three
+        standard deviations.
 
     See Also
     --------
@@ -197,22 +304,36 @@ def solve_point_mass(
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (0.5, 0.3)
     """
-    inputs = _check_one_zero_inputs(
-        fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
-        parallel_rtol,
-    )
+    # An underflow to zero (or to a subnormal) is the correctly rounded result here.
+    with np.errstate(under="ignore"):
+        inputs = _check_one_zero_inputs(
+            fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
+            parallel_rtol, zero_tol,
+        )
+        return _point_mass(inputs)
+
+
+def _point_mass(inputs: _OneZero) -> ClosedFormEstimate:
     if _is_parallel(inputs.f1, inputs.f2.amplitude, inputs.parallel_sigma, inputs.parallel_rtol):
         return _parallel_one_zero(inputs, unknown_beta=False, lam=0.0, solver="point_mass")
-    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", zero_tol)
+    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", inputs.zero_tol)
 
     def solve(d: NDArray[np.float64]) -> Roots:
         return point_mass_roots(d, sigma, inputs.gamma)
 
-    rows, clipped = solve(_data(inputs.f1, inputs.f2))
-    index = _phase_pick(inputs.gamma0 - sigma * rows[:, THETA2] + np.pi, inputs.f2.phase)
+    rows, excess = solve(_data(inputs.f1, inputs.f2))
+    _clip_point_mass(inputs, excess)
+    index = _phase_pick(
+        inputs.gamma0 - sigma * rows[:, THETA2] + np.pi,
+        inputs.f2.phase,
+        inputs.f2.phase_std,
+        "solve_point_mass",
+        "the J2 phase (with gamma0)",
+        rows[:, THETA2],
+    )
     rule = "J2 phase (with gamma0) picks theta2 or pi - theta2"
     problem = _problem(inputs, sigma, "point_mass")
-    return _estimate(problem, [_Part(solve, rows, clipped)], index, rule)
+    return _estimate(problem, [_Part(solve, rows, excess > 0)], index, rule)
 
 
 def solve_l2_offset(
@@ -263,7 +384,16 @@ def solve_l2_offset(
         As :func:`solve_point_mass`, and if `fit_j2_other` is not at the other J1 zero, its
         amplitude differs from `fit_j2`'s by more than 25%, or one of the pair is missing.
     DegenerateGeometryError
-        If a J2 amplitude is not significant or no root satisfies the model.
+        If a J2 amplitude is not significant, no root satisfies the model, or the arccos
+        argument lies beyond +-1 by more than 25% of the amplitude ratio and five standard
+        deviations (data inconsistent with `gamma` and `gamma0`).
+
+    Warns
+    -----
+    GravdirWarning
+        As :func:`solve_point_mass` (a clipped arccos argument), and where the phase of
+        `fit_j2_other`, or with gravity along J1 the smaller :math:`|\\beta|`, decides by less
+        than three standard deviations.
 
     See Also
     --------
@@ -314,19 +444,25 @@ def solve_l2_offset(
     >>> round(float(np.degrees(res.theta2)), 2), res.rule
     (56.35, 'smaller |beta| (lumped mass nearest the link line)')
     """
-    inputs = _check_one_zero_inputs(
-        fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
-        parallel_rtol,
-    )
+    with np.errstate(under="ignore"):  # an underflow is the correctly rounded result here
+        inputs = _check_one_zero_inputs(
+            fit_j1, fit_j2, q1_at_j2, gamma, gamma0, arm_azimuth, singular_tol, parallel_sigma,
+            parallel_rtol, zero_tol, fit_j2_other, q1_at_j2_other,
+        )
+        return _l2_offset(inputs)
+
+
+def _l2_offset(inputs: _OneZero) -> ClosedFormEstimate:
     if _is_parallel(inputs.f1, inputs.f2.amplitude, inputs.parallel_sigma, inputs.parallel_rtol):
         return _parallel_one_zero(inputs, unknown_beta=True, lam=0.0, solver="l2_offset")
-    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", zero_tol)
-    fo = _other_sweep(inputs, fit_j2_other, q1_at_j2_other, sigma, zero_tol)
+    sigma = _which_zero(inputs.f1, inputs.q1, "q1_at_j2", inputs.zero_tol)
+    fo = _other_sweep(inputs, sigma)
 
     def solve(d: NDArray[np.float64]) -> Roots:
         return l2_roots(d, sigma, inputs.gamma, inputs.gamma0)
 
-    rows, clipped = solve(_data(inputs.f1, inputs.f2))
+    rows, excess = solve(_data(inputs.f1, inputs.f2))
+    _clip_l2(inputs, sigma, excess)
     if rows.shape[0] == 0:
         raise _no_root("L2", "`gamma` and `gamma0`")
     if fo is None:
@@ -334,10 +470,20 @@ def solve_l2_offset(
         rule = "smaller |beta| (lumped mass nearest the link line)"
     else:
         predicted = inputs.gamma0 + rows[:, BETA] + sigma * rows[:, THETA2] + np.pi
-        index = _phase_pick(predicted, fo.phase)
+        index = _phase_pick(
+            predicted,
+            fo.phase,
+            fo.phase_std,
+            "solve_l2_offset",
+            "the phase of the J2 sweep at the other J1 zero",
+            rows[:, THETA2],
+        )
         rule = "phase of the J2 sweep at the other J1 zero"
-    problem = _problem(inputs, sigma, "l2_offset")
-    return _estimate(problem, [_Part(solve, rows, clipped)], index, rule)
+    # The second sweep only picks the root (its coefficients do not enter the root's formula),
+    # but a fit of unknown uncertainty among the inputs leaves the result's unknown.
+    more = () if fo is None else (fo,)
+    problem = _problem(inputs, sigma, "l2_offset", *more)
+    return _estimate(problem, [_Part(solve, rows, excess > 0, n_coef=4)], index, rule)
 
 
 def solve_two_branch(
@@ -382,10 +528,18 @@ def solve_two_branch(
     Raises
     ------
     ValueError
-        If a fit is not a single :class:`~gravdir.sweep.SweepFit`, a position is not at a J1
+        If a fit is not a single :class:`~gravdir.sweep.SweepFit`, a number is a bool, a string
+        or not finite, a position lies beyond two turns (``"degrees?"``) or is not at a J1
         zero, both sweeps are at the same zero, or the J2 amplitudes differ by more than 25%.
     DegenerateGeometryError
-        If a J2 amplitude is not significant.
+        If a J2 amplitude is not significant or below 1e-9 of the J1 amplitude.
+
+    Warns
+    -----
+    GravdirWarning
+        If a fit's covariance is infinite or NaN (infinite `theta_cov`, zero `up_information`),
+        or half the J2 phase difference lies within three standard deviations of 0, where
+        theta2 jumps between 0 and 180 deg (with gravity along J1: of 90 deg).
 
     See Also
     --------
@@ -427,33 +581,37 @@ def solve_two_branch(
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (-2.0, 0.25)
     """
-    f1, (fa, fb), sig_p, rtol_p = _check_j1_and_j2(
-        fit_j1, {"fit_j2_a": fit_j2_a, "fit_j2_b": fit_j2_b}, parallel_sigma, parallel_rtol
-    )
-    qa = check_scalar(q1_at_j2_a, "q1_at_j2_a")
-    qb = check_scalar(q1_at_j2_b, "q1_at_j2_b")
-    az = check_scalar(arm_azimuth, "arm_azimuth")
-    _check_pair_amplitudes(fa, fb, "fit_j2_b")
-    if _is_parallel(f1, max(fa.amplitude, fb.amplitude), sig_p, rtol_p):
-        return _two_branch_parallel(f1, fa, fb, qa, qb, az, zero_tol)
-    sigma_a = _which_zero(f1, qa, "q1_at_j2_a", zero_tol)
-    sigma_b = _which_zero(f1, qb, "q1_at_j2_b", zero_tol)
-    _check_other_zero(sigma_b, sigma_a, "q1_at_j2_b", "q1_at_j2_a")
+    with np.errstate(under="ignore"):  # an underflow is the correctly rounded result here
+        qa = check_angle(q1_at_j2_a, "q1_at_j2_a")
+        qb = check_angle(q1_at_j2_b, "q1_at_j2_b")
+        az = check_angle(arm_azimuth, "arm_azimuth")
+        tol = check_zero_tol(zero_tol)
+        f1, (fa, fb), sig_p, rtol_p = _check_j1_and_j2(
+            fit_j1, {"fit_j2_a": fit_j2_a, "fit_j2_b": fit_j2_b}, parallel_sigma, parallel_rtol
+        )
+        _check_pair_amplitudes(fa, fb, "fit_j2_b")
+        if _is_parallel(f1, max(fa.amplitude, fb.amplitude), sig_p, rtol_p):
+            return _two_branch_parallel(f1, fa, fb, qa, qb, az, tol)
+        sigma_a = _which_zero(f1, qa, "q1_at_j2_a", tol)
+        sigma_b = _which_zero(f1, qb, "q1_at_j2_b", tol)
+        _check_other_zero(sigma_b, sigma_a, "q1_at_j2_b", "q1_at_j2_a")
 
-    def solve(d: NDArray[np.float64]) -> Roots:
-        return two_branch_roots(d, sigma_a)
+        def solve(d: NDArray[np.float64]) -> Roots:
+            return two_branch_roots(d, sigma_a)
 
-    rows, clipped = solve(_data(f1, fa, fb))
-    problem = _Problem((f1, fa, fb), az, 0.0, _zero(sigma_a), "two_branch")
-    rule = "half the J2 phase difference between the two J1 zeros"
-    return _estimate(problem, [_Part(solve, rows, clipped)], 0, rule)
+        rows, _ = solve(_data(f1, fa, fb))
+        fu, fs = (fa, fb) if sigma_a == 1 else (fb, fa)
+        _warn_half_branch("solve_two_branch", fu, fs)
+        problem = _Problem((f1, fa, fb), az, 0.0, _zero(sigma_a), "two_branch")
+        rule = "half the J2 phase difference between the two J1 zeros"
+        return _estimate(problem, [_Part(solve, rows, False)], 0, rule)
 
 
 def _two_branch_parallel(
     f1: _Fit, fa: _Fit, fb: _Fit, qa: float, qb: float, az: float, zero_tol: float | None
 ) -> ClosedFormEstimate:
     """Two-branch solver where A1 is not significant: J2 sweeps pi apart, one plane."""
-    tol = DEFAULT_ZERO_ATOL if zero_tol is None else check_positive(zero_tol, "zero_tol")
+    tol = DEFAULT_ZERO_ATOL if zero_tol is None else zero_tol
     gap = abs(float(wrap_angle(qb - qa - np.pi)))
     if gap > tol:
         raise ValueError(
@@ -467,6 +625,13 @@ def _two_branch_parallel(
         rows[k, :2] = float(wrap_angle(qa if t >= 0 else qa + np.pi)), abs(t)
     index = int(np.argmin(rows[:, THETA2]))
     var = (fa.cov[1, 1] + fb.cov[1, 1]) / 4.0
+    warn_decision(
+        "solve_two_branch",
+        f"gravity parallel to J1: `up` within 90° of the J1 axis picks theta2 = "
+        f"{np.degrees(rows[index, THETA2]):.4g}° over {np.degrees(rows[1 - index, THETA2]):.4g}°",
+        abs(np.pi / 2 - float(rows[index, THETA2])),
+        math.sqrt(var),
+    )
     problem = _Problem((f1, fa, fb), az, 0.0, "none", "two_branch")
     rule = "gravity parallel to J1: half phase difference, up within 90 deg of the J1 axis"
     # The J2 sweeps do not see the component of `up` along their axis, and without the J1
