@@ -148,3 +148,61 @@ def test_errors_name_the_argument() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert check_poses(np.eye(4), "T").shape == (4, 4)
+
+
+def test_atol_is_checked_and_named() -> None:
+    # Seen to fail: atol=nan passed check_poses, and atol=-1 blamed `pose`.
+    for atol in (np.nan, -1.0, 0.0, np.inf, 1.0, "1e-6", True):
+        with pytest.raises(ValueError, match="`atol`"):
+            check_poses(np.eye(4), "pose", atol=atol)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="`atol`"):
+            pose_from_abb([0, 0, 0, 1, 0, 0, 0], unit="mm", atol=atol)  # type: ignore[arg-type]
+    assert check_poses(np.eye(4), "pose", atol=0.5).shape == (4, 4)
+
+
+def test_pose_from_ur_accepts_read_only_input() -> None:
+    # Seen to fail: a read-only array was refused ("buffer source array is read-only").
+    pose = np.array([0.4, -0.1, 0.3, 0.1, 3.0, -0.2])
+    frozen = pose.copy()
+    frozen.flags.writeable = False
+    np.testing.assert_array_equal(pose_from_ur(frozen, unit="m"), pose_from_ur(pose, unit="m"))
+    t = pose_from_ur(pose, unit="m")
+    t.flags.writeable = False
+    np.testing.assert_array_equal(ur_from_pose(t, unit="m"), ur_from_pose(t.copy(), unit="m"))
+    quat = np.array([600.0, 0.0, 400.0, 0.0, 0.0, 1.0, 0.0])
+    quat.flags.writeable = False
+    assert np.all(np.isfinite(pose_from_abb(quat, unit="mm")))
+
+
+def test_angles_beyond_two_turns_are_refused() -> None:
+    # Seen to fail: a huge rotation vector gave a pose of NaN without a warning.
+    with np.errstate(all="raise"):
+        with pytest.raises(ValueError, match=r"angle \|r\| of `pose` in radians.*degrees\?"):
+            pose_from_ur([0.4, 0.0, 0.3, 0.0, 0.0, 1e300], unit="m")
+        with pytest.raises(ValueError, match=r"degrees\?"):
+            pose_from_ur([0.4, 0.0, 0.3, 0.0, 180.0, 0.0], unit="m")
+        with pytest.raises(ValueError, match=r"angles of `xyzabc` in radians.*degrees\?"):
+            pose_from_kuka([500, 0, 800, 30, -20, 175], unit="mm", angles="rad")
+        with pytest.raises(ValueError, match=r"angles of `xyzwpr` in degrees, at most 720"):
+            pose_from_fanuc([500, 0, 800, 1e300, 0, 0], unit="mm", angles="deg")
+    # Up to two turns a rotation vector is accepted, and means what it says.
+    t = pose_from_ur([0.0, 0.0, 0.0, 0.0, 0.0, 2 * np.pi + 0.5], unit="m")
+    np.testing.assert_allclose(t, pose_from_ur([0, 0, 0, 0, 0, 0.5], unit="m"), atol=1e-12)
+
+
+def test_extreme_entries_give_clear_errors() -> None:
+    with np.errstate(all="raise"):
+        huge = np.eye(4)
+        huge[:3, :3] *= 1e300
+        with pytest.raises(ValueError, match="`pose` to be rotation matrices"):
+            check_poses(huge, "pose")
+        far = np.eye(4)
+        far[0, 3] = 1e306
+        with pytest.raises(ValueError, match="translation of `pose` to be finite in mm"):
+            ur_from_pose(far, unit="mm")
+        assert ur_from_pose(far, unit="m")[0] == 1e306
+        tiny = pose_from_ur([1e-310, 0.0, 0.0, 1e-300, 0.0, 0.0], unit="mm")
+        np.testing.assert_allclose(tiny[:3, :3], np.eye(3), rtol=0, atol=2e-300)
+        assert abs(tiny[0, 3]) < 1e-312
+        with pytest.raises(ValueError, match="quaternion in `pose` to have unit norm"):
+            pose_from_abb([0, 0, 0, 1e300, 1e300, 0, 0], unit="mm")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -548,3 +549,162 @@ def test_robust_deletion_reports_convergence() -> None:
     assert int(floor.n_iter) == 1
     with pytest.raises(ValueError, match="`max_iter` to be a positive integer"):
         up_from_touch_points(pts, robust=True, max_iter=0)
+
+
+# --------------------------------------------------------------- input checks and scale
+
+
+def test_points_scaled_by_1e200_give_the_same_plane() -> None:
+    # Seen to fail: up_from_touch_points(pts * 1e200) raised LinAlgError.
+    rng = np.random.default_rng(20)
+    data = touch_contacts(rng, 8, noise_std=SIGMA)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    ref = up_from_touch_points(pts)
+    ref3 = up_from_three_points(*pts[:3], noise_std=SIGMA)
+    for scale in (1e200, 1e-200, 1e300, 2.0**-1000):
+        with np.errstate(all="raise"):
+            fit = up_from_touch_points(pts * scale)
+        np.testing.assert_allclose(fit.up, ref.up, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(fit.up_std_deg, ref.up_std_deg, rtol=1e-12)
+        np.testing.assert_allclose(fit.offset, ref.offset * scale, rtol=1e-12)
+        np.testing.assert_allclose(fit.noise_std, ref.noise_std * scale, rtol=1e-12)
+        if scale < 1e150:  # beyond, the raw cross product `cross` overflows (refused)
+            three = up_from_three_points(*(pts[:3] * scale), noise_std=SIGMA * scale)
+            assert np.all(np.isfinite(three.up_information))
+            np.testing.assert_allclose(three.up_std_deg, ref3.up_std_deg, rtol=1e-12)
+
+
+def test_random_point_clouds_give_finite_results_or_clear_errors() -> None:
+    # Seen to fail: random point clouds raised LinAlgError.
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(3, 30))
+        scale = 10.0 ** rng.uniform(-300, 300)
+        pts = rng.standard_normal((n, 3)) * scale
+        for kwargs in ({}, {"noise_std": scale * 1e-3}, {"robust": n >= 5}):
+            try:
+                with np.errstate(all="raise"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", GravdirWarning)
+                    fit = up_from_touch_points(pts, **kwargs)
+            except ValueError as exc:
+                assert "`" in str(exc)
+                assert not isinstance(exc, np.linalg.LinAlgError)
+                continue
+            assert np.all(np.isfinite(fit.up)) and np.all(np.isfinite(fit.up_information))
+            assert np.all(np.isfinite(fit.residuals)) and np.isfinite(fit.offset)
+            assert not np.any(np.isnan(fit.up_cov))
+
+
+def test_three_points_without_noise_std_warn_why_the_uncertainty_is_infinite() -> None:
+    pts = np.array([[0.0, 0.0, 0.0], [0.3, 0.0, 0.001], [0.0, 0.3, -0.002]])
+    with pytest.warns(GravdirWarning, match="no `noise_std` was given"):
+        fit = up_from_touch_points(pts)
+    assert np.isposinf(fit.up_std_deg) and np.isposinf(fit.noise_std)
+    with pytest.warns(GravdirWarning, match="no `noise_std` was given"):
+        three = up_from_three_points(*pts)
+    assert np.isposinf(three.up_std_deg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isfinite(up_from_touch_points(pts, noise_std=2e-5).up_std_deg)
+
+
+def test_up_hint_close_to_the_plane_warns_with_the_margin() -> None:
+    # Seen to pass silently: an `up_hint` 0.0075° from the plane, whose normal has a standard
+    # deviation of 0.017° across it, decided the sign of `up`.
+    rng = np.random.default_rng(11)
+    pts = np.c_[rng.uniform(-0.15, 0.15, (8, 2)), 1e-4 * rng.standard_normal(8)]
+    fit = up_from_touch_points(pts, noise_std=1e-4)
+    across = np.cross(fit.up, [0.0, 1.0, 0.0])
+    across /= np.linalg.norm(across)
+    sigma = 1e-4 * 0.017 / np.degrees(np.sqrt(across @ fit.up_cov @ across))
+    fit = up_from_touch_points(pts, noise_std=sigma)
+    assert np.isclose(np.degrees(np.sqrt(across @ fit.up_cov @ across)), 0.017)
+    a = np.radians(0.0075)
+    hint = np.cos(a) * across + np.sin(a) * fit.up
+    with pytest.warns(GravdirWarning, match=r"margin of only 0\.44.*0\.0075°.*0\.017°"):
+        near = up_from_touch_points(pts, noise_std=sigma, up_hint=hint)
+    assert near.up @ fit.up > 0.999
+    normal = np.cross(pts[1] - pts[0], pts[2] - pts[0])
+    along = (pts[1] - pts[0]) / np.linalg.norm(pts[1] - pts[0])
+    with pytest.warns(GravdirWarning, match="`up_hint` chose the sign of `up`"):
+        up_from_three_points(*pts[:3], noise_std=sigma, up_hint=along + 1e-7 * normal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        up_from_touch_points(pts, noise_std=sigma, up_hint=np.cos(0.1) * across + fit.up)
+
+
+def test_counts_are_capped_and_tilts_in_degrees_refused() -> None:
+    # Seen to fail: plan_touches(10**7) ran unbounded.
+    with pytest.raises(ValueError, match=r"`n_contacts` to be an integer >= 6 and <= 10000"):
+        plan_touches(10**7)
+    with pytest.raises(ValueError, match=r"`max_tilt` in radians.*degrees\?"):
+        plan_touches(8, max_tilt=30.0)
+    with pytest.raises(ValueError, match=r"`max_tilt` in \(0, pi/2\)"):
+        plan_touches(8, max_tilt=2.0)
+    rng = np.random.default_rng(21)
+    for name in ("max_tilt", "orientation_spread", "min_orientation"):
+        with pytest.raises(ValueError, match=rf"`{name}` in radians.*degrees\?"):
+            touch_contacts(rng, 6, **{name: 10.0})
+    with pytest.raises(ValueError, match="`n_contacts` to be an integer from 1 to 100000"):
+        touch_contacts(rng, 10**6)
+    with pytest.raises(ValueError, match="at most 1000000 contacts in all"):
+        touch_contacts(rng, 1000, size=(10, 1000))
+    with pytest.raises(ValueError, match="`size`"):
+        touch_contacts(rng, 6, size=(2.5,))
+    with pytest.raises(ValueError, match="`rng`"):
+        touch_contacts(0, 6)  # type: ignore[arg-type]
+    data = touch_contacts(rng, 8)
+    with pytest.raises(ValueError, match=r"`n_directions` to be a positive integer \(at most"):
+        tool_tip_and_up_from_touches(data.flange_poses, n_directions=10**12)
+    with pytest.raises(ValueError, match=r"`max_iter` to be a positive integer \(at most"):
+        up_from_touch_points(data.contacts, robust=True, max_iter=10**12)
+    with pytest.raises(ValueError, match="`min_conditioning` in \\(0, 1\\]"):
+        up_from_touch_points(data.contacts, min_conditioning=2.0)
+    with pytest.raises(ValueError, match="`robust` to be True or False"):
+        up_from_touch_points(data.contacts, robust="yes")  # type: ignore[arg-type]
+
+
+def test_numeric_strings_are_refused() -> None:
+    rng = np.random.default_rng(22)
+    data = touch_contacts(rng, 8)
+    with pytest.raises(ValueError, match="`n_contacts`"):
+        plan_touches("8")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`max_tilt`"):
+        plan_touches(8, max_tilt="0.5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`noise_std`"):
+        up_from_touch_points(data.contacts, noise_std="1e-3")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`points`"):
+        up_from_touch_points(data.contacts.astype(str))
+    with pytest.raises(ValueError, match="`false_alarm`"):
+        up_from_touches(data.flange_poses, data.tool_tip, false_alarm="0.01")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`max_iter`"):
+        tool_tip_and_up_from_touches(data.flange_poses, max_iter="50")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`extent`"):
+        touch_contacts(rng, 6, extent="0.3")  # type: ignore[arg-type]
+
+
+def test_overflowing_geometry_is_refused_by_name() -> None:
+    rng = np.random.default_rng(23)
+    data = touch_contacts(rng, 8, noise_std=SIGMA)
+    with np.errstate(all="raise"):
+        far = np.eye(4)[None]
+        far[0, 0, 3] = 1e308
+        with pytest.raises(ValueError, match="`flange_poses` and `tool_tip` to give finite"):
+            contact_points(far, [1e308, 0.0, 0.0])
+        with pytest.raises(ValueError, match="`tool_tip` \\+ `tool_tip_error`"):
+            tilt_from_tool_tip_error(data.flange_poses, [1e308, 0, 0], [1e308, 0, 0])
+        with pytest.raises(ValueError, match="`cross`"):
+            up_from_three_points([0, 0, 0], [1e300, 0, 0], [0, 1e300, 0])
+        # Far apart but finite: the plane is still found.
+        fit = up_from_touches(data.flange_poses, np.asarray(data.tool_tip) * 1e300)
+        assert np.all(np.isfinite(fit.up)) and np.all(np.isfinite(fit.up_information))
+        # Any scale of the flange positions gives the same joint fit.
+        poses = np.array(data.flange_poses)
+        ref = tool_tip_and_up_from_touches(poses)
+        poses[..., :3, 3] *= 2.0**-900
+        small = tool_tip_and_up_from_touches(poses)
+        np.testing.assert_allclose(small.up, ref.up, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(small.tool_tip, np.asarray(ref.tool_tip) * 2.0**-900, rtol=1e-6)
+    with pytest.warns(GravdirWarning, match="information on `up` underflows"):
+        huge = up_from_touch_points(data.contacts, noise_std=1e300)
+    assert np.isposinf(huge.up_std_deg)

@@ -24,6 +24,7 @@ angle exchanged: ``(A, B, C) = (R, P, W)``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Literal
 
@@ -31,7 +32,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.transform import Rotation
 
-from gravdir._checks import check_array, check_option, check_rotation_matrix
+from gravdir._checks import (
+    check_array,
+    check_option,
+    check_positive,
+    check_rotation_matrix,
+    norm,
+)
 from gravdir.errors import GravdirWarning
 
 __all__ = [
@@ -48,6 +55,10 @@ __all__ = [
 
 _METRES_PER = {"mm": 1e-3, "m": 1.0}
 _RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
+# Largest accepted rotation angle (a rotation vector's norm, an Euler angle): two full turns. A
+# controller reports orientations within one turn; beyond two the numbers are degrees passed as
+# radians, or not angles at all.
+MAX_ANGLE = 4 * np.pi
 # The two Euler conventions: KUKA's intrinsic Z-Y'-X'' and Fanuc's fixed X, Y, Z (scipy's names).
 _EulerSequence = Literal["ZYX", "xyz"]
 
@@ -67,8 +78,8 @@ def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.fl
     name : str
         The argument's name, used in error messages.
     atol : float, optional
-        Tolerance of the rigidity checks. The default 1e-6 admits matrices assembled from
-        controller read-outs printed with six or more significant digits.
+        Tolerance of the rigidity checks, in (0, 1). The default 1e-6 admits matrices assembled
+        from controller read-outs printed with six or more significant digits.
 
     Returns
     -------
@@ -78,23 +89,51 @@ def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.fl
     Raises
     ------
     ValueError
-        If `x` has the wrong shape, is not finite, or is not rigid.
+        If `x` has the wrong shape, is not finite, or is not rigid (a rotation entry beyond
+        ``1 + atol`` in magnitude is refused before any product is formed), or `atol` is not a
+        number in (0, 1).
 
     Examples
     --------
     >>> check_poses(np.eye(4), "pose").shape
     (4, 4)
     """
+    tol = _check_atol(atol)
     t = check_array(x, name, tail=(4, 4))
     bottom = np.abs(t[..., 3, :] - np.array([0.0, 0.0, 0.0, 1.0]))
     worst = float(np.max(bottom)) if bottom.size else 0.0
-    if worst > atol:
+    if worst > tol:
         raise ValueError(
-            f"Expected `{name}` to have bottom row [0, 0, 0, 1] (within {atol:g}), "
+            f"Expected `{name}` to have bottom row [0, 0, 0, 1] (within {tol:g}), "
             f"got a deviation of {worst:.3g}."
         )
-    check_rotation_matrix(t[..., :3, :3], name, atol=atol)
+    _check_rotations(t[..., :3, :3], name, atol=tol)
     return t
+
+
+def _check_atol(atol: float) -> float:
+    """A rigidity tolerance: a number in (0, 1) (1 would admit any matrix of entries in ±2)."""
+    tol = check_positive(atol, "atol")
+    if tol >= 1.0:
+        raise ValueError(f"Expected `atol` to be a number in (0, 1), got {atol!r}.")
+    return tol
+
+
+def _check_rotations(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
+    """Check `x` is a stack of proper rotations (..., 3, 3) within `atol`; return it as float64.
+
+    Entries beyond ``1 + atol`` in magnitude are refused before ``R^T R`` is formed (so that no
+    product overflows), and round-off below the smallest normal number is not an error.
+    """
+    r = check_array(x, name, tail=(3, 3))
+    worst = float(np.max(np.abs(r))) if r.size else 0.0
+    if worst > 1.0 + atol:
+        raise ValueError(
+            f"Expected `{name}` to be rotation matrices (entries within ±1), got an entry of "
+            f"magnitude {worst:.3g}."
+        )
+    with np.errstate(under="ignore"):
+        return check_rotation_matrix(r, name, atol=atol)
 
 
 def _split(
@@ -105,12 +144,31 @@ def _split(
     return arr[..., :3], arr[..., 3:], _METRES_PER[unit]
 
 
+def _check_angles(
+    ang: NDArray[np.float64], name: str, what: str, angles: Literal["deg", "rad"] = "rad"
+) -> None:
+    """Refuse angles beyond two turns (`MAX_ANGLE`): degrees passed as radians, or not angles."""
+    worst = float(np.max(np.abs(ang))) if ang.size else 0.0
+    if worst <= MAX_ANGLE / _RADIANS_PER[angles]:
+        return
+    if angles == "rad":
+        raise ValueError(
+            f"Expected {what} of `{name}` in radians, at most 4 pi (two turns), got "
+            f"{worst:.6g} rad ({math.degrees(worst):.6g}°): degrees?"
+        )
+    raise ValueError(
+        f"Expected {what} of `{name}` in degrees, at most 720 (two turns), got {worst:.6g}°."
+    )
+
+
 def _assemble(
-    rot: Rotation, xyz: NDArray[np.float64], batch: tuple[int, ...]
+    rot: Rotation, xyz: NDArray[np.float64], scale: float, batch: tuple[int, ...]
 ) -> NDArray[np.float64]:
     out = np.zeros((*batch, 4, 4))
-    out[..., :3, :3] = rot.as_matrix().reshape(*batch, 3, 3)
-    out[..., :3, 3] = xyz
+    with np.errstate(under="ignore"):
+        out[..., :3, :3] = rot.as_matrix().reshape(*batch, 3, 3)
+    with np.errstate(under="ignore"):  # millimetres below 1e-305 become metres of zero
+        out[..., :3, 3] = xyz * scale
     out[..., 3, 3] = 1.0
     return out
 
@@ -120,8 +178,17 @@ def _rotation(
 ) -> tuple[Rotation, NDArray[np.float64]]:
     check_option(unit, "unit", tuple(_METRES_PER))
     t = check_poses(pose, name)
-    rot = Rotation.from_matrix(t[..., :3, :3].reshape(-1, 3, 3))
-    return rot, t[..., :3, 3] / _METRES_PER[unit]
+    # A writable copy: scipy refuses read-only buffers.
+    with np.errstate(under="ignore"):
+        rot = Rotation.from_matrix(np.array(t[..., :3, :3].reshape(-1, 3, 3)))
+    with np.errstate(over="ignore"):
+        xyz = t[..., :3, 3] / _METRES_PER[unit]
+    if not np.all(np.isfinite(xyz)):
+        raise ValueError(
+            f"Expected the translation of `{name}` to be finite in {unit}, got a translation "
+            f"beyond the float range once converted."
+        )
+    return rot, xyz
 
 
 def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
@@ -143,11 +210,13 @@ def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     Raises
     ------
     ValueError
-        If `pose` is not ``(..., 6)`` and finite, or `unit` is not ``"mm"`` or ``"m"``.
+        If `pose` is not ``(..., 6)`` and finite, `unit` is not ``"mm"`` or ``"m"``, or a
+        rotation angle ``|r|`` exceeds 4 pi (two turns: degrees passed as radians, most likely).
 
     Notes
     -----
-    ``R = exp([r]_x)``: a rotation by ``|r|`` about ``r / |r|`` (Rodrigues' formula).
+    ``R = exp([r]_x)``: a rotation by ``|r|`` about ``r / |r|`` (Rodrigues' formula). A
+    read-only `pose` is accepted (and never changed).
 
     References
     ----------
@@ -163,9 +232,13 @@ def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     array([ 0.,  0., -1.])
     """
     xyz, rv, scale = _split(pose, "pose", 6, unit)
+    with np.errstate(under="ignore"):
+        _check_angles(norm(rv), "pose", "the rotation angle |r|")
     batch = xyz.shape[:-1]
-    rot = Rotation.from_rotvec(rv.reshape(-1, 3))
-    return _assemble(rot, xyz * scale, batch)
+    # A writable copy: scipy refuses read-only buffers.
+    with np.errstate(under="ignore"):
+        rot = Rotation.from_rotvec(np.array(rv.reshape(-1, 3)))
+    return _assemble(rot, xyz, scale, batch)
 
 
 def ur_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
@@ -189,7 +262,8 @@ def ur_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     Raises
     ------
     ValueError
-        If `pose` is not a stack of rigid transforms or `unit` is unknown.
+        If `pose` is not a stack of rigid transforms, `unit` is unknown, or the translation
+        overflows in `unit`.
 
     References
     ----------
@@ -202,7 +276,8 @@ def ur_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     array([400.,   0., 300.,   0.,   0.,   1.])
     """
     rot, xyz = _rotation(pose, "pose", unit)
-    rv = rot.as_rotvec().reshape(*xyz.shape[:-1], 3)
+    with np.errstate(under="ignore"):
+        rv = rot.as_rotvec().reshape(*xyz.shape[:-1], 3)
     return np.concatenate([xyz, rv], axis=-1)
 
 
@@ -216,10 +291,13 @@ def _euler_to_pose(
 ) -> NDArray[np.float64]:
     check_option(angles, "angles", tuple(_RADIANS_PER))
     xyz, ang, scale = _split(x, name, 6, unit)
+    _check_angles(ang, name, "the angles", angles)
     batch = xyz.shape[:-1]
-    ang = ang * _RADIANS_PER[angles]
-    rot = Rotation.from_euler(seq, ang.reshape(-1, 3))
-    return _assemble(rot, xyz * scale, batch)
+    with np.errstate(under="ignore"):
+        rad = ang * _RADIANS_PER[angles]
+    with np.errstate(under="ignore"):
+        rot = Rotation.from_euler(seq, rad.reshape(-1, 3))
+    return _assemble(rot, xyz, scale, batch)
 
 
 def _pose_to_euler(
@@ -231,7 +309,7 @@ def _pose_to_euler(
 ) -> NDArray[np.float64]:
     check_option(angles, "angles", tuple(_RADIANS_PER))
     rot, xyz = _rotation(pose, "pose", unit)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, np.errstate(under="ignore"):
         warnings.simplefilter("always")
         eul = rot.as_euler(seq).reshape(*xyz.shape[:-1], 3)
     if any("Gimbal" in str(w.message) for w in caught):
@@ -267,7 +345,8 @@ def pose_from_kuka(
     Raises
     ------
     ValueError
-        If `xyzabc` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
+        If `xyzabc` is not ``(..., 6)`` and finite, `unit` / `angles` is unknown, or an angle
+        exceeds two turns (4 pi rad or 720°; in radians most likely degrees).
 
     Notes
     -----
@@ -310,7 +389,8 @@ def kuka_from_pose(
     Raises
     ------
     ValueError
-        If `pose` is not rigid or `unit` / `angles` is unknown.
+        If `pose` is not rigid, `unit` / `angles` is unknown, or the translation overflows in
+        `unit`.
 
     Warns
     -----
@@ -356,7 +436,8 @@ def pose_from_fanuc(
     Raises
     ------
     ValueError
-        If `xyzwpr` is not ``(..., 6)`` and finite, or `unit` / `angles` is unknown.
+        If `xyzwpr` is not ``(..., 6)`` and finite, `unit` / `angles` is unknown, or an angle
+        exceeds two turns (4 pi rad or 720°; in radians most likely degrees).
 
     References
     ----------
@@ -396,7 +477,8 @@ def fanuc_from_pose(
     Raises
     ------
     ValueError
-        If `pose` is not rigid or `unit` / `angles` is unknown.
+        If `pose` is not rigid, `unit` / `angles` is unknown, or the translation overflows in
+        `unit`.
 
     References
     ----------
@@ -425,8 +507,8 @@ def pose_from_abb(
     unit : {"mm", "m"}
         Length unit of the position.
     atol : float, optional
-        Accepted deviation of the quaternion's norm from 1 before it is normalised. The default
-        1e-4 admits quaternions printed with RAPID's usual 4-6 decimals.
+        Accepted deviation of the quaternion's norm from 1 before it is normalised, in (0, 1).
+        The default 1e-4 admits quaternions printed with RAPID's usual 4-6 decimals.
 
     Returns
     -------
@@ -436,8 +518,8 @@ def pose_from_abb(
     Raises
     ------
     ValueError
-        If `pose` is not ``(..., 7)`` and finite, `unit` is unknown, or the quaternion is not
-        of unit norm within `atol`.
+        If `pose` is not ``(..., 7)`` and finite, `unit` is unknown, `atol` is not a number in
+        (0, 1), or the quaternion is not of unit norm within `atol`.
 
     Notes
     -----
@@ -456,16 +538,20 @@ def pose_from_abb(
     >>> T[:3, 2].round(12) + 0.0
     array([ 0.,  0., -1.])
     """
+    tol = _check_atol(atol)
     xyz, q, scale = _split(pose, "pose", 7, unit)
-    norm = np.linalg.norm(q, axis=-1)
-    worst = float(np.max(np.abs(norm - 1.0))) if norm.size else 0.0
-    if worst > atol:
+    with np.errstate(under="ignore"):
+        size = norm(q)
+    worst = float(np.max(np.abs(size - 1.0))) if size.size else 0.0
+    if worst > tol:
         raise ValueError(
-            f"Expected the quaternion in `pose` to have unit norm (within {atol:g}), "
+            f"Expected the quaternion in `pose` to have unit norm (within {tol:g}), "
             f"got norms off by {worst:.3g}."
         )
-    rot = Rotation.from_quat(q.reshape(-1, 4), scalar_first=True)
-    return _assemble(rot, xyz * scale, xyz.shape[:-1])
+    # A writable copy: scipy refuses read-only buffers.
+    with np.errstate(under="ignore"):
+        rot = Rotation.from_quat(np.array(q.reshape(-1, 4)), scalar_first=True)
+    return _assemble(rot, xyz, scale, xyz.shape[:-1])
 
 
 def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
@@ -486,7 +572,7 @@ def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.fl
     Raises
     ------
     ValueError
-        If `pose` is not rigid or `unit` is unknown.
+        If `pose` is not rigid, `unit` is unknown, or the translation overflows in `unit`.
 
     References
     ----------
@@ -499,5 +585,6 @@ def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.fl
     array([600.,   0., 400.,   0.,   0.,   1.,   0.])
     """
     rot, xyz = _rotation(pose, "pose", unit)
-    q = rot.as_quat(canonical=True, scalar_first=True).reshape(*xyz.shape[:-1], 4)
+    with np.errstate(under="ignore"):
+        q = rot.as_quat(canonical=True, scalar_first=True).reshape(*xyz.shape[:-1], 4)
     return np.concatenate([xyz, q], axis=-1)

@@ -12,10 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_rotation_matrix, check_vectors
+from gravdir._checks import check_array, check_count, check_positive, check_vectors
 from gravdir._results import Result
+from gravdir.poses import _check_rotations
 
 __all__ = ["SyntheticTouches", "touch_contacts"]
+
+# Most contacts per set, and in all sets together: bounds the memory and work of a call.
+MAX_CONTACTS = 100_000
+MAX_TOTAL_CONTACTS = 1_000_000
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -92,16 +97,17 @@ def touch_contacts(
     rng : numpy.random.Generator
         Source of randomness.
     n_contacts : int
-        Contacts per set, N >= 1.
+        Contacts per set, 1 <= N <= 100000.
     size : tuple of int, optional
-        Leading batch shape (independent sets of contacts). Default a single set.
+        Leading batch shape (independent sets of contacts). Default a single set. At most
+        1000000 contacts in all sets together.
     max_tilt : float, optional
-        The plane's normal is drawn uniformly in tilt ``[0, max_tilt]`` (radians) from base +z
-        and in azimuth. Default 10° (0.1745).
+        The plane's normal is drawn uniformly in tilt ``[0, max_tilt]`` (radians, at most pi)
+        from base +z and in azimuth. Default 10° (0.1745).
     orientation_spread : float, optional
         Each flange is tilted from "approach axis along -up" by an angle up to this (radians,
-        uniform over the disc of directions), about a random horizontal axis, after a random
-        spin about the approach axis. Default 30° (0.5236).
+        at most pi, uniform over the disc of directions), about a random horizontal axis, after
+        a random spin about the approach axis. Default 30° (0.5236).
     min_orientation : float, optional
         Smallest such tilt, in radians: the tilts are uniform over the ring between this and
         `orientation_spread` (a planned set of orientations near the rim). Default 0.
@@ -133,7 +139,10 @@ def touch_contacts(
     Raises
     ------
     ValueError
-        If an argument is out of range.
+        If `rng` is not a Generator, a count is not an integer in its range (`n_contacts` up to
+        100000, `size` up to 1000000 contacts in all), a tilt is negative or beyond pi (the
+        message asks "degrees?"), another argument is out of range or of the wrong shape, or
+        the contacts overflow the float range.
 
     Examples
     --------
@@ -141,11 +150,15 @@ def touch_contacts(
     >>> data.flange_poses.shape, data.contacts.shape
     ((2, 5, 4, 4), (2, 5, 3))
     """
-    if not isinstance(n_contacts, (int, np.integer)) or n_contacts < 1:
-        raise ValueError(f"Expected `n_contacts` to be a positive integer, got {n_contacts!r}.")
-    tilt_max = check_positive(max_tilt, "max_tilt", allow_zero=True)
-    spread = check_positive(orientation_spread, "orientation_spread", allow_zero=True)
-    low = check_positive(min_orientation, "min_orientation", allow_zero=True)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
+        )
+    n = check_count(n_contacts, "n_contacts", maximum=MAX_CONTACTS)
+    shape = _check_size(size, n)
+    tilt_max = _check_tilt(max_tilt, "max_tilt")
+    spread = _check_tilt(orientation_spread, "orientation_spread")
+    low = _check_tilt(min_orientation, "min_orientation")
     if low > spread:
         raise ValueError(
             f"Expected `min_orientation` <= `orientation_spread`, got {min_orientation}"
@@ -156,22 +169,94 @@ def touch_contacts(
     spot_jitter = check_positive(spot_jitter, "spot_jitter", allow_zero=True)
     planned = None
     if relative_rotations is not None:
-        planned = check_rotation_matrix(relative_rotations, "relative_rotations")
-        if planned.shape != (n_contacts, 3, 3):
+        planned = _check_rotations(relative_rotations, "relative_rotations")
+        if planned.shape != (n, 3, 3):
             raise ValueError(
-                f"Expected `relative_rotations` of shape ({n_contacts}, 3, 3), got {planned.shape}."
+                f"Expected `relative_rotations` of shape ({n}, 3, 3), got {planned.shape}."
             )
     planned_spots = None
     if spots is not None:
         planned_spots = check_array(spots, "spots", tail=(2,))
-        if planned_spots.shape != (n_contacts, 2):
-            raise ValueError(
-                f"Expected `spots` of shape ({n_contacts}, 2), got {planned_spots.shape}."
-            )
+        if planned_spots.shape != (n, 2):
+            raise ValueError(f"Expected `spots` of shape ({n}, 2), got {planned_spots.shape}.")
     c0 = check_vectors(center, "center")
-    shape = tuple(int(s) for s in size)
-    n = int(n_contacts)
+    if c0.shape != (3,):
+        raise ValueError(f"Expected `center` of shape (3,), got {c0.shape}.")
+    tip = None
+    if tool_tip is not None:
+        tip = check_vectors(tool_tip, "tool_tip")
+        try:
+            tip = np.broadcast_to(tip, (*shape, 3)).copy()
+        except ValueError:
+            raise ValueError(
+                f"Expected `tool_tip` of shape (3,) or broadcasting to `size` + (3,) = "
+                f"{(*shape, 3)}, got {tip.shape}."
+            ) from None
+    too_large = ValueError(
+        "Expected `extent`, `center`, `tool_tip`, `noise_std`, `spots` and `spot_jitter` "
+        "small enough for finite contacts, got contacts beyond the float range."
+    )
+    try:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            data = _draw(
+                rng, n, shape, tilt_max, spread, low, tip, noise_std, extent, c0, planned,
+                planned_spots, spot_jitter,
+            )
+    except OverflowError:  # a uniform draw over a range beyond the float range
+        raise too_large from None
+    if not all(np.all(np.isfinite(a)) for a in (data.flange_poses, data.contacts, data.offset)):
+        raise too_large
+    return data
 
+
+def _check_size(size: object, n: int) -> tuple[int, ...]:
+    """The batch shape: a tuple of non-negative integers; all contacts together capped."""
+    items = (size,) if isinstance(size, int | np.integer) else size
+    if isinstance(items, np.ndarray):
+        if items.ndim != 1:
+            raise ValueError(f"Expected `size` to be a tuple of integers, got shape {items.shape}.")
+        items = tuple(items.tolist())
+    if not isinstance(items, tuple | list):
+        raise ValueError(f"Expected `size` to be a tuple of integers, got {size!r}.")
+    shape = tuple(
+        check_count(k, "size", minimum=0, maximum=MAX_TOTAL_CONTACTS) for k in items
+    )
+    total = math.prod(shape) * n
+    if total > MAX_TOTAL_CONTACTS:
+        raise ValueError(
+            f"Expected `size` and `n_contacts` to ask for at most {MAX_TOTAL_CONTACTS} contacts "
+            f"in all, got {total}."
+        )
+    return shape
+
+
+def _check_tilt(value: float, name: str) -> float:
+    """A tilt in radians, in [0, pi]; beyond a half turn it is probably in degrees."""
+    tilt = check_positive(value, name, allow_zero=True)
+    if tilt > math.pi:
+        raise ValueError(
+            f"Expected `{name}` in radians, in [0, pi], got {tilt:.6g} "
+            f"({math.degrees(tilt):.6g}°, more than a half turn): degrees?"
+        )
+    return tilt
+
+
+def _draw(
+    rng: np.random.Generator,
+    n: int,
+    shape: tuple[int, ...],
+    tilt_max: float,
+    spread: float,
+    low: float,
+    tip: NDArray[np.float64] | None,
+    noise_std: float,
+    extent: float,
+    c0: NDArray[np.float64],
+    planned: NDArray[np.float64] | None,
+    planned_spots: NDArray[np.float64] | None,
+    spot_jitter: float,
+) -> SyntheticTouches:
+    """The drawing of :func:`touch_contacts` for checked arguments."""
     tilt = tilt_max * rng.random(shape)
     azimuth = rng.uniform(-np.pi, np.pi, shape)
     up = np.stack(
@@ -188,12 +273,10 @@ def touch_contacts(
     contacts = c0 + uv[..., :1] * e1[..., None, :] + uv[..., 1:] * e2[..., None, :]
     offset = np.einsum("...i,...i->...", up, c0 + np.zeros_like(up))
 
-    if tool_tip is None:
+    if tip is None:
         tip = np.concatenate(
             [rng.uniform(-0.02, 0.02, (*shape, 2)), rng.uniform(0.1, 0.2, (*shape, 1))], axis=-1
         )
-    else:
-        tip = np.broadcast_to(check_vectors(tool_tip, "tool_tip"), (*shape, 3)).copy()
 
     # Nominal orientation: flange x = e1, y = -e2, z = -up (right-handed: e1 x -e2 = -up).
     r0 = np.stack([e1, -e2, -up], axis=-1)[..., None, :, :]

@@ -7,7 +7,13 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_positive,
+    check_unit_vector,
+    check_vectors,
+)
 from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.poses import check_poses
 
@@ -18,6 +24,16 @@ MIN_CONDITIONING = 1e-6
 # Relative size (to the point cloud's extent) below which residuals count as zero; keeps the
 # robust scale positive on noise-free data.
 ZERO_RESIDUAL = 1e-9
+# A hint closer to the fitted plane than this many standard deviations of the normal across it
+# decides the sign of `up` with a warning (a Gaussian error flips it with probability 0.13 %).
+SIGN_MARGIN = 3.0
+# Information of `up` (1/rad²) below which it counts as none (see `drop_negligible`).
+INFO_FLOOR = 1e-200
+# Caps on the iteration and search counts (documented in docs/touch.md, "Input checks").
+MAX_ITER_CAP = 10_000
+N_DIRECTIONS_CAP = 10_000
+N_STARTS_CAP = 1_000
+SEARCH_MAX_ITER_CAP = 100
 
 
 def fmt(v: ArrayLike) -> str:
@@ -65,15 +81,100 @@ def check_pose_stack(flange_poses: ArrayLike) -> NDArray[np.float64]:
     return check_poses(poses, "flange_poses")
 
 
+def check_limit(value: object, name: str, maximum: int) -> int:
+    """A positive integer up to a documented cap (an iteration limit, a count of directions)."""
+    try:
+        return check_count(value, name, minimum=1, maximum=maximum)
+    except ValueError:
+        raise ValueError(
+            f"Expected `{name}` to be a positive integer (at most {maximum}), got {value!r}."
+        ) from None
+
+
+def check_hint(up_hint: ArrayLike, name: str) -> NDArray[np.float64]:
+    """A non-zero hint vector (..., 3), returned with unit norm.
+
+    Each vector is divided by its largest component first, so that any finite non-zero
+    vector, however large or small, is accepted.
+    """
+    v = check_vectors(up_hint, name)
+    big = np.max(np.abs(v), axis=-1, keepdims=True, initial=0.0)
+    if np.any(big == 0.0):
+        raise ValueError(f"Expected `{name}` to be non-zero vector(s), got a zero vector.")
+    return check_unit_vector(v / big, name, normalize=True)
+
+
 def check_noise_std(noise_std: float | None) -> float | None:
     return None if noise_std is None else check_positive(noise_std, "noise_std")
 
 
-def check_count(value: int, name: str) -> int:
-    """A positive integer (an iteration limit or a count of directions or starts)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"Expected `{name}` to be a positive integer, got {value!r}.")
-    return int(value)
+def check_min_conditioning(min_conditioning: float) -> float:
+    """`min_conditioning` in (0, 1]: the conditioning sqrt(lambda_2 / lambda_1) is at most 1."""
+    value = check_positive(min_conditioning, "min_conditioning")
+    if value > 1.0:
+        raise ValueError(
+            f"Expected `min_conditioning` in (0, 1] (the conditioning of a round cloud is 1), "
+            f"got {min_conditioning!r}."
+        )
+    return value
+
+
+def check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be True or False, got {value!r}.")
+    return bool(value)
+
+
+def set_scale(points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A power of two per set of points (..., N, 3) with ``max |c| / scale`` in [1, 2).
+
+    The fits divide the points by it and compute in these units, so that coordinates anywhere
+    in the float range neither overflow nor underflow; a power of two makes the division exact.
+    All-zero sets get 1.
+    """
+    big = np.max(np.abs(points), axis=(-2, -1), initial=0.0)
+    _, exponent = np.frexp(big)
+    return np.asarray(np.where(big > 0, np.ldexp(1.0, exponent - 1), 1.0), dtype=np.float64)
+
+
+def in_units(x: NDArray[np.float64], scale: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`x` divided by `scale` (a power of two); what underflows there is below round-off."""
+    with np.errstate(under="ignore"):
+        return np.asarray(x / scale, dtype=np.float64)
+
+
+def drop_negligible(info: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Zero an information (..., 3, 3) whose entries are all below `INFO_FLOOR`.
+
+    Such an information means a standard deviation above 1e100 rad: no knowledge of `up`, and
+    its inverse would overflow the covariance.
+    """
+    small = np.max(np.abs(info), axis=(-2, -1), keepdims=True, initial=0.0) < INFO_FLOOR
+    return np.asarray(np.where(small, 0.0, info), dtype=np.float64)
+
+
+def to_units(
+    x: NDArray[np.float64], scale: NDArray[np.float64], names: str
+) -> NDArray[np.float64]:
+    """`x` (computed in units of `scale`) times `scale`; raise if that overflows."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = np.asarray(x * scale, dtype=np.float64)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"Expected {names} with coordinates small enough for finite results, got "
+            "coordinates whose plane offset or residuals overflow the float range."
+        )
+    return out
+
+
+def check_contacts(points: NDArray[np.float64], names: str) -> NDArray[np.float64]:
+    """Raise if computed contact points overflowed (R t + p beyond the float range)."""
+    if not np.all(np.isfinite(points)):
+        raise ValueError(
+            f"Expected {names} to give finite contact points, got contacts beyond the float "
+            "range (R t + p overflows)."
+        )
+    return points
 
 
 def warn_noise_not_estimable(n_contacts: int, n_unknowns: int, stacklevel: int) -> None:
@@ -87,24 +188,61 @@ def warn_noise_not_estimable(n_contacts: int, n_unknowns: int, stacklevel: int) 
     )
 
 
+def warn_no_information(stacklevel: int) -> None:
+    """Warn that a finite `noise_std` left no representable information on `up`."""
+    warnings.warn(
+        "`noise_std` is so large against the spread of the contacts that the information on "
+        "`up` underflows to zero: `up_std_deg` is infinite.",
+        GravdirWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def noise_floor(points: NDArray[np.float64]) -> NDArray[np.float64]:
     """Round-off of the coordinates of each set of points (..., N, 3): ``eps * max |c|``.
 
-    An estimated noise level is kept at least this large, so that exact data (zero residuals)
-    give a large but finite information rather than an infinite one.
+    A noise level (the caller's or estimated) is kept at least this large: coordinates carry no
+    more precision than that, and exact data then give a large but finite information rather
+    than an infinite one.
     """
-    return np.asarray(np.finfo(np.float64).eps * np.max(np.abs(points), axis=(-2, -1)))
+    return np.asarray(
+        np.finfo(np.float64).eps * np.max(np.abs(points), axis=(-2, -1), initial=0.0)
+    )
+
+
+def noise_in_units(
+    noise_std: float, scale: NDArray[np.float64], floor: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The caller's `noise_std` in units of `scale`, at least `floor` (in those units)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return np.asarray(np.maximum(noise_std / scale, floor), dtype=np.float64)
+
+
+def inverse_variance(sigma: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``1 / sigma^2``: zero where `sigma` is infinite or so large that it underflows."""
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        inv = np.where(np.isfinite(sigma) & (sigma > 0), 1.0 / sigma, 0.0)
+        return np.asarray(inv * inv, dtype=np.float64)
 
 
 def scatter(
-    points: NDArray[np.float64], weights: NDArray[np.float64]
+    points: NDArray[np.float64], weights: NDArray[np.float64], name: str
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Centroid, ascending eigenvalues and eigenvectors of the weighted scatter matrix."""
+    """Centroid, ascending eigenvalues and eigenvectors of the weighted scatter matrix.
+
+    `points` are in the units of :func:`set_scale` (coordinates of order one).
+    """
     w = weights[..., None]
-    centroid = np.sum(w * points, axis=-2) / np.sum(w, axis=-2)
-    x = (points - centroid[..., None, :]) * w
-    s = np.einsum("...ni,...nj->...ij", x, x)
-    lam, vec = np.linalg.eigh(s)
+    with np.errstate(under="ignore"):
+        centroid = np.sum(w * points, axis=-2) / np.sum(w, axis=-2)
+        x = (points - centroid[..., None, :]) * w
+        s = np.einsum("...ni,...nj->...ij", x, x)
+    try:
+        lam, vec = np.linalg.eigh(s)
+    except np.linalg.LinAlgError as exc:  # not expected for finite data of order one
+        raise DegenerateGeometryError(
+            f"Expected `{name}` to give a scatter matrix with an eigendecomposition, got {exc}."
+        ) from None
     return centroid, np.maximum(lam, 0.0), vec
 
 
@@ -113,14 +251,32 @@ def plane_information(
 ) -> NDArray[np.float64]:
     """Information ``sigma^-2 sum_k (lambda_k - lambda_3) u_k u_k^T`` of a plane's normal.
 
-    `lam` ascending and `vec` (columns) from :func:`scatter`; zero where `sigma` is infinite.
+    `lam` ascending and `vec` (columns) from :func:`scatter`, `sigma` in the same units; zero
+    where `sigma` is infinite.
     """
-    with np.errstate(divide="ignore"):
-        inv_var = np.where(np.isfinite(sigma), 1.0 / sigma**2, 0.0)
     gap = lam[..., 1:] - lam[..., :1]
     tang = vec[..., :, 1:]
-    info = np.einsum("...ik,...k,...jk->...ij", tang, gap, tang) * inv_var[..., None, None]
-    return np.asarray(0.5 * (info + np.swapaxes(info, -1, -2)), dtype=np.float64)
+    with np.errstate(under="ignore"):
+        info = np.einsum("...ik,...k,...jk->...ij", tang, gap, tang)
+        info = info * inverse_variance(sigma)[..., None, None]
+        return drop_negligible(0.5 * (info + np.swapaxes(info, -1, -2)))
+
+
+def plane_normal_variance(
+    lam: NDArray[np.float64],
+    vec: NDArray[np.float64],
+    sigma: NDArray[np.float64],
+    direction: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Variance of ``n . h`` for a unit `direction` h: ``sigma^2 sum_k (u_k . h)^2 / gap_k``.
+
+    Infinite where `sigma` is, or where a gap ``lambda_k - lambda_3`` is zero.
+    """
+    gap = lam[..., 1:] - lam[..., :1]
+    along = np.einsum("...ik,...i->...k", vec[..., :, 1:], direction)
+    with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        terms = np.where(gap > 0, along**2 / gap, np.where(along == 0, 0.0, np.inf))
+        return np.asarray(np.sum(terms, axis=-1) * sigma**2, dtype=np.float64)
 
 
 def check_conditioning(
@@ -129,14 +285,19 @@ def check_conditioning(
     min_conditioning: float,
     name: str,
 ) -> NDArray[np.float64]:
-    """Return sqrt(lambda_2 / lambda_1); raise DegenerateGeometryError below the threshold."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    """Return sqrt(lambda_2 / lambda_1); raise DegenerateGeometryError below the threshold.
+
+    `points` are in the units of :func:`set_scale`; `name` is the argument (or arguments,
+    each in backticks) that holds them.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         cond = np.where(lam[..., 2] > 0, np.sqrt(lam[..., 1] / lam[..., 2]), 0.0)
     bad = cond < min_conditioning
     if np.any(bad):
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         pts = points[where]
-        dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
+        with np.errstate(under="ignore"):
+            dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)
         extent = float(np.max(dist))
         close = np.argwhere(np.triu(dist <= max(extent, 1.0) * 1e-12, k=1))
         at = f" (batch index {where})" if where else ""
@@ -147,7 +308,7 @@ def check_conditioning(
         else:
             detail = f"conditioning sqrt(lambda2/lambda1) = {float(cond[where]):.3g}"
         raise DegenerateGeometryError(
-            f"Expected `{name}` to span a plane (not collinear, conditioning >= "
+            f"Expected {name} to span a plane (not collinear, conditioning >= "
             f"{min_conditioning:g}), got {detail}{at}."
         )
     return np.asarray(cond, dtype=np.float64)
@@ -156,14 +317,47 @@ def check_conditioning(
 def orient(
     normal: NDArray[np.float64], hint: NDArray[np.float64], name: str
 ) -> NDArray[np.float64]:
-    """Sign (+1/-1) that puts `normal` on the side of `hint`."""
+    """Sign (+1/-1) that puts `normal` on the side of the unit vector `hint`."""
     dot = np.einsum("...i,...i->...", normal, hint)
     # A hint within 1e-9 rad of the plane itself cannot choose a side.
-    if np.any(np.abs(dot) <= 1e-9 * np.linalg.norm(hint, axis=-1)):
+    if np.any(np.abs(dot) <= 1e-9):
         raise DegenerateGeometryError(
-            f"Expected `{name}` to point off the fitted plane, got a vector lying in it."
+            f"Expected {name} to point off the fitted plane, got a vector lying in it."
         )
     return np.where(dot < 0, -1.0, 1.0)
+
+
+def warn_sign_margin(
+    normal: NDArray[np.float64],
+    hint: NDArray[np.float64],
+    variance: NDArray[np.float64],
+    what: str,
+    stacklevel: int,
+) -> None:
+    """Warn where the unit `hint` lies within `SIGN_MARGIN` standard deviations of the plane.
+
+    `variance` is that of ``n . hint`` under the fit's uncertainty; where it is infinite (the
+    noise is not known) nothing is said here: the missing `noise_std` has its own warning.
+    """
+    dot = np.abs(np.einsum("...i,...i->...", normal, hint))
+    std = np.sqrt(np.where(np.isfinite(variance), variance, np.inf))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        margin = np.where(np.isfinite(std), dot / std, np.inf)
+    close = margin < SIGN_MARGIN
+    if not np.any(close):
+        return
+    worst = np.unravel_index(int(np.argmin(np.where(close, margin, np.inf))), margin.shape)
+    at = f" (batch index {tuple(int(i) for i in worst)})" if margin.ndim else ""
+    angle = np.degrees(np.arcsin(min(float(dot[worst]), 1.0)))
+    subject = what[:1].upper() + what[1:]
+    warnings.warn(
+        f"{subject} chose the sign of `up` by a margin of only {float(margin[worst]):.3g} "
+        f"standard deviations: it is {angle:.3g}° from the fitted plane, whose normal has a "
+        f"standard deviation of {np.degrees(float(std[worst])):.3g}° across it{at}. The sign "
+        "may be wrong; pass an `up_hint` farther from the plane.",
+        GravdirWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def tangent_columns(n: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -8,9 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_rotation_matrix
+from gravdir._checks import check_count, check_positive
 from gravdir._results import Result
+from gravdir.poses import _check_rotations
 from gravdir.touch._common import fmt
+
+# Most contacts a plan may have: far beyond any touch-up session, and it bounds the work of a call.
+MAX_CONTACTS = 10_000
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -73,7 +77,7 @@ def plan_touches(
     Parameters
     ----------
     n_contacts : int, optional
-        Number of contacts N >= 6 (default 8).
+        Number of contacts, 6 <= N <= 10000 (default 8).
     max_tilt : float, optional
         Tilt of the flange from the nominal orientation, in radians, in (0, pi/2) (default
         30°, pi/6).
@@ -92,8 +96,9 @@ def plan_touches(
     Raises
     ------
     ValueError
-        If `n_contacts` is not an integer >= 6, `max_tilt` is not in (0, pi/2), `radius` is
-        not positive or `nominal` is not a rotation.
+        If `n_contacts` is not an integer from 6 to 10000 (the cap bounds the work of a call),
+        `max_tilt` is not in (0, pi/2) (beyond pi the message asks "degrees?"), `radius` is
+        not positive and finite, or `nominal` is not a rotation.
 
     See Also
     --------
@@ -141,17 +146,31 @@ def plan_touches(
     >>> bool(np.allclose(z[0] + z[3], 2 * np.cos(np.radians(30)) * np.array([0, 0, 1])))
     True
     """
-    if (
-        isinstance(n_contacts, bool)
-        or not isinstance(n_contacts, (int, np.integer))
-        or n_contacts < 6
-    ):
-        raise ValueError(f"Expected `n_contacts` to be an integer >= 6, got {n_contacts!r}.")
+    try:
+        n_contacts = check_count(n_contacts, "n_contacts", minimum=6, maximum=MAX_CONTACTS)
+    except ValueError:
+        raise ValueError(
+            f"Expected `n_contacts` to be an integer >= 6 and <= {MAX_CONTACTS}, "
+            f"got {n_contacts!r}."
+        ) from None
     theta = check_positive(max_tilt, "max_tilt")
+    if theta > math.pi:
+        raise ValueError(
+            f"Expected `max_tilt` in radians, in (0, pi/2), got {theta:.6g} "
+            f"({math.degrees(theta):.6g}°, more than a half turn): degrees?"
+        )
     if theta >= math.pi / 2:
         raise ValueError(f"Expected `max_tilt` in (0, pi/2) radians, got {max_tilt!r}.")
     radius = check_positive(radius, "radius")
-    nom = np.eye(3) if nominal is None else check_rotation_matrix(nominal, "nominal")
+    nom = np.eye(3) if nominal is None else _check_rotations(nominal, "nominal")
+    with np.errstate(under="ignore"):  # a tiny radius or tiny rotation entries round to zero
+        return _plan(n_contacts, theta, radius, nom)
+
+
+def _plan(
+    n_contacts: int, theta: float, radius: float, nom: NDArray[np.float64]
+) -> TouchPlan:
+    """The design of :func:`plan_touches` for checked arguments."""
     n_pairs = (int(n_contacts) - 2) // 2
     n_straight = int(n_contacts) - 2 * n_pairs
 

@@ -10,23 +10,34 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import t as student_t
 
-from gravdir._checks import check_array, check_positive, check_unit_vector
+from gravdir._checks import check_array, check_positive
 from gravdir._results import UpResult, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
 from gravdir.touch._common import (
+    MAX_ITER_CAP,
     MIN_CONDITIONING,
     ZERO_RESIDUAL,
     batch_repr,
+    check_bool,
     check_conditioning,
-    check_count,
+    check_hint,
+    check_limit,
+    check_min_conditioning,
     check_noise_std,
     check_vector_batch,
     fmt,
+    in_units,
     noise_floor,
+    noise_in_units,
     orient,
     plane_information,
+    plane_normal_variance,
     scatter,
+    set_scale,
+    to_units,
+    warn_no_information,
     warn_noise_not_estimable,
+    warn_sign_margin,
 )
 from gravdir.touch._points import contact_points
 
@@ -55,9 +66,10 @@ class PlaneFit(UpResult):
         Root mean square of the inliers' residuals.
     noise_std : ndarray, shape (...)
         Contact noise ``sigma`` used for the information: the caller's, or
-        ``sqrt(sum r_i^2 / (n - 3))`` over the inliers (at least the coordinates' round-off
-        ``eps * max |c_i|``, so that exact data give a finite information); ``inf`` with three
-        inliers and no caller's value (the noise is then not estimable).
+        ``sqrt(sum r_i^2 / (n - 3))`` over the inliers, either at least the coordinates'
+        round-off ``eps * max |c_i|`` (coordinates carry no more precision, and exact data then
+        give a finite information); ``inf`` with three inliers and no caller's value (the noise
+        is then not estimable).
     conditioning : ndarray, shape (...)
         ``sqrt(lambda_2 / lambda_1)``: 0 for collinear points, 1 for a round cloud.
     inliers : ndarray of bool, shape (..., N)
@@ -101,40 +113,55 @@ class PlaneFit(UpResult):
 
 def _fit_plane(
     points: NDArray[np.float64],
+    scale: NDArray[np.float64],
     inliers: NDArray[np.bool_],
     hint: NDArray[np.float64],
     hint_name: str,
+    names: str,
     noise_std: float | None,
     min_conditioning: float,
     sign_rule: SignRule,
     deletion: tuple[NDArray[np.bool_], NDArray[np.int64]],
 ) -> PlaneFit:
+    """The plane of the inliers of `points` (..., N, 3), given in units of `scale` (...).
+
+    Every length is computed in those units (coordinates of order one) and multiplied by
+    `scale` at the end; angles and the information of `up` do not depend on them.
+    """
     w = inliers.astype(np.float64)
-    centroid, lam, vec = scatter(points, w)
-    cond = check_conditioning(points, lam, min_conditioning, "points")
+    centroid, lam, vec = scatter(points, w, names)
+    cond = check_conditioning(points, lam, min_conditioning, names)
     n = vec[..., :, 0]
     n = n * orient(n, hint, hint_name)[..., None]
     offset = np.einsum("...i,...i->...", n, centroid)
     residuals = np.einsum("...ni,...i->...n", points, n) - offset[..., None]
     n_in = np.sum(w, axis=-1)
-    ss = np.sum(w * residuals**2, axis=-1)
+    with np.errstate(under="ignore"):
+        ss = np.sum(w * residuals**2, axis=-1)
     rms = np.sqrt(ss / n_in)
+    floor = noise_floor(points)
     if noise_std is not None:
-        sigma = np.full(n_in.shape, noise_std)
+        sigma = noise_in_units(noise_std, scale, floor)
     else:
         dof = n_in - 3
-        with np.errstate(divide="ignore", invalid="ignore"):
-            estimate = np.maximum(np.sqrt(ss / np.maximum(dof, 1)), noise_floor(points))
-            sigma = np.where(dof > 0, estimate, np.inf)
+        estimate = np.maximum(np.sqrt(ss / np.maximum(dof, 1)), floor)
+        sigma = np.where(dof > 0, estimate, np.inf)
     if noise_std is None and np.any(n_in == 3):
         warn_noise_not_estimable(3, 3, stacklevel=4)  # the caller of the public function
+    var = plane_normal_variance(lam, vec, sigma, np.broadcast_to(hint, n.shape))
+    warn_sign_margin(n, hint, var, hint_name, stacklevel=4)
+    info = plane_information(lam, vec, sigma)
+    if noise_std is not None and np.any(np.all(info == 0.0, axis=(-2, -1))):
+        warn_no_information(stacklevel=4)
+    with np.errstate(over="ignore", under="ignore"):
+        noise_out = np.maximum(noise_std, floor * scale) if noise_std else sigma * scale
     return PlaneFit(
         up=n,
-        up_information=plane_information(lam, vec, sigma),
-        offset=offset,
-        residuals=residuals,
-        rms=rms,
-        noise_std=sigma,
+        up_information=info,
+        offset=to_units(offset, scale, names),
+        residuals=to_units(residuals, scale[..., None], names),
+        rms=to_units(rms, scale, names),
+        noise_std=np.asarray(noise_out, dtype=np.float64),
         conditioning=cond,
         inliers=inliers.copy(),
         sign_rule=sign_rule,
@@ -148,8 +175,9 @@ def _deletion_inliers(
 ) -> tuple[NDArray[np.bool_], bool, int]:
     """Backward deletion by externally studentised residuals until none is significant.
 
-    Returns the inliers, whether the last test found no significant residual, and the number
-    of tests. The deletion stops early at `max_iter` tests or when four inliers remain.
+    `p` (N, 3) is in the units of :func:`~gravdir.touch._common.set_scale`. Returns the
+    inliers, whether the last test found no significant residual, and the number of tests.
+    The deletion stops early at `max_iter` tests or when four inliers remain.
     """
     n = p.shape[0]
     inl = np.ones(n, dtype=bool)
@@ -163,15 +191,17 @@ def _deletion_inliers(
         # Fit on the inliers without point i, for every inlier i at once.
         w = np.repeat(inl[None].astype(np.float64), k, axis=0)
         w[np.arange(k), idx] = 0.0
-        centroid, lam, vec = scatter(np.broadcast_to(p, (k, n, 3)), w)
+        centroid, lam, vec = scatter(np.broadcast_to(p, (k, n, 3)), w, "`points`")
         rel = p[idx] - centroid
         r = np.einsum("ki,ki->k", rel, vec[:, :, 0])
-        q1 = np.einsum("ki,ki->k", rel, vec[:, :, 2]) ** 2 / np.maximum(lam[:, 2], 1e-300)
-        q2 = np.einsum("ki,ki->k", rel, vec[:, :, 1]) ** 2 / np.maximum(lam[:, 1], 1e-300)
+        with np.errstate(under="ignore", over="ignore"):
+            q1 = np.einsum("ki,ki->k", rel, vec[:, :, 2]) ** 2 / np.maximum(lam[:, 2], 1e-300)
+            q2 = np.einsum("ki,ki->k", rel, vec[:, :, 1]) ** 2 / np.maximum(lam[:, 1], 1e-300)
         leverage = 1.0 / (k - 1) + q1 + q2
         dof = k - 1 - 3
         sigma = np.maximum(np.sqrt(lam[:, 0] / dof), floor)
-        score = np.abs(r) / (sigma * np.sqrt(1.0 + leverage))
+        with np.errstate(under="ignore"):
+            score = np.abs(r) / (sigma * np.sqrt(1.0 + leverage))
         # Bonferroni: family-wise false-alarm rate `false_alarm` over the k inliers.
         critical = float(student_t.ppf(1.0 - false_alarm / (2 * k), dof))
         worst = int(np.argmax(score))
@@ -186,14 +216,22 @@ def _inliers(
     robust: bool,
     false_alarm: float,
     max_iter: int | None,
+    min_conditioning: float,
+    names: str,
 ) -> tuple[NDArray[np.bool_], tuple[NDArray[np.bool_], NDArray[np.int64]]]:
-    """Inliers (..., N) and the deletion's `converged` and `n_iter` (...) for every set."""
+    """Inliers (..., N) and the deletion's `converged` and `n_iter` (...) for every set.
+
+    `pts` are in the units of :func:`~gravdir.touch._common.set_scale`.
+    """
     batch = pts.shape[:-2]
     inliers = np.ones(pts.shape[:-1], dtype=bool)
     converged = np.ones(batch, dtype=bool)
     n_iter = np.zeros(batch, dtype=np.int64)
     if not robust:
         return inliers, (converged, n_iter)
+    # All points must span a plane before any is tested (coincident points have no scale).
+    _, lam, _ = scatter(pts, np.ones(pts.shape[:-1]), names)
+    check_conditioning(pts, lam, min_conditioning, names)
     for index in np.ndindex(batch):
         inliers[index], converged[index], n_iter[index] = _deletion_inliers(
             pts[index], false_alarm, max_iter
@@ -222,6 +260,7 @@ def _check_plane_options(
     min_conditioning: float,
 ) -> tuple[float | None, float, int | None, float]:
     """Validate the options shared by the plane fits."""
+    robust = check_bool(robust, "robust")
     need = 5 if robust else 3
     if n_pts < need:
         raise InsufficientDataError(
@@ -233,8 +272,10 @@ def _check_plane_options(
     alarm = check_positive(false_alarm, "false_alarm")
     if alarm >= 1.0:
         raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
-    limit = None if max_iter is None else check_count(max_iter, "max_iter")
-    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    limit = (
+        None if max_iter is None else check_limit(max_iter, "max_iter", MAX_ITER_CAP)
+    )
+    min_conditioning = check_min_conditioning(min_conditioning)
     return noise, alarm, limit, min_conditioning
 
 
@@ -262,6 +303,7 @@ def up_from_touch_points(
         Standard deviation of each contact coordinate, if known; otherwise estimated from the
         residuals. Three points leave no residual: without `noise_std` their `up` carries zero
         information (`up_std_deg` infinite) and a :class:`~gravdir.errors.GravdirWarning` says so.
+        Either is used at least as large as the coordinates' round-off ``eps * max |c_i|``.
     robust : bool, optional
         Find and reject outliers before the final fit: repeatedly drop the point whose
         externally studentised residual (residual from the plane of the other inliers, divided
@@ -271,11 +313,11 @@ def up_from_touch_points(
         Probability that the robust fit rejects at least one good point of Gaussian data
         (Bonferroni over the points). Default 0.01.
     max_iter : int, optional
-        Most tests of the robust fit's outlier deletion (each rejects at most one point).
-        Default None: until no residual is significant or four inliers remain.
+        Most tests of the robust fit's outlier deletion (each rejects at most one point), at
+        most 10000. Default None: until no residual is significant or four inliers remain.
     min_conditioning : float, optional
-        Smallest accepted ``sqrt(lambda_2 / lambda_1)`` (default 1e-6, where round-off starts
-        to dominate the normal).
+        Smallest accepted ``sqrt(lambda_2 / lambda_1)``, in (0, 1] (default 1e-6, where
+        round-off starts to dominate the normal).
 
     Returns
     -------
@@ -288,13 +330,18 @@ def up_from_touch_points(
     DegenerateGeometryError
         If the (inlier) points are collinear or coincide, or `up_hint` lies in the plane.
     ValueError
-        If `points` is not ``(..., N, 3)`` and finite, `up_hint` does not broadcast to the batch
-        shape of `points`, or an option is invalid.
+        If `points` is not ``(..., N, 3)`` and finite, `up_hint` is zero or does not broadcast
+        to the batch shape of `points`, or an option is invalid: `noise_std` not positive and
+        finite, `robust` not a bool, `false_alarm` not in (0, 1), `max_iter` not an integer
+        from 1 to 10000, `min_conditioning` not in (0, 1]. Numeric strings are refused.
 
     Warns
     -----
     GravdirWarning
-        With three points and no `noise_std`.
+        With three points and no `noise_std`; when `up_hint` lies within three standard
+        deviations of the fitted plane (the sign of `up` may then be wrong; the warning gives
+        the margin, the angle and the standard deviation); when `noise_std` is so large that
+        the information on `up` underflows to zero.
     ConvergenceWarning
         If the outlier deletion stops at `max_iter` tests, or at four inliers, while it still
         rejects points (``converged`` is then False).
@@ -336,33 +383,55 @@ def up_from_touch_points(
         raise ValueError(
             "Expected `points` to have shape (..., N, 3) with N points, got a single point (3,)."
         )
-    hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+    hint = check_hint(up_hint, "up_hint")
     check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
     noise, alarm, limit, min_conditioning = _check_plane_options(
         pts.shape[-2], "points", noise_std, robust, false_alarm, max_iter, min_conditioning
     )
-    inliers, deletion = _inliers(pts, robust, alarm, limit)
+    scale = set_scale(pts)
+    unit = in_units(pts, scale[..., None, None])
+    inliers, deletion = _inliers(unit, robust, alarm, limit, min_conditioning, "`points`")
     return _fit_plane(
-        pts, inliers, hint, "up_hint", noise, min_conditioning, "side of `up_hint`", deletion
+        unit,
+        scale,
+        inliers,
+        hint,
+        "`up_hint`",
+        "`points`",
+        noise,
+        min_conditioning,
+        "side of `up_hint`",
+        deletion,
     )
 
 
 def _flange_side(
-    poses: NDArray[np.float64], pts: NDArray[np.float64], base_from_target: ArrayLike | None
+    poses: NDArray[np.float64],
+    pts: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    base_from_target: NDArray[np.float64] | None,
 ) -> NDArray[np.float64]:
-    """``sum_i (p_i - c_i)``: from the contacts toward the flanges, in the output frame."""
-    flange = poses[..., :3, 3]
-    if base_from_target is not None:
-        bt = np.asarray(base_from_target, dtype=np.float64)
-        flange = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], flange - bt[..., None, :3, 3])
-    hint = np.sum(flange - pts, axis=-2)
-    scale = np.max(np.abs(pts - pts.mean(axis=-2, keepdims=True))) + 1.0
-    if np.any(np.linalg.norm(hint, axis=-1) <= 1e-12 * scale):
+    """Unit ``sum_i (p_i - c_i)``: from the contacts toward the flanges, in the output frame.
+
+    `pts` are the contacts in units of `scale`; the flange positions are brought to the same.
+    """
+    s = scale[..., None, None]
+    with np.errstate(under="ignore"):
+        flange = poses[..., :3, 3] / s
+        if base_from_target is not None:
+            bt = base_from_target
+            rel = flange - bt[..., None, :3, 3] / s
+            flange = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], rel)
+        hint = np.sum(flange - pts, axis=-2)
+    with np.errstate(under="ignore"):
+        size = np.linalg.norm(hint, axis=-1)
+    # The sum of N differences of coordinates of order one: below 1e-12 N it is round-off.
+    if np.any(size <= 1e-12 * pts.shape[-2]):
         raise DegenerateGeometryError(
             "Expected the flanges off the plane to choose the sign of `up`, got flanges on "
             "the contacts (zero `tool_tip`); pass `up_hint`."
         )
-    return np.asarray(hint, dtype=np.float64)
+    return np.asarray(hint / size[..., None], dtype=np.float64)
 
 
 def up_from_touches(
@@ -403,12 +472,14 @@ def up_from_touches(
     DegenerateGeometryError
         If the contacts are collinear, or the flanges lie on the plane and no `up_hint` is given.
     InsufficientDataError, ValueError
-        As in :func:`contact_points` and :func:`up_from_touch_points`.
+        As in :func:`contact_points` and :func:`up_from_touch_points`; a ValueError also if
+        lengths are so large that the plane offset or the residuals overflow.
 
     Warns
     -----
     GravdirWarning, ConvergenceWarning
-        As in :func:`up_from_touch_points`.
+        As in :func:`up_from_touch_points`; the sign warning also when the flanges' side lies
+        within three standard deviations of the plane.
 
     See Also
     --------
@@ -435,18 +506,25 @@ def up_from_touches(
     >>> fit.up + 0.0, fit.sign_rule
     (array([0., 0., 1.]), 'flange side')
     """
-    pts = contact_points(flange_poses, tool_tip, base_from_target=base_from_target)
+    raw = contact_points(flange_poses, tool_tip, base_from_target=base_from_target)
     poses = np.asarray(flange_poses, dtype=np.float64)
-    rule: SignRule
-    if up_hint is None:
-        hint = _flange_side(poses, pts, base_from_target)
-        rule, hint_name = "flange side", "tool_tip"
-    else:
-        hint = check_unit_vector(up_hint, "up_hint", normalize=True)
-        check_vector_batch(hint, "up_hint", pts.shape[:-2], poses, "flange_poses")
-        rule, hint_name = "side of `up_hint`", "up_hint"
+    bt = None if base_from_target is None else np.asarray(base_from_target, dtype=np.float64)
+    hint = None if up_hint is None else check_hint(up_hint, "up_hint")
+    if hint is not None:
+        check_vector_batch(hint, "up_hint", raw.shape[:-2], poses, "flange_poses")
     noise, alarm, limit, min_conditioning = _check_plane_options(
-        pts.shape[-2], "flange_poses", noise_std, robust, false_alarm, max_iter, min_conditioning
+        raw.shape[-2], "flange_poses", noise_std, robust, false_alarm, max_iter, min_conditioning
     )
-    inliers, deletion = _inliers(pts, robust, alarm, limit)
-    return _fit_plane(pts, inliers, hint, hint_name, noise, min_conditioning, rule, deletion)
+    scale = set_scale(raw)
+    pts = in_units(raw, scale[..., None, None])
+    rule: SignRule
+    if hint is None:
+        hint = _flange_side(poses, pts, scale, bt)
+        rule, hint_name = "flange side", "the flanges' side (`flange_poses`, `tool_tip`)"
+    else:
+        rule, hint_name = "side of `up_hint`", "`up_hint`"
+    names = "`flange_poses`"
+    inliers, deletion = _inliers(pts, robust, alarm, limit, min_conditioning, names)
+    return _fit_plane(
+        pts, scale, inliers, hint, hint_name, names, noise, min_conditioning, rule, deletion
+    )

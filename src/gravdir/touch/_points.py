@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_same_shape, check_unit_vector, check_vectors
+from gravdir._checks import check_same_shape, check_vectors
 from gravdir._results import UpResult
 from gravdir.errors import InsufficientDataError
 from gravdir.poses import check_poses
@@ -15,15 +15,25 @@ from gravdir.touch._common import (
     MIN_CONDITIONING,
     batch_repr,
     check_conditioning,
+    check_contacts,
+    check_hint,
+    check_min_conditioning,
     check_noise_std,
     check_pose_stack,
     check_vector_batch,
     fmt,
+    in_units,
+    noise_floor,
+    noise_in_units,
     orient,
     plane_information,
+    plane_normal_variance,
     scatter,
+    set_scale,
     shape_text,
+    warn_no_information,
     warn_noise_not_estimable,
+    warn_sign_margin,
 )
 
 
@@ -55,8 +65,9 @@ def contact_points(
     ------
     ValueError
         If a pose is not rigid, not finite or of the wrong shape, `tool_tip` is not
-        ``(..., 3)``, or `flange_poses` is a single pose ``(4, 4)``: the contact axis ``N`` is
-        required, so one contact is passed as ``T[None]`` (shape ``(1, 4, 4)``).
+        ``(..., 3)``, `flange_poses` is a single pose ``(4, 4)`` (the contact axis ``N`` is
+        required, so one contact is passed as ``T[None]``, shape ``(1, 4, 4)``), or a contact
+        point overflows the float range.
 
     See Also
     --------
@@ -89,22 +100,25 @@ def contact_points(
             f"Expected `tool_tip` of shape (3,) or with leading axes broadcasting against "
             f"`flange_poses` {t_pose.shape}, got {tip.shape}."
         ) from None
-    pts: NDArray[np.float64] = np.einsum("...ij,...j->...i", t_pose[..., :3, :3], tip[..., None, :])
-    pts = pts + t_pose[..., :3, 3]
-    if base_from_target is None:
-        return pts
-    bt = check_poses(base_from_target, "base_from_target")
-    try:
-        np.broadcast_shapes(bt.shape[:-2], pts.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"Expected `base_from_target` of shape (4, 4) or with leading axes broadcasting "
-            f"against those of `flange_poses` {shape_text(t_pose.shape)}, "
-            f"got {shape_text(bt.shape)}."
-        ) from None
-    rel = pts - bt[..., None, :3, 3]
-    out: NDArray[np.float64] = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], rel)
-    return out
+    bt = None if base_from_target is None else check_poses(base_from_target, "base_from_target")
+    if bt is not None:
+        try:
+            np.broadcast_shapes(bt.shape[:-2], t_pose.shape[:-3])
+        except ValueError:
+            raise ValueError(
+                f"Expected `base_from_target` of shape (4, 4) or with leading axes broadcasting "
+                f"against those of `flange_poses` {shape_text(t_pose.shape)}, "
+                f"got {shape_text(bt.shape)}."
+            ) from None
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        pts = np.einsum("...ij,...j->...i", t_pose[..., :3, :3], tip[..., None, :])
+        pts = pts + t_pose[..., :3, 3]
+        check_contacts(pts, "`flange_poses` and `tool_tip`")
+        if bt is None:
+            return np.asarray(pts, dtype=np.float64)
+        rel = pts - bt[..., None, :3, 3]
+        out = np.einsum("...ji,...j->...i", bt[..., None, :3, :3], rel)
+    return check_contacts(out, "`flange_poses`, `tool_tip` and `base_from_target`")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -160,12 +174,13 @@ def up_from_three_points(
         Any vector on the upper side of the plane; `up` is the normal with a positive component
         along it. Its leading axes broadcast to those of the points. Default base +z.
     noise_std : float, optional
-        Standard deviation of each contact coordinate. Three points leave no residual to
+        Standard deviation of each contact coordinate (used at least as large as the
+        coordinates' round-off ``eps * max |c|``). Three points leave no residual to
         estimate it from: without it the information of `up` is zero, `up_std_deg` infinite,
         and a :class:`~gravdir.errors.GravdirWarning` says so.
     min_conditioning : float, optional
-        Smallest accepted ``sqrt(lambda_2 / lambda_1)`` (default 1e-6, the limit below which
-        round-off dominates the normal).
+        Smallest accepted ``sqrt(lambda_2 / lambda_1)``, in (0, 1] (default 1e-6, the limit
+        below which round-off dominates the normal).
 
     Returns
     -------
@@ -174,15 +189,20 @@ def up_from_three_points(
     Raises
     ------
     DegenerateGeometryError
-        If the points are collinear or two coincide.
+        If the points are collinear or two coincide, or `up_hint` lies in their plane.
     ValueError
         If an argument is not ``(..., 3)`` and finite, the points do not broadcast together,
-        `up_hint` does not broadcast to their batch shape, or `noise_std` is not positive.
+        `up_hint` is zero or does not broadcast to their batch shape, `noise_std` is not
+        positive, `min_conditioning` is not in (0, 1], or the points are so far apart that
+        `cross` overflows.
 
     Warns
     -----
     GravdirWarning
-        If `noise_std` is not given: the uncertainty of `up` is then undetermined.
+        If `noise_std` is not given: the uncertainty of `up` is then undetermined. If
+        `up_hint` is within three standard deviations of the plane (the sign of `up` is then
+        uncertain; the warning gives the margin). If `noise_std` is so large that the
+        information underflows to zero.
 
     See Also
     --------
@@ -211,24 +231,42 @@ def up_from_three_points(
     a = check_vectors(p1, "p1")
     b = check_vectors(p2, "p2")
     c = check_vectors(p3, "p3")
-    hint = check_unit_vector(up_hint, "up_hint", normalize=True)
+    hint = check_hint(up_hint, "up_hint")
     noise = check_noise_std(noise_std)
-    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    min_conditioning = check_min_conditioning(min_conditioning)
     shape = check_same_shape(p1=a, p2=b, p3=c)
     a, b, c = np.broadcast_arrays(a, b, c)
     check_vector_batch(hint, "up_hint", shape[:-1], a, "p1, p2, p3")
-    pts = np.stack([a, b, c], axis=-2)
-    _, lam, vec = scatter(pts, np.ones(pts.shape[:-1]))
-    cond = check_conditioning(pts, lam, min_conditioning, "p1, p2, p3")
-    cross = np.cross(b - a, c - a)
-    unit = cross / np.linalg.norm(cross, axis=-1, keepdims=True)
-    up = unit * orient(unit, hint, "up_hint")[..., None]
+    names = "`p1`, `p2`, `p3`"
+    raw = np.stack([a, b, c], axis=-2)
+    scale = set_scale(raw)
+    pts = in_units(raw, scale[..., None, None])
+    _, lam, vec = scatter(pts, np.ones(pts.shape[:-1]), names)
+    cond = check_conditioning(pts, lam, min_conditioning, names)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        cross = np.cross(b - a, c - a)
+    if not np.all(np.isfinite(cross)):
+        raise ValueError(
+            f"Expected {names} close enough together for a finite `cross` "
+            "(differences below about 1e154), got a cross product beyond the float range."
+        )
+    # The unit normal in scaled units (the raw cross product may have underflowed).
+    unit = np.cross(pts[..., 1, :] - pts[..., 0, :], pts[..., 2, :] - pts[..., 0, :])
+    unit = unit / np.linalg.norm(unit, axis=-1, keepdims=True)
+    sign = orient(unit, hint, "`up_hint`")
+    up = unit * sign[..., None]
     if noise is None:
         warn_noise_not_estimable(3, 3, stacklevel=3)
-    sigma = np.full(cond.shape, np.inf if noise is None else noise)
+        sigma = np.full(cond.shape, np.inf)
+    else:
+        sigma = noise_in_units(noise, scale, noise_floor(pts))
+        var = plane_normal_variance(lam, vec, sigma, np.broadcast_to(hint, up.shape))
+        warn_sign_margin(up, hint, var, "`up_hint`", stacklevel=3)
     # Three points: lambda_3 is zero up to round-off; the information lives in the tangent
     # plane of the fitted normal, which is `up` up to sign.
     info = plane_information(lam, vec, sigma)
+    if noise is not None and np.any(np.all(info == 0.0, axis=(-2, -1))):
+        warn_no_information(stacklevel=3)
     return ThreePointFit(up=up, up_information=info, cross=cross, conditioning=cond)
 
 
@@ -261,8 +299,11 @@ def tilt_from_tool_tip_error(
     ------
     DegenerateGeometryError
         If either set of contacts is collinear.
+    InsufficientDataError
+        If N < 3.
     ValueError
-        If an argument has the wrong shape or is not finite.
+        If an argument has the wrong shape or is not finite, `min_conditioning` is not in
+        (0, 1], or a contact point overflows the float range.
 
     See Also
     --------
@@ -290,18 +331,31 @@ def tilt_from_tool_tip_error(
     True
     """
     err = check_vectors(tool_tip_error, "tool_tip_error")
-    min_conditioning = check_positive(min_conditioning, "min_conditioning")
+    min_conditioning = check_min_conditioning(min_conditioning)
     a = contact_points(flange_poses, tool_tip)
-    tip = check_vectors(tool_tip, "tool_tip")
-    b = contact_points(flange_poses, tip + err)
     if a.shape[-2] < 3:
         raise InsufficientDataError(
             f"Expected `flange_poses` to hold at least 3 contacts, got {a.shape[-2]}."
         )
+    tip = check_vectors(tool_tip, "tool_tip")
+    with np.errstate(over="ignore"):
+        moved = tip + err
+    if not np.all(np.isfinite(moved)):
+        raise ValueError(
+            "Expected `tool_tip` + `tool_tip_error` within the float range, got an overflow."
+        )
+    try:
+        b = contact_points(flange_poses, moved)
+    except ValueError:
+        raise ValueError(
+            "Expected `tool_tip_error` to give finite contact points, got contacts beyond the "
+            "float range."
+        ) from None
     normals = []
     for pts in (a, b):
-        _, lam, vec = scatter(pts, np.ones(pts.shape[:-1]))
-        check_conditioning(pts, lam, min_conditioning, "flange_poses")
+        unit = in_units(pts, set_scale(pts)[..., None, None])
+        _, lam, vec = scatter(unit, np.ones(unit.shape[:-1]), "`flange_poses`")
+        check_conditioning(unit, lam, min_conditioning, "`flange_poses`")
         normals.append(vec[..., :, 0])
     cross = np.linalg.norm(np.cross(normals[0], normals[1]), axis=-1)
     dot = np.abs(np.einsum("...i,...i->...", normals[0], normals[1]))

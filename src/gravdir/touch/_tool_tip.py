@@ -2,26 +2,41 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_unit_vector, check_vectors
+from gravdir._checks import check_positive, check_vectors
 from gravdir._results import UpResult, warn_not_converged
-from gravdir.errors import DegenerateGeometryError, InsufficientDataError
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.touch._common import (
+    MAX_ITER_CAP,
+    N_DIRECTIONS_CAP,
+    N_STARTS_CAP,
+    SEARCH_MAX_ITER_CAP,
     batch_repr,
-    check_count,
+    check_contacts,
+    check_hint,
+    check_limit,
     check_noise_std,
     check_pose_stack,
     check_vector_batch,
+    drop_negligible,
     fmt,
+    in_units,
+    inverse_variance,
     noise_floor,
+    noise_in_units,
     orient,
     scatter,
+    set_scale,
+    to_units,
+    warn_no_information,
     warn_noise_not_estimable,
+    warn_sign_margin,
 )
 from gravdir.touch._gauss_newton import gauss_newton, hemisphere, jacobian, search_starts
 from gravdir.touch._plane import SignRule
@@ -54,8 +69,8 @@ class ToolPlaneFit(UpResult):
     rms : ndarray, shape (...)
         RMS of the residuals.
     noise_std : ndarray, shape (...)
-        ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (N - 6))`` (at
-        least the coordinates' round-off; ``inf`` for N = 6 without a caller's value).
+        ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (N - 6))``,
+        either at least the coordinates' round-off; ``inf`` for N = 6 without a caller's value.
     approach_axis : ndarray, shape (..., 3)
         Mean direction from the flange toward the plane, in the flange frame
         (``normalize(-sum R_i^T up)``).
@@ -141,8 +156,7 @@ class _Covariance(NamedTuple):
 def _starts(
     rot: NDArray[np.float64],
     pos: NDArray[np.float64],
-    batch: tuple[int, ...],
-    tip_guess: NDArray[np.float64] | None,
+    guess_normal: NDArray[np.float64] | None,
     n_directions: int,
     n_starts: int,
     search_max_iter: int,
@@ -150,16 +164,25 @@ def _starts(
     """Starting normals (B, k, 3) for the refinement.
 
     A few Gauss-Newton steps from every direction of a hemisphere grid, the lowest `n_starts`
-    of them, plus the plane through the contacts of the caller's tool tip.
+    of them, plus the normal of the plane through the contacts of the caller's tool tip.
     """
     dirs = hemisphere(n_directions)
     starts = search_starts(dirs, rot, pos, min(n_starts, len(dirs)), search_max_iter)
-    if tip_guess is not None:
-        guess = np.broadcast_to(tip_guess, (*batch, 3)).reshape(-1, 3)
-        pts = np.einsum("bnij,bj->bni", rot, guess) + pos
-        _, _, vec = scatter(pts, np.ones(pts.shape[:-1]))
-        starts = np.concatenate([starts, vec[:, None, :, 0]], axis=1)
+    if guess_normal is not None:
+        starts = np.concatenate([starts, guess_normal[:, None, :]], axis=1)
     return starts
+
+
+def _guess_normal(
+    rot: NDArray[np.float64], raw: NDArray[np.float64], guess: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Normal (B, 3) of the plane through the contacts ``R_i g + p_i`` of a tool-tip guess."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        pts = np.einsum("bnij,bj->bni", rot, guess) + raw
+    check_contacts(pts, "`flange_poses` and `tool_tip_guess`")
+    unit = in_units(pts, set_scale(pts)[:, None, None])
+    _, _, vec = scatter(unit, np.ones(unit.shape[:-1]), "`tool_tip_guess`")
+    return np.asarray(vec[:, :, 0], dtype=np.float64)
 
 
 def _refine(
@@ -181,12 +204,24 @@ def _unit_covariance(
     jac, basis = jacobian(rot, n, c)
     h = np.einsum("bni,bnj->bij", jac, jac)
     col = np.sqrt(np.einsum("bii->bi", h))
+    # A column 1e-100 times smaller than the largest (or zero) is rank deficiency.
+    null = col <= 1e-100 * np.max(col, axis=1, keepdims=True)
+    col = np.where(null, 1.0, col)
     hs = h / (col[:, :, None] * col[:, None, :])
-    lam, vec = np.linalg.eigh(hs)
+    try:
+        lam, vec = np.linalg.eigh(hs)
+    except np.linalg.LinAlgError as exc:  # not expected for finite data of order one
+        raise DegenerateGeometryError(
+            f"Expected `flange_poses` to give a Jacobian with an eigendecomposition, got {exc}."
+        ) from None
     # Relative eigenvalues below 1e-12 are rank deficiency, not information.
-    singular = lam[:, 0] <= 1e-12 * lam[:, -1]
+    singular = (lam[:, 0] <= 1e-12 * lam[:, -1]) | np.any(null, axis=1)
     inv_s = np.einsum("bik,bk,bjk->bij", vec, 1.0 / np.maximum(lam, 1e-300), vec)
-    unit_cov = inv_s / (col[:, :, None] * col[:, None, :])
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        unit_cov = inv_s / (col[:, :, None] * col[:, None, :])
+    singular |= ~np.all(np.isfinite(unit_cov), axis=(1, 2))
+    # A singular set is refused by the noise-gain check; its covariance is never used.
+    unit_cov = np.where(singular[:, None, None], 0.0, unit_cov)
     wt, vt = np.linalg.eigh(unit_cov[:, :3, :3])
     gain = np.where(singular, np.inf, np.sqrt(np.maximum(wt[:, -1], 0.0)))
     return _Covariance(unit_cov, basis, wt, vt, gain)
@@ -198,7 +233,9 @@ def _normal_from_flange(
     """Mean of ``m_i = R_i^T n`` (B, 3), normalised, and the RMS angle about it (B,), radians."""
     m = np.einsum("bnkj,bk->bnj", rot, n)
     m_mean = m.mean(axis=1)
-    m_mean /= np.linalg.norm(m_mean, axis=1, keepdims=True)
+    size = np.linalg.norm(m_mean, axis=1, keepdims=True)
+    # Normals seen from opposite sides cancel; the first contact's then stands for the mean.
+    m_mean = np.where(size > 1e-12, m_mean / np.where(size > 0, size, 1.0), m[:, 0])
     ang = np.arctan2(
         np.linalg.norm(np.cross(m, m_mean[:, None]), axis=-1), np.einsum("bni,bi->bn", m, m_mean)
     )
@@ -227,50 +264,73 @@ def _check_noise_gain(
 
 def _sign_of_up(
     rot: NDArray[np.float64],
-    pos: NDArray[np.float64],
     t: NDArray[np.float64],
     n: NDArray[np.float64],
     hint: NDArray[np.float64] | None,
     batch: tuple[int, ...],
-) -> tuple[NDArray[np.float64], SignRule]:
-    """Sign (B,) that puts `up` on the flanges' side, or on the side of `up_hint`."""
+) -> tuple[NDArray[np.float64], NDArray[np.float64], str, SignRule]:
+    """Sign (B,) that puts `up` on the flanges' side, or on the side of `up_hint`.
+
+    Also returns the unit vector (B, 3) that decided it and its description for messages.
+    """
     if hint is not None:
-        return orient(n, np.broadcast_to(hint, (*batch, 3)).reshape(-1, 3), "up_hint"), (
-            "side of `up_hint`"
-        )
-    side_dot = np.einsum("bi,bi->b", -np.einsum("bnij,bj->bi", rot, t), n)
-    scale = float(np.max(np.abs(pos))) + 1e-300
-    if np.any(np.abs(side_dot) <= 1e-12 * scale * pos.shape[1]):
+        h = np.broadcast_to(hint, (*batch, 3)).reshape(-1, 3)
+        return orient(n, h, "`up_hint`"), h, "`up_hint`", "side of `up_hint`"
+    # -sum R_i t in units where the flange positions are of order one.
+    side = -np.einsum("bnij,bj->bi", rot, t)
+    size = np.linalg.norm(side, axis=1)
+    side_dot = np.einsum("bi,bi->b", side, n)
+    if np.any(np.abs(side_dot) <= 1e-12 * rot.shape[1]):
         raise DegenerateGeometryError(
             "Expected the flanges off the plane to choose the sign of `up`, got a tool tip "
             "in the plane; pass `up_hint`."
         )
-    return np.where(side_dot < 0, -1.0, 1.0), "flange side"
+    h = side / size[:, None]
+    what = "the flanges' side (`flange_poses` and the fitted tool tip)"
+    return np.where(side_dot < 0, -1.0, 1.0), h, what, "flange side"
 
 
 def _noise_level(
-    r: NDArray[np.float64], noise_std: float | None, floor: NDArray[np.float64]
+    r: NDArray[np.float64],
+    noise_std: float | None,
+    scale: NDArray[np.float64],
+    floor: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """The caller's `noise_std`, or the residuals' ``sqrt(sum r^2 / (N - 6))``, inf for N = 6.
+    """The noise in units of `scale`: the caller's `noise_std`, or ``sqrt(sum r^2 / (N - 6))``.
 
-    The estimate is kept at least `floor` (the coordinates' round-off).
+    At least `floor` (the coordinates' round-off); inf for N = 6 without a caller's value.
     """
     n_batch, n_pts = r.shape
     if noise_std is not None:
-        return np.full(n_batch, noise_std)
+        return noise_in_units(noise_std, scale, floor)
     if n_pts > 6:
-        estimate = np.sqrt(np.sum(r**2, axis=1) / (n_pts - 6))
+        with np.errstate(under="ignore"):
+            estimate = np.sqrt(np.sum(r**2, axis=1) / (n_pts - 6))
         return np.asarray(np.maximum(estimate, floor), dtype=np.float64)
     return np.full(n_batch, np.inf)
 
 
 def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
     """``B C^-1 B^T / sigma^2``, C the unit covariance of the tangent angles; 0 if sigma = inf."""
-    c_inv = np.linalg.inv(cov.unit_cov[:, 3:5, 3:5])
-    with np.errstate(divide="ignore"):
-        inv_var = np.where(np.isfinite(sigma), 1.0 / sigma**2, 0.0)
-    info = np.einsum("bik,bkl,bjl->bij", cov.basis, c_inv, cov.basis) * inv_var[:, None, None]
-    return np.asarray(0.5 * (info + np.swapaxes(info, 1, 2)), dtype=np.float64)
+    block = cov.unit_cov[:, 3:5, 3:5]
+    try:
+        c_inv = np.linalg.inv(0.5 * (block + np.swapaxes(block, 1, 2)))
+    except np.linalg.LinAlgError:  # excluded by the noise-gain check; no information then
+        c_inv = np.zeros_like(block)
+    with np.errstate(under="ignore"):
+        info = np.einsum("bik,bkl,bjl->bij", cov.basis, c_inv, cov.basis)
+        info = info * inverse_variance(sigma)[:, None, None]
+        return drop_negligible(0.5 * (info + np.swapaxes(info, 1, 2)))
+
+
+def _sign_variance(
+    cov: _Covariance, sigma: NDArray[np.float64], direction: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Variance of ``n . h`` for unit directions `h` (B, 3), from the tangent-angle covariance."""
+    b = np.einsum("bik,bi->bk", cov.basis, direction)
+    unit = np.einsum("bk,bkl,bl->b", b, cov.unit_cov[:, 3:5, 3:5], b)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return np.asarray(np.where(np.isfinite(sigma), sigma**2 * unit, np.inf))
 
 
 def tool_tip_and_up_from_touches(
@@ -334,15 +394,20 @@ def tool_tip_and_up_from_touches(
         (`noise_gain` above `max_noise_gain`), or the contacts do not span a plane.
     ValueError
         If a pose is not rigid, not finite or of the wrong shape, `up_hint` or `tool_tip_guess`
-        does not broadcast to the batch shape of `flange_poses`, or a count is not a positive
-        integer.
+        does not broadcast to the batch shape of `flange_poses`, `noise_std` or
+        `max_noise_gain` is not positive and finite, or a count is not a positive integer
+        within its cap (`max_iter` 10000, `n_directions` 10000, `search_max_iter` 100,
+        `n_starts` 1000).
 
     Warns
     -----
     ConvergenceWarning
         If the refinement of a set stops at `max_iter` iterations.
     GravdirWarning
-        With six contacts and no `noise_std`.
+        With six contacts and no `noise_std`; when `up_hint` (or the flanges' side) lies
+        within three standard deviations of the plane, with the margin; when `noise_std` or
+        the length scale of the poses is so large that `tool_tip_cov` overflows (it is then
+        infinite) or the information on `up` underflows to zero.
 
     See Also
     --------
@@ -407,45 +472,58 @@ def tool_tip_and_up_from_touches(
     noise = check_noise_std(noise_std)
     max_noise_gain = check_positive(max_noise_gain, "max_noise_gain")
     tip_guess = None if tool_tip_guess is None else check_vectors(tool_tip_guess, "tool_tip_guess")
-    max_iter = check_count(max_iter, "max_iter")
-    n_directions = check_count(n_directions, "n_directions")
-    search_max_iter = check_count(search_max_iter, "search_max_iter")
-    n_starts = check_count(n_starts, "n_starts")
-    hint = None if up_hint is None else check_unit_vector(up_hint, "up_hint", normalize=True)
+    max_iter = check_limit(max_iter, "max_iter", MAX_ITER_CAP)
+    n_directions = check_limit(n_directions, "n_directions", N_DIRECTIONS_CAP)
+    search_max_iter = check_limit(search_max_iter, "search_max_iter", SEARCH_MAX_ITER_CAP)
+    n_starts = check_limit(n_starts, "n_starts", N_STARTS_CAP)
+    hint = None if up_hint is None else check_hint(up_hint, "up_hint")
     batch = poses.shape[:-3]
     if hint is not None:
         check_vector_batch(hint, "up_hint", batch, poses, "flange_poses")
     if tip_guess is not None:
         check_vector_batch(tip_guess, "tool_tip_guess", batch, poses, "flange_poses")
     rot = poses[..., :3, :3].reshape(-1, n_pts, 3, 3)
-    pos = poses[..., :3, 3].reshape(-1, n_pts, 3)
-    # Units: centre the flange positions so d and the Jacobian stay well scaled.
-    origin = pos.mean(axis=1)
-    pos = pos - origin[:, None, :]
-
-    starts = _starts(rot, pos, batch, tip_guess, n_directions, n_starts, search_max_iter)
-    best = _refine(rot, pos, starts, max_iter)
-    t, n = best.tool_tip, best.normal
-    c = np.einsum("bnij,bj->bni", rot, t) + pos
-    cov = _unit_covariance(rot, n, c)
-    m_mean, spread = _normal_from_flange(rot, n)
-    _check_noise_gain(cov.noise_gain, spread, max_noise_gain, batch)
-    flip, rule = _sign_of_up(rot, pos, t, n, hint, batch)
-    n = n * flip[:, None]
-    d = best.offset * flip
-    r = np.einsum("bni,bi->bn", c, n) - d[:, None]
-    m_mean = -m_mean * flip[:, None]
-    sigma = _noise_level(r, noise, noise_floor(poses[..., :3, 3].reshape(-1, n_pts, 3)))
-    offset = d + np.einsum("bi,bi->b", n, origin)
+    raw = poses[..., :3, 3].reshape(-1, n_pts, 3)
+    guess_normal = None
+    if tip_guess is not None:
+        guess = np.broadcast_to(tip_guess, (*batch, 3)).reshape(-1, 3)
+        guess_normal = _guess_normal(rot, raw, guess)
+    with np.errstate(under="ignore"):
+        # Units: flange positions of order one (a power of two per set), then centred, so that
+        # d and the Jacobian stay well scaled at any length scale.
+        scale = set_scale(raw)
+        unscaled = raw / scale[:, None, None]
+        origin = unscaled.mean(axis=1)
+        pos = unscaled - origin[:, None, :]
+        starts = _starts(rot, pos, guess_normal, n_directions, n_starts, search_max_iter)
+        best = _refine(rot, pos, starts, max_iter)
+        t, n = best.tool_tip, best.normal
+        c = np.einsum("bnij,bj->bni", rot, t) + pos
+        cov = _unit_covariance(rot, n, c)
+        m_mean, spread = _normal_from_flange(rot, n)
+        _check_noise_gain(cov.noise_gain, spread, max_noise_gain, batch)
+        flip, side, what, rule = _sign_of_up(rot, t, n, hint, batch)
+        n = n * flip[:, None]
+        d = best.offset * flip
+        r = np.einsum("bni,bi->bn", c, n) - d[:, None]
+        m_mean = -m_mean * flip[:, None]
+        sigma = _noise_level(r, noise, scale, noise_floor(unscaled))
+        offset = d + np.einsum("bi,bi->b", n, origin)
     if noise is None and n_pts == 6:
         warn_noise_not_estimable(6, 6, stacklevel=3)
+    var = _sign_variance(cov, sigma, side).reshape(batch)
+    warn_sign_margin(n.reshape(*batch, 3), side.reshape(*batch, 3), var, what, stacklevel=3)
     if not np.all(best.converged):
         warn_not_converged("The Gauss-Newton refinement of tool tip and plane", max_iter)
-    return _assemble(batch, t, n, offset, r, sigma, cov, m_mean, spread, rule, best)
+    fit = _assemble(batch, scale, t, n, offset, r, sigma, cov, m_mean, spread, rule, best)
+    if noise is not None and np.any(np.all(fit.up_information == 0.0, axis=(-2, -1))):
+        warn_no_information(stacklevel=3)
+    return fit
 
 
 def _assemble(
     batch: tuple[int, ...],
+    scale: NDArray[np.float64],
     t: NDArray[np.float64],
     n: NDArray[np.float64],
     offset: NDArray[np.float64],
@@ -457,30 +535,55 @@ def _assemble(
     rule: SignRule,
     best: _Refined,
 ) -> ToolPlaneFit:
-    """The result, with the tool tip's covariance scaled by sigma^2 and the batch axes restored."""
-    with np.errstate(invalid="ignore"):
-        tool_cov = sigma[:, None, None] ** 2 * cov.unit_cov[:, :3, :3]
-    tool_cov = np.where(np.isfinite(sigma)[:, None, None], tool_cov, np.inf)
+    """The result in the poses' length unit (lengths times `scale`), batch axes restored.
+
+    The tool tip's covariance is ``sigma^2`` times its unit covariance; an uncertainty too large
+    for the float range is infinite, with a warning.
+    """
+    names = "`flange_poses`"
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        sigma_out = sigma * scale
+        tool_cov = sigma_out[:, None, None] ** 2 * cov.unit_cov[:, :3, :3]
+        tool_cov = np.where(cov.unit_cov[:, :3, :3] == 0.0, 0.0, tool_cov)
+        unit_var = np.maximum(np.einsum("bii->bi", cov.unit_cov), 0.0)
+        tool_std = sigma_out[:, None] * np.sqrt(unit_var[:, :3])
+        offset_std = sigma_out * np.sqrt(unit_var[:, 5])
+        weak_std = sigma_out * np.sqrt(np.maximum(cov.tip_eigenvalues[:, -1], 0.0))
+    finite = np.isfinite(sigma_out)
+    # An unknown noise level leaves every uncertainty infinite (never 0 * inf).
+    tool_cov = np.where(finite[:, None, None], tool_cov, np.inf)
+    tool_std = np.where(finite[:, None], tool_std, np.inf)
+    offset_std = np.where(finite, offset_std, np.inf)
+    weak_std = np.where(finite, weak_std, np.inf)
+    if np.any(finite[:, None, None] & ~np.isfinite(tool_cov)):
+        warnings.warn(
+            "The tool tip's covariance overflows the float range (`noise_std` and the poses' "
+            "length scale are too large for it): `tool_tip_cov` is infinite there.",
+            GravdirWarning,
+            stacklevel=4,
+        )
     weak = cov.tip_eigenvectors[:, :, -1]
     weak = weak * np.where(np.einsum("bi,bi->b", weak, m_mean) < 0, -1.0, 1.0)[:, None]
 
     def shape(a: NDArray[Any], tail: tuple[int, ...] = ()) -> Any:
         return a.reshape((*batch, *tail))
 
+    with np.errstate(under="ignore"):
+        rms = np.sqrt(np.mean(r**2, axis=1))
     return ToolPlaneFit(
         up=shape(n, (3,)),
         up_information=shape(_up_information(cov, sigma), (3, 3)),
-        offset=shape(offset),
-        tool_tip=shape(t, (3,)),
-        tool_tip_std=shape(np.sqrt(np.einsum("bii->bi", tool_cov)), (3,)),
+        offset=shape(to_units(offset, scale, names)),
+        tool_tip=shape(to_units(t, scale[:, None], names), (3,)),
+        tool_tip_std=shape(tool_std, (3,)),
         tool_tip_cov=shape(tool_cov, (3, 3)),
-        offset_std=shape(sigma * np.sqrt(cov.unit_cov[:, 5, 5])),
-        residuals=shape(r, (r.shape[1],)),
-        rms=shape(np.sqrt(np.mean(r**2, axis=1))),
-        noise_std=shape(sigma),
+        offset_std=shape(offset_std),
+        residuals=shape(to_units(r, scale[:, None], names), (r.shape[1],)),
+        rms=shape(to_units(rms, scale, names)),
+        noise_std=shape(sigma_out),
         approach_axis=shape(m_mean, (3,)),
         weak_axis=shape(weak, (3,)),
-        weak_axis_std=shape(sigma * np.sqrt(np.maximum(cov.tip_eigenvalues[:, -1], 0.0))),
+        weak_axis_std=shape(weak_std),
         noise_gain=shape(cov.noise_gain),
         orientation_spread=shape(spread),
         sign_rule=rule,
