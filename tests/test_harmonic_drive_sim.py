@@ -111,3 +111,98 @@ def test_joint_copies_its_arrays_and_takes_gravity() -> None:
     np.testing.assert_allclose(run.acceleration[:, 2], 9.81, atol=1e-12)
     with pytest.raises(ValueError, match="gravity"):
         HarmonicDriveJoint(gravity=0.0)
+
+
+# ---- input checks: bounded work, units, every argument named ------------------------------
+
+
+def test_runs_are_bounded_before_any_work() -> None:
+    import time
+
+    joint = HarmonicDriveJoint()
+    start = time.perf_counter()
+    # a million revolutions at 31.4 rad/s used to run unbounded
+    with pytest.raises(ValueError, match="`revolutions`.*1,000,000 samples"):
+        constant_speed_run(joint, 31.4, 1e6)
+    with pytest.raises(ValueError, match="`speed`"):
+        constant_speed_run(joint, 1e-300, 1.0)
+    with pytest.raises(ValueError, match="`settle_time`"):
+        constant_speed_run(joint, 31.4, 1.0, settle_time=1e300)
+    with pytest.raises(ValueError, match="`strokes`"):
+        oscillating_run(joint, 31.4, 1.0, 10**12)
+    with pytest.raises(ValueError, match="`stroke_revolutions`.*1,000,000 samples"):
+        oscillating_run(joint, 31.4, 1e6, 2)
+    assert time.perf_counter() - start < 1.0
+    # a sample time of 1e-12 s would ask for terabytes: refused when the joint is built
+    with pytest.raises(ValueError, match="`sample_rate`"):
+        HarmonicDriveJoint(sample_rate=1e12)
+    with pytest.raises(ValueError, match="`time`"):
+        simulate_run(joint, np.arange(1_000_001) / 500.0, *np.zeros((3, 1_000_001)))
+
+
+def test_speeds_that_alias_are_refused() -> None:
+    joint = HarmonicDriveJoint()  # orders up to 4 at 500 Hz: below π·500/4 = 392.7 rad/s
+    with pytest.raises(ValueError, match=r"`speed` below 392\.699"):
+        constant_speed_run(joint, 400.0, 1.0)
+    t = np.arange(100) / joint.sample_rate
+    with pytest.raises(ValueError, match="`command_velocity`"):
+        simulate_run(joint, t, 400.0 * t, np.full(100, 400.0), np.zeros(100), settle_time=0.0)
+
+
+def test_simulate_run_checks_its_arguments() -> None:
+    joint = HarmonicDriveJoint()
+    t = np.arange(100) / joint.sample_rate
+    w = np.full(100, 10.0)
+    zero = np.zeros(100)
+    with pytest.raises(ValueError, match="`time` sampled uniformly"):
+        simulate_run(joint, 2 * t, 10 * t, w, zero, settle_time=0.0)
+    with pytest.raises(ValueError, match="`command`.*shape"):
+        simulate_run(joint, t, (10 * t)[:, None], w, zero, settle_time=0.0)
+    with pytest.raises(ValueError, match="`command` within"):
+        simulate_run(joint, t, 10 * t + 1e10, w, zero, settle_time=0.0)
+    with pytest.raises(ValueError, match="`settle_time`"):
+        simulate_run(joint, t, 10 * t, w, zero, settle_time=1.0)
+    with pytest.raises(ValueError, match="`correction`"):
+        simulate_run(joint, t, 10 * t, w, zero, correction=object(), settle_time=0.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`joint`"):
+        simulate_run(object(), t, 10 * t, w, zero)  # type: ignore[arg-type]
+    noisy = HarmonicDriveJoint(noise_density=1e-3)
+    with pytest.raises(ValueError, match="`rng`"):
+        simulate_run(noisy, t, 10 * t, w, zero, settle_time=0.0, rng=4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`ramp_time`"):
+        oscillating_run(joint, 20.0, 1.0, 2, ramp_time=1e-4)
+    # float32 and read-only inputs are accepted and left alone
+    t32 = t.astype(np.float32)
+    cmd = 10 * t
+    cmd.flags.writeable = False
+    run = simulate_run(joint, t32, cmd, w, zero, settle_time=0.0)
+    assert run.acceleration.shape == (100, 3)
+
+
+def test_joint_checks_units_and_ranges() -> None:
+    with pytest.raises(ValueError, match="`te_phases`.*degrees"):
+        HarmonicDriveJoint(te_phases=np.array([30.0, -60.0, 120.0, 45.0, 90.0]))
+    with pytest.raises(ValueError, match="`output_phase`.*degrees"):
+        HarmonicDriveJoint(output_phase=45.0)
+    with pytest.raises(ValueError, match="`te_amplitudes`"):
+        HarmonicDriveJoint(te_amplitudes=np.full(5, 1.0))
+    with pytest.raises(ValueError, match="`te_orders`"):
+        HarmonicDriveJoint(te_orders=np.array([1.0, 2.0, -4.0, 0.99, 1.98]))
+    with pytest.raises(ValueError, match="`natural_frequency`.*Nyquist"):
+        HarmonicDriveJoint(natural_frequency=300.0)
+    with pytest.raises(ValueError, match="`damping_ratio`"):
+        HarmonicDriveJoint(damping_ratio=1e300)
+    with pytest.raises(ValueError, match="`flexspline_teeth`"):
+        HarmonicDriveJoint(flexspline_teeth=True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`output_amplitude`"):
+        HarmonicDriveJoint(output_amplitude="2e-5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`up`"):
+        HarmonicDriveJoint(up=np.array([0.0, 0.0, 1e300]))
+    with pytest.raises(ValueError, match="`n`"):
+        HarmonicDriveJoint().transmission_error(0.0, 3)
+
+
+def test_overflowing_joints_give_a_named_error_not_infinities() -> None:
+    joint = HarmonicDriveJoint(gravity=1.7e308, bias=np.full(3, 1e308))
+    with pytest.raises(ValueError, match="finite acceleration"):
+        constant_speed_run(joint, 31.4, 1.0, settle_time=0.0)

@@ -406,3 +406,244 @@ def test_top_level_exports_the_pipeline_only() -> None:
         assert name in gravdir.__all__
     for name in ("bold_driver_update", "rprop_update", "phasor_gradient", "split_at_reversals"):
         assert name not in gravdir.__all__
+
+
+# ---- input checks: every argument refused up front, with its name ------------------------
+
+
+@pytest.mark.parametrize("cls", [BoldDriverTuner, RpropTuner, InfluenceTuner])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"threshold_order": float("nan")}, "threshold_order"),
+        ({"threshold_order": True}, "threshold_order"),
+        ({"threshold_order": "2.0"}, "threshold_order"),
+        ({"threshold": "0.1"}, "threshold"),
+        ({"trial_amplitude": -2e-3}, "trial_amplitude"),
+        ({"trial_amplitude": 10.0}, "trial_amplitude"),
+        ({"window_revolutions": None}, "window_revolutions"),
+        ({"trim_revolutions": "1"}, "trim_revolutions"),
+        ({"window_revolutions": 1e300}, "window_revolutions"),
+        ({"initial": np.zeros((5, 2))}, "initial"),
+        ({"initial": KinematicErrorModel.zero([1.0, 2.0])}, "initial"),
+    ],
+)
+def test_tuners_check_every_argument_when_built(cls: type, kwargs: dict, name: str) -> None:
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        cls(ORDERS, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs", "name"),
+    [
+        (BoldDriverTuner, {"grow": float("nan")}, "grow"),
+        (BoldDriverTuner, {"grow": 0.9}, "grow"),
+        (BoldDriverTuner, {"shrink": -3.0}, "shrink"),
+        (BoldDriverTuner, {"shrink": 1.5}, "shrink"),
+        (BoldDriverTuner, {"initial_step": float("inf")}, "initial_step"),
+        (RpropTuner, {"eta_plus": float("nan")}, "eta_plus"),
+        (RpropTuner, {"eta_minus": -3.0}, "eta_minus"),
+        (RpropTuner, {"step_min": 0.1}, "step_min"),
+        (RpropTuner, {"step_max": 10.0}, "step_max"),
+        (RpropTuner, {"initial_step": 1.0}, "initial_step"),
+        (RpropTuner, {"gradient": "finite"}, "gradient"),
+    ],
+)
+def test_step_rule_options_are_checked_when_built(cls: type, kwargs: dict, name: str) -> None:
+    # these used to construct, record runs and fail (or track the wrong order) steps later
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        cls(ORDERS, **kwargs)
+
+
+def test_tuner_tracks_the_order_it_was_given() -> None:
+    tuner = BoldDriverTuner(ORDERS, threshold_order=np.float32(2.0))
+    run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
+    tuner.step(run.motor_angle, run.acceleration)
+    spectrum = tuner.history[0].spectrum
+    assert tuner.amplitudes[0] == spectrum.amplitude(2.0) != spectrum.amplitude(1.0)
+
+
+def test_tuner_step_refuses_bad_records_and_keeps_its_state() -> None:
+    joint = HarmonicDriveJoint()
+    run = constant_speed_run(joint, SPEED, 110)
+    for cls in (BoldDriverTuner, RpropTuner, InfluenceTuner):
+        tuner = cls(ORDERS)
+        tuner.step(run.motor_angle, run.acceleration)
+        before = pickle.loads(pickle.dumps(tuner))
+        bad_angle = run.motor_angle.copy()
+        bad_angle[10] = np.nan
+        with pytest.raises(ValueError, match="`motor_angle`"):
+            tuner.step(bad_angle, run.acceleration)
+        with pytest.raises(ValueError, match="`acceleration`"):
+            tuner.step(run.motor_angle, run.acceleration[:, :2])
+        with pytest.raises(ValueError, match="`acceleration`"):
+            tuner.step(run.motor_angle, run.acceleration.astype(str))
+        with pytest.raises(ValueError, match="`expected`"):
+            tuner.step(run.motor_angle, run.acceleration, np.zeros((3, 3)))
+        with pytest.raises(InsufficientDataError, match="`motor_angle`"):
+            tuner.step(run.motor_angle[:50], run.acceleration[:50])
+        assert tuner == before
+        assert tuner.runs == 1 and tuner.model == before.model
+
+
+def test_tuner_refuses_runs_that_do_not_respond_and_keeps_its_state() -> None:
+    # the same record for the first run and the trial run: the deviation does not respond to
+    # the correction, and the fitted optimum is far beyond any correction
+    run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
+    tuner = InfluenceTuner(ORDERS)
+    tuner.step(run.motor_angle, run.acceleration)
+    trial = tuner.model
+    with pytest.raises(ValueError, match="`acceleration`.*respond"):
+        tuner.step(run.motor_angle, run.acceleration)
+    assert tuner.runs == 1 and tuner.model == trial
+
+
+def test_tuners_compare_by_state_pickle_and_print() -> None:
+    a, b = RpropTuner(ORDERS, threshold=0.1), RpropTuner(ORDERS, threshold=0.1)
+    assert a == b and a != RpropTuner(ORDERS) and a != BoldDriverTuner(ORDERS, threshold=0.1)
+    run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
+    a.step(run.motor_angle, run.acceleration)
+    assert a != b
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert "RpropTuner" in repr(a) and "runs=1" in repr(a)
+
+
+def test_rprop_update_refuses_steps_that_would_climb() -> None:
+    c = np.zeros((1, 2))
+    g = np.array([[1.0, -1.0]])
+    with pytest.raises(ValueError, match="`step_sizes`"):
+        rprop_update(c, g, None, [[-0.01, 0.01]])  # used to move uphill
+    with pytest.raises(ValueError, match="`step_sizes`"):
+        rprop_update(c, g, None, [[0.0, 0.01]])
+    with pytest.raises(ValueError, match="`step_sizes`"):
+        rprop_update(c, g, None, [[0.01, 1.0]])  # beyond step_max
+    with pytest.raises(ValueError, match="`eta_minus`"):
+        rprop_update(c, g, None, [[0.01, 0.01]], eta_minus=-0.5)
+    with pytest.raises(ValueError, match="`coefficients`"):
+        rprop_update(np.zeros((2, 1, 2)), g, None, [[0.01, 0.01]])
+    step = rprop_update(c, g, None, [[0.01, 0.01]])
+    assert float(np.sum(step.coefficients * g)) < 0  # downhill
+
+
+def test_bold_driver_update_refuses_factors_that_would_climb() -> None:
+    c = np.zeros((1, 2))
+    g = np.array([[1.0, -1.0]])
+    for bad in (-0.1, 0.0, np.nan, "0.1", True):
+        with pytest.raises(ValueError, match="`factor`"):
+            bold_driver_update(c, g, None, bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`shrink`"):
+        bold_driver_update(c, g, g, 0.1, shrink=-3.0)
+    with pytest.raises(ValueError, match="`grow`"):
+        bold_driver_update(c, g, g, 0.1, grow=np.nan)
+    with pytest.raises(ValueError, match="`factor`"):
+        bold_driver_update(c, g * 1e300, None, 1e300)  # the step overflows
+    step = bold_driver_update(c, g, None, 0.1)
+    assert float(np.sum(step.coefficients * g)) < 0  # downhill
+
+
+def test_measure_run_names_a_missing_window() -> None:
+    th = np.linspace(0, 2 * np.pi * 12, 4801)
+    acc = np.zeros((th.size, 3))
+    acc[:, 1] = 0.2 * np.cos(2 * th)
+    # used to raise TypeError: unsupported operand
+    with pytest.raises(ValueError, match="`window_revolutions`"):
+        measure_run(th, acc, [1.0, 2.0], window_revolutions=None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`trim_revolutions`"):
+        measure_run(th, acc, [1.0, 2.0], trim_revolutions="1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`resolution`"):
+        measure_run(th, acc, [1.0, 2.0], resolution=None)  # type: ignore[arg-type]
+    with pytest.raises(InsufficientDataError, match="`window_revolutions`"):
+        measure_run(th, acc, [1.0, 2.0], window_revolutions=1e300)
+
+
+def test_numeric_strings_are_refused() -> None:
+    th = np.linspace(0, 2 * np.pi * 12, 4801)
+    with pytest.raises(ValueError, match="`resonance_frequency`"):
+        motor_speed_for_resonance("10")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`flexspline_teeth`"):
+        harmonic_drive_orders("200", 202)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`orders`"):
+        KinematicErrorModel(["1", "2"], np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="`phasors`"):
+        KinematicErrorModel.from_phasors([1.0], ["1"])
+    with pytest.raises(ValueError, match="`response`"):
+        phasor_gradient(np.array([["1.0"]]), [[1.0]])
+    with pytest.raises(ValueError, match="`corrections`"):
+        fit_phasor_response([["0"], ["1"]], np.zeros((2, 1, 1)))
+    with pytest.raises(ValueError, match="`signal`"):
+        order_spectrum(th, th.astype(str), [1.0])
+    with pytest.raises(ValueError, match="`min_samples_per_period`"):
+        order_spectrum(th, np.cos(th), [1.0], min_samples_per_period="3")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`order`"):
+        measure_run(th, np.ones((th.size, 3)), [1.0, 2.0]).amplitude("2")  # type: ignore[arg-type]
+
+
+def test_motor_angles_span_thousands_of_radians() -> None:
+    # motor angles are exempt from the degree checks: 2,000 revolutions from 5,000 rad
+    th = np.linspace(5000.0, 5000.0 + 2 * np.pi * 2000, 200001)
+    sp = order_spectrum(th, 0.3 * np.cos(2 * th + 0.5), [1.0, 2.0])
+    np.testing.assert_allclose(sp.phasors, [0.0, 0.3 * np.exp(0.5j)], atol=1e-9)
+    exp, ok = moving_average_expected(th, 1.0 + np.sin(th))
+    np.testing.assert_allclose(exp[ok], 1.0, atol=1e-6)
+    model = KinematicErrorModel([2.0], [[1e-3, 0.0]])
+    np.testing.assert_allclose(model.correction(th), 1e-3 * np.cos(2 * th), atol=1e-15)
+    # beyond float64's resolution of a motor angle: refused with the remedy
+    with pytest.raises(ValueError, match="`motor_angle`.*subtract the start angle"):
+        order_spectrum(th + 1e10, np.cos(th), [1.0])
+
+
+def test_column_vectors_are_not_spread_into_matrices() -> None:
+    psi = np.linspace(0.0, 1.0, 50)
+    with pytest.raises(ValueError, match="`output_velocity`"):
+        expected_acceleration(psi, np.full((50, 1), 0.3), 0.0, 0.8, [0.0, 0.0, 1.0])
+    assert expected_acceleration(psi, 0.3, 0.0, 0.8, [0.0, 0.0, 1.0]).shape == (50, 3)
+    batch = expected_acceleration(np.stack([psi, -psi]), np.full(50, 0.3), 0.0, 0.8, [0, 0, 1])
+    np.testing.assert_array_equal(batch[1], expected_acceleration(-psi, 0.3, 0.0, 0.8, [0, 0, 1]))
+
+
+def test_any_finite_scale_gives_finite_results_or_a_named_error() -> None:
+    th = np.linspace(0, 2 * np.pi * 12, 2401)
+    s = 1.5 + 0.3 * np.cos(2 * th + 0.5)
+    base = order_spectrum(th, s, [1.0, 2.0])
+    for scale in (1e300, 1e-300):
+        with np.errstate(all="raise"):
+            sp = order_spectrum(th, s * scale, [1.0, 2.0])
+            exp, ok = moving_average_expected(th, s * scale)
+            norm = combine_axes(np.array([[3.0, 4.0, 0.0]]) * scale)
+        np.testing.assert_allclose(sp.phasors / scale, base.phasors, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(sp.residual_rms / scale, base.residual_rms, atol=1e-12)
+        np.testing.assert_allclose(exp[ok] / scale, 1.5, atol=1e-3)
+        np.testing.assert_allclose(norm / scale, [5.0])
+    with pytest.raises(ValueError, match="`acceleration`"):
+        combine_axes([[1e200, 0.0, 0.0]], method="sum_of_squares")
+    with pytest.raises(ValueError, match="`output_velocity`"):
+        expected_acceleration(0.0, 1e200, 0.0, 0.8, [0.0, 0.0, 1.0])
+    # the phasor model is invariant to the units of corrections and deviations
+    rng = np.random.default_rng(5)
+    g = rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))
+    cs = rng.normal(size=(4, 2)) + 1j * rng.normal(size=(4, 2))
+    cstar = rng.normal(size=2) + 1j * rng.normal(size=2)
+    ys = g[None] * (cs[:, None, :] - cstar)
+    fit = fit_phasor_response(cs, ys)
+    for c_scale, y_scale in ((1e300, 1.0), (1e-300, 1e-300), (1.0, 1e300)):
+        with np.errstate(all="raise"):
+            scaled = fit_phasor_response(cs * c_scale, ys * y_scale)
+        np.testing.assert_allclose(scaled.optimum / c_scale, fit.optimum, rtol=1e-9)
+        np.testing.assert_allclose(
+            scaled.response * c_scale / y_scale, fit.response, rtol=1e-9, atol=1e-12
+        )
+    with pytest.raises(InsufficientDataError, match="`deviations`.*respond"):
+        fit_phasor_response(cs, np.ones_like(ys))
+
+
+def test_model_coefficients_and_orders_are_bounded() -> None:
+    with pytest.raises(ValueError, match="`coefficients`.*half a motor revolution"):
+        KinematicErrorModel([2.0], [[4.0, 0.0]])
+    with pytest.raises(ValueError, match="`orders`"):
+        KinematicErrorModel([2e4], [[1e-3, 0.0]])
+    with pytest.raises(ValueError, match="`n`"):
+        KinematicErrorModel([2.0], [[1e-3, 0.0]]).derivative(0.0, True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`order`"):
+        motor_speed_for_resonance(10.0, order=1e5)
+    with pytest.raises(ValueError, match="`min_samples_per_period`"):
+        order_spectrum(np.linspace(0, 20, 200), np.zeros(200), [1.0], min_samples_per_period=1.5)

@@ -9,14 +9,15 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_option, check_positive, check_vectors
+from gravdir._checks import check_array, check_option, check_positive, check_vectors, norm
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematic_error._common import (
-    _check_motor_angle,
     _check_orders,
+    _check_record,
     _order_index,
+    _require_finite,
 )
 from gravdir.kinematic_error._spectrum import order_spectrum, split_at_reversals
 
@@ -53,8 +54,10 @@ def expected_acceleration(
     Raises
     ------
     ValueError
-        If the angles are not finite, their shapes do not broadcast, `radius` is not positive or
-        `up` is not a unit 3-vector.
+        If the angles are not finite, their shapes do not broadcast to the shape of one of them
+        (a column vector beside a row is refused, not spread into a matrix), `radius` or `gravity`
+        is not a finite positive number, `up` is not a unit 3-vector, or the specific force
+        overflows float64.
 
     See Also
     --------
@@ -80,23 +83,34 @@ def expected_acceleration(
     psi = check_array(output_angle, "output_angle")
     w = check_array(output_velocity, "output_velocity")
     al = check_array(output_acceleration, "output_acceleration")
+    shapes = (psi.shape, w.shape, al.shape)
     try:
-        psi, w, al = np.broadcast_arrays(psi, w, al)
+        shape = np.broadcast_shapes(*shapes)
     except ValueError:
+        shape = None
+    if shape not in shapes:
         raise ValueError(
-            "Expected `output_angle`, `output_velocity` and `output_acceleration` to broadcast, "
-            f"got shapes {np.shape(psi)}, {np.shape(w)}, {np.shape(al)}."
-        ) from None
+            "Expected `output_angle`, `output_velocity` and `output_acceleration` to broadcast "
+            f"to the shape of one of them, got shapes {shapes[0]}, {shapes[1]}, {shapes[2]}."
+        )
+    psi, w, al = np.broadcast_arrays(psi, w, al)
     r = check_positive(radius, "radius")
     g = check_positive(gravity, "gravity")
     u = check_vectors(up, "up")
-    if u.shape != (3,) or abs(float(np.linalg.norm(u)) - 1.0) > 1e-6:
+    if u.shape != (3,) or abs(float(norm(u)) - 1.0) > 1e-6:
         raise ValueError(f"Expected `up` to be one unit 3-vector, got {u.tolist()}.")
-    c, s = np.cos(psi), np.sin(psi)
-    fx = -r * w**2 + g * (c * u[0] + s * u[1])
-    fy = r * al + g * (-s * u[0] + c * u[1])
-    fz = np.broadcast_to(g * u[2], psi.shape)
-    return np.stack([fx, fy, fz], axis=-1)
+    with np.errstate(all="ignore"):
+        c, s = np.cos(psi), np.sin(psi)
+        fx = -r * w**2 + g * (c * u[0] + s * u[1])
+        fy = r * al + g * (-s * u[0] + c * u[1])
+        fz = np.broadcast_to(g * u[2], psi.shape)
+        out = np.stack([fx, fy, fz], axis=-1)
+    _require_finite(
+        out,
+        "Expected `output_velocity`, `output_acceleration`, `radius` and `gravity` to give a "
+        "specific force float64 can hold, got overflow.",
+    )
+    return out
 
 
 def combine_axes(
@@ -120,7 +134,8 @@ def combine_axes(
     Raises
     ------
     ValueError
-        If `acceleration` is not finite ``(..., 3)`` or `method` is unknown.
+        If `acceleration` is not finite ``(..., 3)``, `method` is unknown, or the sum of squares
+        overflows float64 (the norm never does).
 
     Notes
     -----
@@ -140,8 +155,12 @@ def combine_axes(
     """
     a = check_vectors(acceleration, "acceleration")
     check_option(method, "method", ("norm", "sum_of_squares"))
-    ss = np.sum(a * a, axis=-1)
-    out: NDArray[np.float64] = np.sqrt(ss) if method == "norm" else ss
+    with np.errstate(under="ignore", over="ignore"):
+        length = norm(a)
+        out: NDArray[np.float64] = length if method == "norm" else length * length
+    _require_finite(
+        out, "Expected `acceleration` small enough for its sum of squares, got overflow."
+    )
     return out
 
 
@@ -181,8 +200,11 @@ def moving_average_expected(
     Raises
     ------
     ValueError
-        If the inputs are not finite, lengths differ, `motor_angle` is not monotonic, or the
-        record is shorter than the window.
+        If the inputs are not finite, lengths differ, `motor_angle` is not monotonic, has fewer
+        than two samples or leaves ±1e9 rad, or `window_revolutions` is not a finite positive
+        number.
+    InsufficientDataError
+        If the record is shorter than the window or no sample lies half a window from both ends.
 
     See Also
     --------
@@ -208,11 +230,9 @@ def moving_average_expected(
     >>> bool(np.allclose(e[ok], 1.0, atol=1e-3)), int(ok.sum())
     (True, 401)
     """
-    theta = _check_motor_angle(motor_angle)
+    theta = _check_record(motor_angle)
     s = check_array(signal, "signal")
     w = check_positive(window_revolutions, "window_revolutions")
-    if theta.ndim != 1:
-        raise ValueError(f"Expected `motor_angle` to have shape (n,), got {theta.shape}.")
     if s.ndim not in (1, 2) or s.shape[0] != theta.size:
         raise ValueError(
             f"Expected `signal` to have shape ({theta.size},) or ({theta.size}, d), got {s.shape}."
@@ -221,21 +241,34 @@ def moving_average_expected(
     if np.any(np.diff(t) < 0):
         raise ValueError("Expected `motor_angle` to be monotonic; split it at reversals first.")
     half = math.pi * w
-    if t[-1] - t[0] < 2 * half:
+    span = float(t[-1]) - float(t[0])
+    if span < 2 * half:
         raise InsufficientDataError(
-            f"Expected the record to cover at least `window_revolutions` = {w:g} revolutions, "
-            f"got {(t[-1] - t[0]) / (2 * math.pi):.3g}."
+            f"Expected `motor_angle` to cover at least `window_revolutions` = {w:g} revolutions, "
+            f"got {span / (2 * math.pi):.3g}."
+        )
+    valid = (t - half >= t[0]) & (t + half <= t[-1])
+    idx = np.flatnonzero(valid)
+    if idx.size == 0:
+        raise InsufficientDataError(
+            "Expected a sample of `motor_angle` half a window (`window_revolutions` / 2) from "
+            "both ends of the record, got none."
         )
     s2 = s.reshape(theta.size, -1)
-    dt = np.diff(t)[:, None]
-    cum = np.concatenate([np.zeros((1, s2.shape[1])), np.cumsum(0.5 * dt * (s2[1:] + s2[:-1]), 0)])
-    valid = (t - half >= t[0]) & (t + half <= t[-1])
-    out = np.empty_like(s2)
-    for j in range(s2.shape[1]):
-        hi = np.interp(t + half, t, cum[:, j])
-        lo = np.interp(t - half, t, cum[:, j])
-        out[:, j] = (hi - lo) / (2 * half)
-    idx = np.flatnonzero(valid)
+    # integrate in units of each channel's largest magnitude: any finite scale survives
+    scale = np.max(np.abs(s2), axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    with np.errstate(under="ignore"):
+        s2 = s2 / scale
+        dt = np.diff(t)[:, None]
+        cum = np.concatenate(
+            [np.zeros((1, s2.shape[1])), np.cumsum(0.5 * dt * (s2[1:] + s2[:-1]), 0)]
+        )
+        out = np.empty_like(s2)
+        for j in range(s2.shape[1]):
+            hi = np.interp(t + half, t, cum[:, j])
+            lo = np.interp(t - half, t, cum[:, j])
+            out[:, j] = (hi - lo) / (2 * half) * scale[j]
     nearest = np.clip(np.arange(theta.size), idx[0], idx[-1])
     out = out[nearest]
     return out.reshape(s.shape), valid
@@ -265,9 +298,19 @@ class RunSpectrum(Result):
     directions: tuple[int, ...]
     revolutions: NDArray[np.float64]
 
+    def _scaled(self) -> tuple[NDArray[np.float64], float]:
+        """|phasors| divided by their largest value, and that value (1 if all are zero)."""
+        mag = np.abs(self.phasors)
+        scale = float(np.max(mag)) if mag.size else 0.0
+        scale = scale if scale > 0 else 1.0
+        with np.errstate(under="ignore"):
+            return mag / scale, scale
+
     def _per_order(self) -> NDArray[np.float64]:
-        power = np.sum(np.abs(self.phasors) ** 2, axis=1)
-        return np.asarray(np.sqrt(np.mean(power, axis=0)), dtype=np.float64)
+        mag, scale = self._scaled()
+        with np.errstate(under="ignore"):
+            power = np.sum(mag**2, axis=1)
+            return np.asarray(np.sqrt(np.mean(power, axis=0)) * scale, dtype=np.float64)
 
     def amplitude(self, order: float | None = 2.0) -> float:
         """Deviation amplitude at `order` (m/s²), or the largest over all orders if None.
@@ -281,8 +324,15 @@ class RunSpectrum(Result):
 
     @property
     def objective(self) -> float:
-        """:math:`J = \\sum |Y|^2` over directions, channels and orders, (m/s²)²."""
-        return float(np.sum(np.abs(self.phasors) ** 2))
+        """:math:`J = \\sum |Y|^2` over directions, channels and orders, (m/s²)².
+
+        Computed in scaled units; it is infinite only where :math:`J` exceeds the float64 range
+        (deviations beyond about 1e154 m/s²).
+        """
+        mag, scale = self._scaled()
+        with np.errstate(under="ignore"):
+            total = float(np.sum(mag**2))
+        return total * scale * scale
 
     def __repr__(self) -> str:
         per = self._per_order()
@@ -296,10 +346,8 @@ _Pieces = dict[int, tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]]
 def _check_run(
     motor_angle: ArrayLike, acceleration: ArrayLike, expected: ArrayLike | None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
-    theta = _check_motor_angle(motor_angle)
+    theta = _check_record(motor_angle)
     acc = check_vectors(acceleration, "acceleration")
-    if theta.ndim != 1:
-        raise ValueError(f"Expected `motor_angle` to have shape (n,), got {theta.shape}.")
     if acc.shape != (theta.size, 3):
         raise ValueError(
             f"Expected `acceleration` to have shape ({theta.size}, 3), got {acc.shape}."
@@ -334,15 +382,24 @@ def _deviation_pieces(
             span = abs(th[-1] - th[0]) / (2 * math.pi)
             if span < window + 2 * trim:
                 continue
-            ref, ok = moving_average_expected(th, sig, window_revolutions=window)
+            try:
+                ref, ok = moving_average_expected(th, sig, window_revolutions=window)
+            except InsufficientDataError:  # too sparse a piece for the window: not usable
+                continue
         t, sign = _unwrap_monotonic(th)
         if trim > 0:
             ok &= (t - t[0] >= 2 * math.pi * trim) & (t[-1] - t >= 2 * math.pi * trim)
         if np.count_nonzero(ok) < 2:
             continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            deviation = (sig - ref)[ok]
+        _require_finite(
+            deviation,
+            "Expected `acceleration` minus `expected` to fit in float64, got overflow.",
+        )
         lst = pieces.setdefault(int(sign), ([], []))
         lst[0].append(th[ok])
-        lst[1].append((sig - ref)[ok])
+        lst[1].append(deviation)
     return pieces
 
 
@@ -391,7 +448,10 @@ def measure_run(
     Raises
     ------
     ValueError
-        If shapes mismatch, inputs are not finite, or `combine` is unknown.
+        If shapes mismatch, inputs are not finite, `motor_angle` has fewer than two samples or
+        leaves ±1e9 rad, `combine` is unknown, `trim_revolutions` is not a finite non-negative
+        number or `window_revolutions` and `resolution` are not finite positive numbers (None
+        included).
     InsufficientDataError
         If no direction has a piece long enough for the orders (see :func:`order_spectrum`).
 
@@ -427,11 +487,13 @@ def measure_run(
     check_option(combine, "combine", ("vector", "norm"))
     trim = check_positive(trim_revolutions, "trim_revolutions", allow_zero=True)
     window = check_positive(window_revolutions, "window_revolutions")
+    check_positive(resolution, "resolution")
     pieces = _deviation_pieces(theta, acc, exp_arr, combine, trim, window)
     if not pieces:
         raise InsufficientDataError(
-            "Expected at least one monotonic piece longer than the moving-average window plus "
-            f"trims ({window + 2 * trim:g} revolutions), got none."
+            "Expected at least one monotonic piece of `motor_angle` longer than the "
+            "moving-average window plus trims (`window_revolutions` + 2 `trim_revolutions` = "
+            f"{window + 2 * trim:g} revolutions), got none."
         )
     phs = []
     revs = []

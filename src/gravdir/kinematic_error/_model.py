@@ -8,25 +8,32 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import check_array, check_count, check_positive
 from gravdir._results import Result
-from gravdir.kinematic_error._common import _check_motor_angle, _check_orders
+from gravdir.kinematic_error._common import (
+    MAX_ORDER,
+    _check_coefficients,
+    _check_complex,
+    _check_motor_angle,
+    _check_orders,
+    _require_finite,
+)
 
+#: Largest number of teeth of a spline accepted by :func:`harmonic_drive_orders`.
+MAX_TEETH = 100_000
 
-def _check_teeth(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"Expected `{name}` to be an integer number of teeth, got {value!r}.")
-    if int(value) < 2:
-        raise ValueError(f"Expected `{name}` to be at least 2 teeth, got {int(value)}.")
-    return int(value)
+#: Highest derivative of a correction that :meth:`KinematicErrorModel.derivative` computes.
+MAX_DERIVATIVE = 64
 
 
 def _check_multiples(value: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = check_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"Expected `{name}` to be a 1-D sequence of integers, got {arr.ndim}-D.")
-    if np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ValueError(f"Expected `{name}` to hold positive integers, got {arr.tolist()}.")
+    if np.any(arr < 1) or np.any(arr > MAX_ORDER) or np.any(arr != np.round(arr)):
+        raise ValueError(
+            f"Expected `{name}` to hold integers from 1 to {MAX_ORDER:g}, got {arr.tolist()}."
+        )
     return arr
 
 
@@ -58,9 +65,10 @@ def harmonic_drive_orders(
     Raises
     ------
     ValueError
-        If a teeth count is not an integer ≥ 2, if :math:`z_c \\le z_f` (not a harmonic drive with a
-        grounded circular spline), if the multiples are not positive integers, or if two orders
-        coincide.
+        If a teeth count is not an integer from 2 to 100,000 (`MAX_TEETH`), if
+        :math:`z_c \\le z_f` (not a harmonic drive with a grounded circular spline), if the
+        multiples are not integers from 1 to 10,000 (the order cap), if there are none, or if two
+        orders coincide.
 
     See Also
     --------
@@ -82,8 +90,8 @@ def harmonic_drive_orders(
     >>> harmonic_drive_orders(200, 202).round(4)
     array([0.9901, 1.    , 1.9802, 2.    , 4.    ])
     """
-    zf = _check_teeth(flexspline_teeth, "flexspline_teeth")
-    zc = _check_teeth(circular_spline_teeth, "circular_spline_teeth")
+    zf = check_count(flexspline_teeth, "flexspline_teeth", minimum=2, maximum=MAX_TEETH)
+    zc = check_count(circular_spline_teeth, "circular_spline_teeth", minimum=2, maximum=MAX_TEETH)
     if zc <= zf:
         raise ValueError(
             "Expected `circular_spline_teeth` to exceed `flexspline_teeth` (a harmonic drive's "
@@ -92,10 +100,16 @@ def harmonic_drive_orders(
     k = _check_multiples(motor_multiples, "motor_multiples")
     m = _check_multiples(flexspline_multiples, "flexspline_multiples")
     orders = np.concatenate([k, m * zf / zc])
+    if orders.size == 0:
+        raise ValueError(
+            "Expected `motor_multiples` and `flexspline_multiples` to give at least one order, "
+            "got none."
+        )
     out = np.sort(orders)
     if np.any(np.diff(out) <= 1e-12):
         raise ValueError(
-            f"Expected distinct orders, got a repeated order among {out.round(6).tolist()}."
+            "Expected distinct orders from `motor_multiples` and `flexspline_multiples`, got a "
+            f"repeated order among {out.round(6).tolist()}."
         )
     return out
 
@@ -112,8 +126,8 @@ class KinematicErrorModel(Result):
     orders : array_like, shape (k,)
         Positive distinct orders :math:`q_k` in cycles per motor revolution.
     coefficients : array_like, shape (k, 2)
-        Columns :math:`(a_k, b_k)`: cosine and sine weights in radians of motor angle. Both
-        arrays are copied.
+        Columns :math:`(a_k, b_k)`: cosine and sine weights in radians of motor angle, each
+        within ±π (half a motor revolution). Both arrays are copied.
 
     Attributes
     ----------
@@ -125,7 +139,8 @@ class KinematicErrorModel(Result):
     Raises
     ------
     ValueError
-        If the orders are not positive and distinct, or `coefficients` is not finite (k, 2).
+        If the orders are not distinct and in (0, 1e4] cycles per motor revolution, or
+        `coefficients` is not a finite (k, 2) array within ±π rad.
 
     See Also
     --------
@@ -155,11 +170,7 @@ class KinematicErrorModel(Result):
 
     def __init__(self, orders: ArrayLike, coefficients: ArrayLike) -> None:
         q = _check_orders(orders)
-        c = check_array(coefficients, "coefficients", tail=(2,))
-        if c.shape != (q.size, 2):
-            raise ValueError(
-                f"Expected `coefficients` to have shape ({q.size}, 2), got {tuple(c.shape)}."
-            )
+        c = _check_coefficients(coefficients, q.size, "coefficients")
         object.__setattr__(self, "orders", np.array(q, dtype=np.float64))
         object.__setattr__(self, "coefficients", np.array(c, dtype=np.float64))
         self.__post_init__()
@@ -173,10 +184,12 @@ class KinematicErrorModel(Result):
     @classmethod
     def from_phasors(cls, orders: ArrayLike, phasors: ArrayLike) -> KinematicErrorModel:
         """Build from complex phasors :math:`c_k = a_k - i b_k`, shape (k,)."""
-        p = np.asarray(phasors, dtype=np.complex128)
-        if not np.all(np.isfinite(p)):
-            raise ValueError("Expected `phasors` to be finite, got NaN or infinite value(s).")
-        return cls(orders, np.stack([p.real, -p.imag], axis=-1))
+        q = _check_orders(orders)
+        p = _check_complex(phasors, "phasors")
+        if p.shape != q.shape:
+            raise ValueError(f"Expected `phasors` to have shape {q.shape}, got {p.shape}.")
+        coef = np.stack([p.real, -p.imag], axis=-1)
+        return cls(q, _check_coefficients(coef, q.size, "phasors"))
 
     @property
     def phasors(self) -> NDArray[np.complex128]:
@@ -191,15 +204,22 @@ class KinematicErrorModel(Result):
         """The `n`-th derivative :math:`d^n u / d\\theta^n` (``n = 0`` is the correction itself).
 
         A velocity command is corrected by :math:`\\dot u = u'(\\theta)\\,\\dot\\theta`, an
-        acceleration command by :math:`u''\\dot\\theta^2 + u'\\ddot\\theta`.
+        acceleration command by :math:`u''\\dot\\theta^2 + u'\\ddot\\theta`. `motor_angle` must
+        lie within ±1e9 rad and `n` from 0 to 64; a derivative too large for float64 raises
+        ``ValueError``.
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"Expected `n` to be a non-negative integer, got {n!r}.")
+        k = check_count(n, "n", minimum=0, maximum=MAX_DERIVATIVE)
         theta = _check_motor_angle(motor_angle)
-        arg = theta[..., None] * self.orders
-        # d^n/dθ^n Re(c e^{iqθ}) = Re(c (iq)^n e^{iqθ})
-        factor = self.phasors * (1j * self.orders) ** int(n)
-        return np.asarray(np.real(np.exp(1j * arg) @ factor), dtype=np.float64)
+        with np.errstate(all="ignore"):
+            arg = theta[..., None] * self.orders
+            # d^n/dθ^n Re(c e^{iqθ}) = Re(c (iq)^n e^{iqθ})
+            factor = self.phasors * (1j * self.orders) ** k
+            out = np.asarray(np.real(np.exp(1j * arg) @ factor), dtype=np.float64)
+        for part in (factor, out):
+            _require_finite(
+                part, f"Expected `n` = {k} to give a derivative float64 can hold, got overflow."
+            )
+        return out
 
     def __repr__(self) -> str:
         amp = np.degrees(np.hypot(self.coefficients[:, 0], self.coefficients[:, 1]))
@@ -226,7 +246,8 @@ def motor_speed_for_resonance(resonance_frequency: float, *, order: float = 2.0)
     Raises
     ------
     ValueError
-        If either argument is not a finite positive number.
+        If either argument is not a finite positive number, `order` exceeds 1e4, or the speed
+        overflows.
 
     Notes
     -----
@@ -244,4 +265,11 @@ def motor_speed_for_resonance(resonance_frequency: float, *, order: float = 2.0)
     """
     f = check_positive(resonance_frequency, "resonance_frequency")
     q = check_positive(order, "order")
-    return 2.0 * math.pi * f / q
+    if q > MAX_ORDER:
+        raise ValueError(f"Expected `order` at most {MAX_ORDER:g}, got {q!r}.")
+    speed = 2.0 * math.pi * f / q
+    _require_finite(
+        speed,
+        f"Expected `resonance_frequency` / `order` to give a finite speed, got {f!r} / {q!r}.",
+    )
+    return speed

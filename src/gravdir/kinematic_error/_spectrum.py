@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_array, check_positive
 from gravdir._results import Result
 from gravdir.errors import InsufficientDataError
-from gravdir.kinematic_error._common import _check_motor_angle, _check_orders
+from gravdir.kinematic_error._common import _check_orders, _check_record, _require_finite
 
 
 def split_at_reversals(motor_angle: ArrayLike) -> tuple[slice, ...]:
@@ -31,7 +31,7 @@ def split_at_reversals(motor_angle: ArrayLike) -> tuple[slice, ...]:
     Raises
     ------
     ValueError
-        If `motor_angle` is not a finite 1-D array of at least two samples.
+        If `motor_angle` is not a finite 1-D array of at least two samples within ±1e9 rad.
 
     Notes
     -----
@@ -48,9 +48,7 @@ def split_at_reversals(motor_angle: ArrayLike) -> tuple[slice, ...]:
     >>> split_at_reversals([0, 1, 2, 1, 0, 1])
     (slice(0, 3, None), slice(2, 5, None), slice(4, 6, None))
     """
-    theta = _check_motor_angle(motor_angle)
-    if theta.ndim != 1 or theta.size < 2:
-        raise ValueError(f"Expected `motor_angle` to have shape (n,), n ≥ 2, got {theta.shape}.")
+    theta = _check_record(motor_angle)
     d = np.sign(np.diff(theta))
     # carry the last non-zero direction over stationary samples
     nz = np.flatnonzero(d)
@@ -112,29 +110,31 @@ def _check_record_resolves(
     theta: NDArray[np.float64], q: NDArray[np.float64], resolution: float, mspp: float
 ) -> float:
     """Raise unless the record spans, resolves and samples the orders `q`; return revolutions."""
-    span = float(np.max(theta) - np.min(theta)) if theta.size else 0.0
+    span = float(np.max(theta)) - float(np.min(theta))
     revs = span / (2 * math.pi)
-    if revs * float(np.min(q)) < 1.0:
+    lowest, highest = float(np.min(q)), float(np.max(q))
+    if revs * lowest < 1.0:
         raise InsufficientDataError(
-            f"Expected the record to span at least one period of the lowest order "
-            f"{float(np.min(q)):.4g} ({1 / float(np.min(q)):.4g} revolutions), got {revs:.4g}."
+            f"Expected `motor_angle` to span at least one period of the lowest order "
+            f"{lowest:.4g} ({1 / lowest:.4g} revolutions), got {revs:.4g}."
         )
     srt = np.sort(q)
     if srt.size > 1:
         gaps = np.diff(srt)
         i = int(np.argmin(gaps))
-        if gaps[i] < resolution / revs:
+        gap = float(gaps[i])
+        if gap < resolution / revs:
             raise InsufficientDataError(
-                f"Expected orders at least {resolution / revs:.4g} apart for a record of "
-                f"{revs:.4g} revolutions, got {srt[i]:.6g} and {srt[i + 1]:.6g} ({gaps[i]:.4g} "
-                f"apart); resolving them needs about {resolution / gaps[i]:.4g} revolutions."
+                f"Expected `orders` at least {resolution / revs:.4g} apart for a record of "
+                f"{revs:.4g} revolutions, got {srt[i]:.6g} and {srt[i + 1]:.6g} ({gap:.4g} "
+                f"apart); resolving them needs about {resolution / gap:.4g} revolutions."
             )
     step = float(np.max(np.abs(np.diff(theta))))
-    if step * float(np.max(q)) > 2 * math.pi / mspp:
+    if step * highest > 2 * math.pi / mspp:
         raise InsufficientDataError(
-            f"Expected at least {mspp:g} samples per period of order {float(np.max(q)):.4g}, got a "
-            f"motor-angle step of {step:.3g} rad ({2 * math.pi / (step * float(np.max(q))):.3g} "
-            "samples per period)."
+            f"Expected `motor_angle` sampled with at least {mspp:g} samples per period of order "
+            f"{highest:.4g}, got a motor-angle step of {step:.3g} rad "
+            f"({2 * math.pi / (step * highest):.3g} samples per period)."
         )
     return revs
 
@@ -163,7 +163,7 @@ def order_spectrum(
         the Rayleigh limit of a record of that many revolutions.
     min_samples_per_period : float, optional
         The largest motor-angle step must give at least this many samples per period of the
-        highest order (above the Nyquist limit of 2, with margin).
+        highest order (above the Nyquist limit of 2, with margin; at least 2).
 
     Returns
     -------
@@ -173,11 +173,12 @@ def order_spectrum(
     Raises
     ------
     ValueError
-        If inputs are not finite, lengths differ, or orders are not positive and distinct.
+        If inputs are not finite, lengths differ, `motor_angle` is not 1-D or leaves ±1e9 rad,
+        orders are not distinct and in (0, 1e4], or `min_samples_per_period` is below 2.
     InsufficientDataError
-        If the record spans less than one period of the lowest order, two orders are closer than
-        the record resolves, the sampling is too coarse for the highest order, or the design
-        matrix is rank deficient.
+        If the record has fewer than :math:`2k + 1` samples, spans less than one period of the
+        lowest order, two orders are closer than the record resolves, the sampling is too coarse
+        for the highest order, or the design matrix is rank deficient.
 
     See Also
     --------
@@ -212,13 +213,15 @@ def order_spectrum(
     >>> np.round(np.abs(sp.phasors), 9), np.round(np.angle(sp.phasors), 9)
     (array([0.1, 0.3]), array([-1. ,  0.5]))
     """
-    theta = _check_motor_angle(motor_angle)
+    theta = _check_record(motor_angle)
     s = check_array(signal, "signal", min_ndim=1)
     q = _check_orders(orders)
     res = check_positive(resolution, "resolution")
     mspp = check_positive(min_samples_per_period, "min_samples_per_period")
-    if theta.ndim != 1:
-        raise ValueError(f"Expected `motor_angle` to have shape (n,), got {theta.shape}.")
+    if mspp < 2.0:
+        raise ValueError(
+            f"Expected `min_samples_per_period` of at least 2 (the Nyquist limit), got {mspp!r}."
+        )
     if s.shape[-1] != theta.size:
         raise ValueError(
             f"Expected `signal` to have shape (..., {theta.size}) to match `motor_angle`, "
@@ -231,22 +234,33 @@ def order_spectrum(
     x = np.concatenate([np.ones((theta.size, 1)), np.cos(arg), np.sin(arg)], axis=1)
     if theta.size < x.shape[1]:
         raise InsufficientDataError(
-            f"Expected at least {x.shape[1]} samples for {q.size} orders, got {theta.size}."
+            f"Expected `motor_angle` to hold at least {x.shape[1]} samples for {q.size} orders, "
+            f"got {theta.size}."
         )
     y = s.reshape(-1, theta.size).T
-    coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
+    # fit in units of each channel's largest magnitude: any finite scale survives
+    scale = np.max(np.abs(y), axis=0) if y.size else np.ones(y.shape[1])
+    scale = np.where(scale > 0, scale, 1.0)
+    with np.errstate(under="ignore"):
+        ys = y / scale
+    coef, _, rank, _ = np.linalg.lstsq(x, ys, rcond=None)
     if rank < x.shape[1]:
         raise InsufficientDataError(
-            f"Expected the samples to determine all {x.shape[1]} terms, got rank {rank}."
+            f"Expected the samples of `motor_angle` to determine all {x.shape[1]} terms, "
+            f"got rank {rank}."
         )
-    resid = y - x @ coef
     k = q.size
-    ph = (coef[1 : 1 + k] - 1j * coef[1 + k :]) * np.exp(-1j * q * t0)[:, None]
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        rms = np.sqrt(np.mean((ys - x @ coef) ** 2, axis=0)) * scale
+        ph = (coef[1 : 1 + k] - 1j * coef[1 + k :]) * scale * np.exp(-1j * q * t0)[:, None]
+        mean = coef[0] * scale
+    for part in (ph, mean, rms):
+        _require_finite(part, "Expected `signal` small enough for float64 phasors, got overflow.")
     batch = s.shape[:-1]
     return OrderSpectrum(
         orders=np.array(q, dtype=np.float64),
         phasors=ph.T.reshape(*batch, k),
-        mean=coef[0].reshape(batch),
-        residual_rms=np.sqrt(np.mean(resid**2, axis=0)).reshape(batch),
+        mean=mean.reshape(batch),
+        residual_rms=rms.reshape(batch),
         revolutions=float(revs),
     )

@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
+import copy
+import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_option, check_positive
-from gravdir._results import Result
-from gravdir.kinematic_error._common import _check_orders, _order_index
+from gravdir._results import Result, _equal
+from gravdir.errors import InsufficientDataError
+from gravdir.kinematic_error._common import (
+    MAX_COEFFICIENT,
+    MAX_MOTOR_ANGLE,
+    _check_orders,
+    _order_index,
+    _require_finite,
+)
 from gravdir.kinematic_error._measure import RunSpectrum, measure_run
 from gravdir.kinematic_error._model import KinematicErrorModel
 from gravdir.kinematic_error._update import (
     PhasorResponseFit,
+    _check_grow_shrink,
+    _check_step_bounds,
     bold_driver_update,
     fit_phasor_response,
     phasor_gradient,
     rprop_update,
 )
+
+#: Most motor revolutions a record within ±MAX_MOTOR_ANGLE can span: the moving-average window
+#: plus both trims of a tuner must fit in it, or no run could ever be measured.
+MAX_RECORD_REVOLUTIONS = 2 * MAX_MOTOR_ANGLE / (2 * math.pi)
+
+
+def _check_amplitude(value: float, name: str) -> float:
+    """A finite positive change of a coefficient, at most MAX_COEFFICIENT rad."""
+    v = check_positive(value, name)
+    if v > MAX_COEFFICIENT:
+        raise ValueError(
+            f"Expected `{name}` at most {MAX_COEFFICIENT:.4g} rad of motor angle (half a motor "
+            f"revolution), got {value!r}."
+        )
+    return v
+
 
 # what a run was for: a run at the current correction, a trial run or a gradient probe
 _RunKind = Literal["base", "trial", "probe"]
@@ -82,6 +109,11 @@ class _Tuner:
         q = _check_orders(orders)
         if initial is None:
             initial = KinematicErrorModel.zero(q)
+        elif not isinstance(initial, KinematicErrorModel):
+            raise ValueError(
+                f"Expected `initial` to be a KinematicErrorModel or None, got "
+                f"{type(initial).__name__}."
+            )
         elif initial.orders.shape != q.shape or not np.allclose(initial.orders, q):
             raise ValueError(
                 f"Expected `initial` on orders {q.round(6).tolist()}, "
@@ -89,20 +121,47 @@ class _Tuner:
             )
         if threshold is not None:
             threshold = check_positive(threshold, "threshold")
+        order_value: float | None = None
         if threshold_order is not None:
-            _order_index(q, threshold_order, "threshold_order")
+            order_value = float(q[_order_index(q, threshold_order, "threshold_order")])
         check_option(gradient, "gradient", ("phasor", "perturbation"))
         check_option(combine, "combine", ("vector", "norm"))
+        trim = check_positive(trim_revolutions, "trim_revolutions", allow_zero=True)
+        window = check_positive(window_revolutions, "window_revolutions")
+        if window + 2 * trim > MAX_RECORD_REVOLUTIONS:
+            raise ValueError(
+                f"Expected `window_revolutions` + 2 `trim_revolutions` at most "
+                f"{MAX_RECORD_REVOLUTIONS:.3g} revolutions (a record within ±{MAX_MOTOR_ANGLE:g} "
+                f"rad), got {window + 2 * trim:.3g}."
+            )
         self._s = _TunerState(
             orders=q,
             threshold=threshold,
-            threshold_order=threshold_order,
+            threshold_order=order_value,
             gradient=gradient,
-            trial_amplitude=check_positive(trial_amplitude, "trial_amplitude"),
+            trial_amplitude=_check_amplitude(trial_amplitude, "trial_amplitude"),
             combine=combine,
-            trim_revolutions=check_positive(trim_revolutions, "trim_revolutions", allow_zero=True),
-            window_revolutions=check_positive(window_revolutions, "window_revolutions"),
+            trim_revolutions=trim,
+            window_revolutions=window,
             model=initial,
+        )
+
+    # equality and display ---------------------------------------------------------------------
+    def _comparable(self) -> dict[str, Any]:
+        return {k: (vars(v) if isinstance(v, _TunerState) else v) for k, v in vars(self).items()}
+
+    def __eq__(self, other: object) -> bool:
+        """Two tuners are equal when they are of one class and hold the same state."""
+        if not isinstance(other, _Tuner) or type(other) is not type(self):
+            return NotImplemented
+        return _equal(self._comparable(), other._comparable())
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(orders={self.orders.round(6).tolist()}, runs={self.runs}, "
+            f"converged={self.converged})"
         )
 
     # public state ---------------------------------------------------------------------------
@@ -166,7 +225,29 @@ class _Tuner:
         -------
         KinematicErrorModel
             The correction for the next run (unchanged once converged).
+
+        Raises
+        ------
+        ValueError
+            If the record is refused by :func:`measure_run` (the tuner's settings are passed on),
+            its directions differ from the first run's, or the runs lead to a correction beyond
+            ±π rad (the deviation does not respond to the correction). The tuner's state is then
+            unchanged.
         """
+        saved = copy.deepcopy(self.__dict__)
+        try:
+            return self._step(motor_angle, acceleration, expected)
+        except Exception:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def _step(
+        self,
+        motor_angle: ArrayLike,
+        acceleration: ArrayLike,
+        expected: ArrayLike | None,
+    ) -> KinematicErrorModel:
         s = self._s
         spec = measure_run(
             motor_angle,
@@ -192,6 +273,18 @@ class _Tuner:
         s.model = self._advance(run)
         return s.model
 
+    def _next_model(self, coefficients: NDArray[np.float64]) -> KinematicErrorModel:
+        """The model of the next run, refused with a clear message beyond ±π rad."""
+        finite = bool(np.all(np.isfinite(coefficients)))
+        worst = float(np.max(np.abs(coefficients))) if finite else math.inf
+        if not worst <= MAX_COEFFICIENT:
+            raise ValueError(
+                f"Expected runs (`acceleration`) that lead to a correction within "
+                f"±{MAX_COEFFICIENT:.4g} rad, got a step to {worst:.3g} rad: the deviation "
+                "hardly responds to the correction, or the runs are not comparable."
+            )
+        return KinematicErrorModel(self._s.orders, coefficients)
+
     def _deviation(self, run: TunerRun) -> NDArray[np.complex128]:
         ph = run.spectrum.phasors
         return ph.reshape(-1, ph.shape[-1])
@@ -200,7 +293,13 @@ class _Tuner:
         h = self._s.history
         c = np.stack([r.model.phasors for r in h])
         y = np.stack([self._deviation(r) for r in h])
-        return fit_phasor_response(c, y)
+        try:
+            return fit_phasor_response(c, y)
+        except InsufficientDataError as exc:
+            raise InsufficientDataError(
+                "Expected runs (`acceleration`) whose deviation responds to the correction, got "
+                f"none: {exc}"
+            ) from exc
 
     def _needs_trial(self) -> bool:
         h = self._s.history
@@ -213,7 +312,7 @@ class _Tuner:
         self._s.next_kind = "trial"
         coef = base.coefficients.copy()
         coef[:, 0] += self._s.trial_amplitude
-        return KinematicErrorModel(self._s.orders, coef)
+        return self._next_model(coef)
 
     def _gradient(self, run: TunerRun) -> NDArray[np.float64] | KinematicErrorModel:
         """Gradient at the run's correction, or the next probe/trial run to make first."""
@@ -222,7 +321,13 @@ class _Tuner:
             if self._needs_trial():
                 return self._trial(run.model)
             fit = self._phasor_fit()
-            return phasor_gradient(fit.response, self._deviation(run))
+            try:
+                return phasor_gradient(fit.response, self._deviation(run))
+            except ValueError as exc:
+                raise ValueError(
+                    "Expected `acceleration` small enough for the gradient of its deviation "
+                    f"measure to fit in float64, got overflow ({exc})"
+                ) from exc
         # perturbation: forward differences of J, one probe run per coefficient
         if run.kind != "probe":
             s.base = run
@@ -231,7 +336,7 @@ class _Tuner:
             for j in range(s.orders.size * 2):
                 coef = run.model.coefficients.copy()
                 coef.flat[j] += s.trial_amplitude
-                s.probes.append(KinematicErrorModel(s.orders, coef))
+                s.probes.append(self._next_model(coef))
         else:
             s.probe_values.append(run.spectrum.objective)
         if len(s.probe_values) < len(s.probes):
@@ -240,7 +345,11 @@ class _Tuner:
         if s.base is None:  # the probes are always queued after a base run
             raise RuntimeError("probe results arrived without a base run")
         j0 = s.base.spectrum.objective
-        grad = (np.asarray(s.probe_values) - j0) / s.trial_amplitude
+        with np.errstate(all="ignore"):
+            grad = (np.asarray(s.probe_values) - j0) / s.trial_amplitude
+        _require_finite(
+            grad, "Expected `acceleration` whose deviation measure fits in float64, got overflow."
+        )
         return grad.reshape(s.orders.size, 2)
 
     def _base_model(self) -> KinematicErrorModel:
@@ -280,6 +389,18 @@ class BoldDriverTuner(_Tuner):
         fifth of :math:`N` times a typical harmonic-drive kinematic error.
     combine, trim_revolutions, window_revolutions : optional
         See :func:`measure_run`.
+
+    Raises
+    ------
+    ValueError
+        If `orders` are not distinct and in (0, 1e4]; `initial` is not a
+        :class:`KinematicErrorModel` on `orders`; `threshold` is not a finite positive number;
+        `threshold_order` is not one of `orders` (NaN, booleans and strings included);
+        `trial_amplitude` or `initial_step` is not in (0, π] rad; `trim_revolutions` is negative or
+        `window_revolutions` not positive (both finite, their record at most 3.2e8 revolutions
+        long); `grow` ≤ 1 or `shrink` outside (0, 1); or `combine` or `gradient` is unknown. Every
+        argument is checked here, before any run; :meth:`step` refuses a bad record without
+        changing the tuner.
 
     See Also
     --------
@@ -338,12 +459,18 @@ class BoldDriverTuner(_Tuner):
         window_revolutions: float = 1.0,
     ) -> None:
         super().__init__(
-            orders, initial, threshold, threshold_order, gradient, trial_amplitude, combine,
-            trim_revolutions, window_revolutions,
+            orders,
+            initial,
+            threshold,
+            threshold_order,
+            gradient,
+            trial_amplitude,
+            combine,
+            trim_revolutions,
+            window_revolutions,
         )
-        self._initial_step = check_positive(initial_step, "initial_step")
-        self._grow = grow
-        self._shrink = shrink
+        self._initial_step = _check_amplitude(initial_step, "initial_step")
+        self._grow, self._shrink = _check_grow_shrink(grow, shrink, "grow", "shrink")
         self._factor: float | None = None
         self._previous: NDArray[np.float64] | None = None
 
@@ -365,7 +492,7 @@ class BoldDriverTuner(_Tuner):
         self._factor = step.factor
         self._previous = g
         self._s.next_kind = "base"
-        return KinematicErrorModel(self.orders, step.coefficients)
+        return self._next_model(step.coefficients)
 
 
 class RpropTuner(_Tuner):
@@ -383,6 +510,19 @@ class RpropTuner(_Tuner):
         See :func:`gravdir.kinematic_error.rprop_update`.
     gradient, trial_amplitude, combine, trim_revolutions, window_revolutions : optional
         As for :class:`BoldDriverTuner`.
+
+    Raises
+    ------
+    ValueError
+        If `orders` are not distinct and in (0, 1e4]; `initial` is not a
+        :class:`KinematicErrorModel` on `orders`; `threshold` is not a finite positive number;
+        `threshold_order` is not one of `orders` (NaN, booleans and strings included);
+        `trial_amplitude` is not in (0, π] rad; `trim_revolutions` is negative or
+        `window_revolutions` not positive (both finite, their record at most 3.2e8 revolutions
+        long); `eta_plus` ≤ 1 or `eta_minus` outside (0, 1); the step bounds are not finite
+        positive with `step_min` ≤ `initial_step` ≤ `step_max` ≤ π; or `combine` or `gradient` is
+        unknown. Every argument is checked here, before any run; :meth:`step` refuses a bad record
+        without changing the tuner.
 
     See Also
     --------
@@ -442,16 +582,31 @@ class RpropTuner(_Tuner):
         window_revolutions: float = 1.0,
     ) -> None:
         super().__init__(
-            orders, initial, threshold, threshold_order, gradient, trial_amplitude, combine,
-            trim_revolutions, window_revolutions,
+            orders,
+            initial,
+            threshold,
+            threshold_order,
+            gradient,
+            trial_amplitude,
+            combine,
+            trim_revolutions,
+            window_revolutions,
         )
-        self._steps = np.full((self.orders.size, 2), check_positive(initial_step, "initial_step"))
-        self._opts = {
-            "eta_plus": eta_plus,
-            "eta_minus": eta_minus,
-            "step_min": step_min,
-            "step_max": step_max,
-        }
+        ep, em = _check_grow_shrink(eta_plus, eta_minus, "eta_plus", "eta_minus")
+        lo, hi = _check_step_bounds(step_min, step_max)
+        if hi > MAX_COEFFICIENT:
+            raise ValueError(
+                f"Expected `step_max` at most {MAX_COEFFICIENT:.4g} rad of motor angle, "
+                f"got {step_max!r}."
+            )
+        first = check_positive(initial_step, "initial_step")
+        if not lo <= first <= hi:
+            raise ValueError(
+                f"Expected `initial_step` within [`step_min`, `step_max`] = [{lo:g}, {hi:g}], "
+                f"got {initial_step!r}."
+            )
+        self._steps = np.full((self.orders.size, 2), first)
+        self._opts = {"eta_plus": ep, "eta_minus": em, "step_min": lo, "step_max": hi}
         self._previous: NDArray[np.float64] | None = None
 
     @property
@@ -468,7 +623,7 @@ class RpropTuner(_Tuner):
         self._steps = np.array(step.step_sizes)
         self._previous = step.gradient
         self._s.next_kind = "base"
-        return KinematicErrorModel(self.orders, step.coefficients)
+        return self._next_model(step.coefficients)
 
 
 class InfluenceTuner(_Tuner):
@@ -487,6 +642,17 @@ class InfluenceTuner(_Tuner):
     initial, threshold, threshold_order, trial_amplitude, combine, trim_revolutions, \
 window_revolutions : optional
         As for :class:`BoldDriverTuner`.
+
+    Raises
+    ------
+    ValueError
+        If `orders` are not distinct and in (0, 1e4]; `initial` is not a
+        :class:`KinematicErrorModel` on `orders`; `threshold` is not a finite positive number;
+        `threshold_order` is not one of `orders` (NaN, booleans and strings included);
+        `trial_amplitude` is not in (0, π] rad; `trim_revolutions` is negative or
+        `window_revolutions` not positive (both finite, their record at most 3.2e8 revolutions
+        long); or `combine` is unknown. Every argument is checked here, before any run;
+        :meth:`step` refuses a bad record without changing the tuner.
 
     See Also
     --------
@@ -538,8 +704,15 @@ window_revolutions : optional
         window_revolutions: float = 1.0,
     ) -> None:
         super().__init__(
-            orders, initial, threshold, threshold_order, "phasor", trial_amplitude, combine,
-            trim_revolutions, window_revolutions,
+            orders,
+            initial,
+            threshold,
+            threshold_order,
+            "phasor",
+            trial_amplitude,
+            combine,
+            trim_revolutions,
+            window_revolutions,
         )
 
     @property
@@ -553,4 +726,5 @@ window_revolutions : optional
         if self._needs_trial():
             return self._trial(run.model)
         self._s.next_kind = "base"
-        return KinematicErrorModel.from_phasors(self.orders, self._phasor_fit().optimum)
+        optimum = self._phasor_fit().optimum
+        return self._next_model(np.stack([optimum.real, -optimum.imag], axis=-1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,6 +11,35 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_array, check_positive
 from gravdir._results import Result
 from gravdir.errors import InsufficientDataError
+from gravdir.kinematic_error._common import _check_complex, _require_finite
+
+
+def _check_grow_shrink(
+    grow: float, shrink: float, grow_name: str, shrink_name: str
+) -> tuple[float, float]:
+    """Validate a growth factor (> 1, finite) and a shrink factor (in (0, 1))."""
+    gr = check_positive(grow, grow_name)
+    sh = check_positive(shrink, shrink_name)
+    if gr <= 1.0:
+        raise ValueError(f"Expected `{grow_name}` > 1, got {grow!r}.")
+    if sh >= 1.0:
+        raise ValueError(f"Expected `{shrink_name}` in (0, 1), got {shrink!r}.")
+    return gr, sh
+
+
+def _check_step_bounds(step_min: float, step_max: float) -> tuple[float, float]:
+    lo = check_positive(step_min, "step_min")
+    hi = check_positive(step_max, "step_max")
+    if lo > hi:
+        raise ValueError(f"Expected `step_min` ≤ `step_max`, got {lo!r} and {hi!r}.")
+    return lo, hi
+
+
+def _check_current(coefficients: ArrayLike) -> NDArray[np.float64]:
+    c = check_array(coefficients, "coefficients")
+    if c.ndim != 2 or c.shape[1] != 2 or c.shape[0] == 0:
+        raise ValueError(f"Expected `coefficients` to have shape (k, 2), k ≥ 1, got {c.shape}.")
+    return c
 
 
 def _check_coefficient_like(x: ArrayLike, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -38,7 +68,8 @@ def phasor_gradient(response: ArrayLike, deviation: ArrayLike) -> NDArray[np.flo
     Raises
     ------
     ValueError
-        If the shapes differ or values are not finite.
+        If the shapes differ, values are not finite (or are text), or the gradient overflows
+        float64.
 
     See Also
     --------
@@ -63,16 +94,17 @@ def phasor_gradient(response: ArrayLike, deviation: ArrayLike) -> NDArray[np.flo
     >>> phasor_gradient([[2.0 + 0j]], [[1.0 + 0j]])
     array([[4., 0.]])
     """
-    g = np.asarray(response, dtype=np.complex128)
-    y = np.asarray(deviation, dtype=np.complex128)
+    g = _check_complex(response, "response")
+    y = _check_complex(deviation, "deviation")
     if g.ndim != 2 or g.shape != y.shape:
         raise ValueError(
             f"Expected `response` and `deviation` of one shape (m, k), got {g.shape}, {y.shape}."
         )
-    if not (np.all(np.isfinite(g)) and np.all(np.isfinite(y))):
-        raise ValueError("Expected `response` and `deviation` to be finite, got NaN or infinity.")
-    z = np.sum(np.conj(y) * g, axis=0)
-    return np.stack([2 * z.real, 2 * z.imag], axis=-1)
+    with np.errstate(all="ignore"):
+        z = np.sum(np.conj(y) * g, axis=0)
+        out = np.stack([2 * z.real, 2 * z.imag], axis=-1)
+    _require_finite(out, "Expected `response` times `deviation` to fit in float64, got overflow.")
+    return out
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -115,9 +147,11 @@ def fit_phasor_response(corrections: ArrayLike, deviations: ArrayLike) -> Phasor
     Raises
     ------
     ValueError
-        If shapes disagree or values are not finite.
+        If shapes disagree, values are not finite (or are text), or the fitted response and
+        optimum do not fit in float64.
     InsufficientDataError
-        If some order was not varied between runs (fewer than two distinct corrections).
+        If some order was not varied between runs (fewer than two distinct corrections), or the
+        deviations do not respond to it at all (the optimum is then undefined).
 
     See Also
     --------
@@ -147,32 +181,56 @@ def fit_phasor_response(corrections: ArrayLike, deviations: ArrayLike) -> Phasor
     >>> bool(np.isclose(fit.response[0, 0], 1.0)), bool(np.isclose(fit.optimum[0], -2 - 1j))
     (True, True)
     """
-    c = np.asarray(corrections, dtype=np.complex128)
-    y = np.asarray(deviations, dtype=np.complex128)
+    c = _check_complex(corrections, "corrections")
+    y = _check_complex(deviations, "deviations")
     if c.ndim != 2 or y.ndim != 3 or y.shape[0] != c.shape[0] or y.shape[2] != c.shape[1]:
         raise ValueError(
             "Expected `corrections` of shape (r, k) and `deviations` of shape (r, m, k), "
             f"got {c.shape} and {y.shape}."
         )
-    if not (np.all(np.isfinite(c)) and np.all(np.isfinite(y))):
-        raise ValueError("Expected `corrections` and `deviations` to be finite.")
     r, m, k = y.shape
+    if r < 2:
+        raise InsufficientDataError(
+            f"Expected `corrections` of at least two runs with different corrections, "
+            f"got {r} run(s)."
+        )
     g = np.empty((m, k), dtype=np.complex128)
     y0 = np.empty((m, k), dtype=np.complex128)
-    for j in range(k):
-        cj = c[:, j]
-        spread = float(np.max(np.abs(cj - cj.mean()))) if r else 0.0
-        scale = max(float(np.max(np.abs(cj))), 1e-300)
-        if r < 2 or spread <= 1e-9 * scale or spread == 0.0:
-            raise InsufficientDataError(
-                f"Expected at least two runs with different corrections at order index {j}, "
-                f"got {r} run(s) with a spread of {spread:.3g}."
-            )
-        x = np.stack([cj, np.ones(r)], axis=1)
-        sol, *_ = np.linalg.lstsq(x, y[:, :, j], rcond=None)
-        g[:, j], y0[:, j] = sol[0], sol[1]
-    gg = np.sum(np.abs(g) ** 2, axis=0)
-    opt = -np.sum(np.conj(g) * y0, axis=0) / gg
+    opt = np.empty(k, dtype=np.complex128)
+    with np.errstate(all="ignore"):
+        for j in range(k):
+            # solve in units of the spread of the corrections and the size of the deviations
+            cj = c[:, j]
+            centre = cj.mean() if np.all(np.isfinite(cj.mean())) else cj[0]
+            spread = float(np.max(np.abs(cj - centre)))
+            size = float(np.max(np.abs(cj)))
+            if not spread > 1e-9 * size:
+                raise InsufficientDataError(
+                    f"Expected `corrections` of at least two runs with different corrections at "
+                    f"order index {j}, got {r} run(s) with a spread of {spread:.3g}."
+                )
+            ys = float(np.max(np.abs(y[:, :, j])))
+            ys = ys if ys > 0 else 1.0
+            x = np.stack([(cj - centre) / spread, np.ones(r)], axis=1)
+            sol, *_ = np.linalg.lstsq(x, y[:, :, j] / ys, rcond=None)
+            gs, y0s = sol[0], sol[1]  # deviation = gs (c - centre)/spread + y0s, in units of ys
+            gg = float(np.sum(np.abs(gs) ** 2))
+            # in these units a response below 1e-12 is rounding: the deviations did not respond
+            if not gg > 1e-24:
+                raise InsufficientDataError(
+                    f"Expected `deviations` that respond to the correction at order index {j}, "
+                    f"got a response of {math.sqrt(gg):.3g} of their size: the optimum is "
+                    "undefined."
+                )
+            opt[j] = centre - spread * np.sum(np.conj(gs) * y0s) / gg
+            g[:, j] = gs * (ys / spread)
+            y0[:, j] = (y0s - gs * (centre / spread)) * ys
+    for part in (g, y0, opt):
+        _require_finite(
+            part,
+            "Expected `corrections` and `deviations` of scales whose ratio fits in float64, "
+            "got overflow.",
+        )
     return PhasorResponseFit(response=g, offset=y0, optimum=opt)
 
 
@@ -214,8 +272,8 @@ def bold_driver_update(
     factor : float
         Current scalar factor (positive).
     grow, shrink : float, optional
-        Multipliers applied when no component changed sign (``grow`` > 1) and when one did
-        (``0 < shrink`` < 1). The defaults are those of iRprop−, the per-component relative
+        Multipliers applied when no component changed sign (``grow`` > 1, finite) and when one
+        did (``0 < shrink`` < 1). The defaults are those of iRprop−, the per-component relative
         (:func:`rprop_update`).
 
     Returns
@@ -226,7 +284,9 @@ def bold_driver_update(
     Raises
     ------
     ValueError
-        If shapes differ, values are not finite, or the factors are out of range.
+        If shapes differ, values are not finite, `factor` is not a finite positive number (a
+        negative factor would climb), `grow` ≤ 1, `shrink` outside (0, 1), or the step overflows
+        float64.
 
     See Also
     --------
@@ -256,17 +316,20 @@ def bold_driver_update(
     >>> step.coefficients.round(3), round(step.factor, 3)
     (array([[-0.12,  0.12]]), 0.12)
     """
-    c = check_array(coefficients, "coefficients", tail=(2,))
+    c = _check_current(coefficients)
     g = _check_coefficient_like(gradient, "gradient", c.shape)
     f = check_positive(factor, "factor")
-    gr = check_positive(grow, "grow")
-    sh = check_positive(shrink, "shrink")
-    if gr <= 1.0 or sh >= 1.0:
-        raise ValueError(f"Expected `grow` > 1 and `shrink` < 1, got {gr!r} and {sh!r}.")
+    gr, sh = _check_grow_shrink(grow, shrink, "grow", "shrink")
     if previous_gradient is not None:
         p = _check_coefficient_like(previous_gradient, "previous_gradient", c.shape)
-        f = f * (sh if np.any(g * p < 0) else gr)
-    return BoldDriverUpdate(coefficients=c - f * g, factor=float(f))
+        f = f * (sh if np.any(np.sign(g) * np.sign(p) < 0) else gr)
+    with np.errstate(all="ignore"):
+        new = c - f * g
+    _require_finite(
+        [f, *np.ravel(new)],
+        "Expected `factor` times `gradient` to fit in float64, got overflow.",
+    )
+    return BoldDriverUpdate(coefficients=new, factor=float(f))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -310,7 +373,8 @@ def rprop_update(
     previous_gradient : array_like, shape (k, 2), or None
         The gradient memory returned by the previous step (None on the first).
     step_sizes : array_like, shape (k, 2)
-        Current step sizes (rad of motor angle).
+        Current step sizes (rad of motor angle), within [`step_min`, `step_max`]. A zero or
+        negative step would stall or climb and is refused.
     eta_plus, eta_minus : float, optional
         Growth and shrink factors; 1.2 and 0.5 are the published iRprop− values.
     step_min, step_max : float, optional
@@ -326,7 +390,10 @@ def rprop_update(
     Raises
     ------
     ValueError
-        If shapes differ, values are not finite or options are out of range.
+        If shapes differ, values are not finite, `step_sizes` lie outside
+        [`step_min`, `step_max`] (zero and negative steps included), `eta_plus` ≤ 1, `eta_minus`
+        outside (0, 1), the bounds are not finite positive numbers with `step_min` ≤ `step_max`,
+        or the step overflows float64.
 
     See Also
     --------
@@ -353,23 +420,25 @@ def rprop_update(
     >>> step.coefficients.round(3), step.step_sizes.round(3)
     (array([[-0.12,  0.  ]]), array([[0.12, 0.05]]))
     """
-    c = check_array(coefficients, "coefficients", tail=(2,))
+    c = _check_current(coefficients)
     g = np.array(_check_coefficient_like(gradient, "gradient", c.shape), dtype=np.float64)
     d = np.array(_check_coefficient_like(step_sizes, "step_sizes", c.shape), dtype=np.float64)
-    ep = check_positive(eta_plus, "eta_plus")
-    em = check_positive(eta_minus, "eta_minus")
-    lo = check_positive(step_min, "step_min")
-    hi = check_positive(step_max, "step_max")
-    if ep <= 1.0 or em >= 1.0 or lo > hi:
+    ep, em = _check_grow_shrink(eta_plus, eta_minus, "eta_plus", "eta_minus")
+    lo, hi = _check_step_bounds(step_min, step_max)
+    if d.size and not (float(np.min(d)) >= lo and float(np.max(d)) <= hi):
         raise ValueError(
-            "Expected `eta_plus` > 1, `eta_minus` < 1 and `step_min` ≤ `step_max`, got "
-            f"{ep!r}, {em!r}, {lo!r}, {hi!r}."
+            f"Expected `step_sizes` within [`step_min`, `step_max`] = [{lo:g}, {hi:g}], got "
+            f"values from {float(np.min(d)):.3g} to {float(np.max(d)):.3g}."
         )
     if previous_gradient is not None:
         p = _check_coefficient_like(previous_gradient, "previous_gradient", c.shape)
-        prod = g * p
-        d = np.where(
-            prod > 0, np.minimum(d * ep, hi), np.where(prod < 0, np.maximum(d * em, lo), d)
-        )
+        prod = np.sign(g) * np.sign(p)  # signs only: no overflow or underflow
+        with np.errstate(over="ignore"):
+            d = np.where(
+                prod > 0, np.minimum(d * ep, hi), np.where(prod < 0, np.maximum(d * em, lo), d)
+            )
         g = np.where(prod < 0, 0.0, g)
-    return RpropUpdate(coefficients=c - np.sign(g) * d, gradient=g, step_sizes=d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        new = c - np.sign(g) * d
+    _require_finite(new, "Expected `coefficients` minus a step to fit in float64, got overflow.")
+    return RpropUpdate(coefficients=new, gradient=g, step_sizes=d)
