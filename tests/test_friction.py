@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import pickle
+import time
+import warnings
 
 import numpy as np
 import pytest
@@ -687,3 +689,348 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
         combined = np.hypot(res.load_coefficient_std, sd_sweep)
         assert abs(res.load_coefficient - mu_sweep) < 3 * combined
         assert abs(res.load_coefficient - 0.04) < 0.05 * 0.04
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks, caps and numerics at any scale (issue 11)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def short_runs():
+    """A short plan (178 samples) with noisy free and loaded torque of one joint."""
+    p = excitation_trajectory(
+        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_time=0.02, cruise_time=0.3
+    )
+    rng = np.random.default_rng(11)
+    joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
+    g = holding_torque(p.position, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    free = joint.measure(p.position, p.velocity, p.acceleration, rng=rng)
+    loaded = joint.measure(p.position, p.velocity, p.acceleration, gravity_torque=g, rng=rng)
+    return p.velocity, p.acceleration, g, free, loaded
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e200, 1e300, 1e-300])
+def test_fit_friction_at_extreme_torque_scales(short_runs, scale):
+    # Was: once |torque| passed about 1e154 the residuals and the covariance became inf/NaN
+    # with a RuntimeWarning only. The fit now runs in scaled units: the estimates and standard
+    # errors scale with the torque, the load coefficient does not, and a covariance that leaves
+    # the float range is infinite with a warning, never zero or NaN.
+    v, a, g, _, loaded = short_runs
+    ref = fit_friction(v, loaded, acceleration=a, gravity_torque=g, exponent=2.0)
+    with np.errstate(all="raise"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = fit_friction(
+            v, loaded * scale, acceleration=a, gravity_torque=g * scale, exponent=2.0
+        )
+    unit = np.array([scale if n != "load_coefficient" else 1.0 for n in fit.parameter_names])
+    unit[fit.parameter_names.index("stribeck_velocity")] = 1.0
+    # Scaling by 10**k rounds every sample once: the figures agree to round-off amplified by
+    # the conditioning of the fit.
+    assert np.allclose(fit.parameters / unit, ref.parameters, rtol=1e-6)
+    assert np.allclose(fit.parameters_std / unit, ref.parameters_std, rtol=1e-6)
+    assert np.isclose(fit.residual_rms / scale, ref.residual_rms, rtol=1e-6)
+    assert np.all(np.isfinite(fit.residuals)) and np.all(fit.parameters_std > 0)
+    assert not np.isnan(fit.parameters_cov).any()
+    if np.isfinite(fit.parameters_cov).all():
+        assert np.allclose(fit.parameters_cov / np.outer(unit, unit), ref.parameters_cov, rtol=1e-6)
+        assert not caught
+    else:
+        assert np.all(fit.parameters_cov == np.inf)
+        assert any("`parameters_cov` is returned as infinite" in str(w.message) for w in caught)
+
+
+def test_fit_friction_is_exactly_equivariant_under_powers_of_two(short_runs):
+    # Data beyond 2**±64 are brought to order one by an exact power of two: the fit of
+    # torque * 2**k is the fit of torque * 2**100, scaled by 2**(k - 100), to the last bit.
+    v, a, g, _, loaded = short_runs
+    ref = fit_friction(
+        v, loaded * 2.0**100, acceleration=a, gravity_torque=g * 2.0**100, exponent=2.0
+    )
+    for k in (511, 665, 997, -997):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", GravdirWarning)
+            fit = fit_friction(
+                v, loaded * 2.0**k, acceleration=a, gravity_torque=g * 2.0**k, exponent=2.0
+            )
+        shift = np.array(
+            [
+                0 if n in ("load_coefficient", "stribeck_velocity") else k - 100
+                for n in fit.parameter_names
+            ]
+        )
+        assert np.array_equal(fit.parameters, np.ldexp(ref.parameters, shift))
+        assert np.array_equal(fit.parameters_std, np.ldexp(ref.parameters_std, shift))
+        assert np.array_equal(fit.residuals, np.ldexp(ref.residuals, k - 100))
+
+
+def test_fit_friction_with_one_sample_at_1e300(short_runs):
+    # Was: one sample of 1e300 among torques of a few N·m gave inf/NaN residuals and covariance.
+    v, a, _, free, _ = short_runs
+    torque = free.copy()
+    torque[50] = 1e300
+    with np.errstate(all="raise"), pytest.warns(GravdirWarning, match="`parameters_cov`"):
+        fit = fit_friction(v, torque, model="coulomb-viscous", acceleration=a)
+    assert np.all(np.isfinite(fit.parameters)) and np.all(np.isfinite(fit.residuals))
+    assert np.isfinite(fit.residual_rms) and fit.residual_rms > 1e297
+    assert np.all(np.isfinite(fit.parameters_std)) and np.all(fit.parameters_std > 1e295)
+    assert np.all(fit.parameters_cov == np.inf)
+
+
+def test_fit_friction_scales_velocity_and_acceleration(short_runs):
+    v, a, _, free, _ = short_runs
+    ref = fit_friction(v, free, acceleration=a, exponent=2.0)
+    s = 2.0**700
+    with np.errstate(all="raise"), pytest.warns(GravdirWarning, match="`parameters_cov`"):
+        fit = fit_friction(v * s, free, acceleration=a * s, exponent=2.0, min_speed=1e-3 * s)
+    unit = {"viscous": 1 / s, "stribeck_velocity": s, "inertia": 1 / s}
+    for name in fit.parameter_names:
+        f = unit.get(name, 1.0)
+        assert np.isclose(fit.parameter(name) / f, ref.parameter(name), rtol=1e-9), name
+    # Ratios that leave the float range are refused, naming the arguments.
+    with pytest.raises(ValueError, match="`viscous` beyond it"):
+        fit_friction(v * 1e-300, free * 1e300, min_speed=1e-306, model="coulomb-viscous")
+
+
+def test_fit_friction_bit_identical_on_ordinary_data(short_runs):
+    # Data of ordinary size are not rescaled at all: a power-of-two factor inside 2**±64
+    # changes every figure by exactly that factor.
+    v, a, g, _, loaded = short_runs
+    ref = fit_friction(v, loaded, acceleration=a, gravity_torque=g, exponent=2.0)
+    fit = fit_friction(
+        v, loaded * 2.0**-10, acceleration=a, gravity_torque=g * 2.0**-10, exponent=2.0
+    )
+    assert np.allclose(fit.parameters[:4], ref.parameters[:4] * 2.0**-10, rtol=1e-12)
+    assert fit.parameters_std.shape == ref.parameters.shape
+    assert np.array_equal(ref.parameters_std, np.sqrt(np.diag(ref.parameters_cov)))
+
+
+def test_fit_friction_refuses_bad_arguments(short_runs):
+    v, a, _, free, _ = short_runs
+    # A column vector is not a series: no silent broadcasting.
+    with pytest.raises(ValueError, match="`torque`"):
+        fit_friction(v, free[:, None])
+    # Numeric strings and booleans are not numbers.
+    with pytest.raises(ValueError, match="`velocity`"):
+        fit_friction(v.astype(str), free)
+    with pytest.raises(ValueError, match="`exponent`"):
+        fit_friction(v, free, exponent="2.0")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`min_speed`"):
+        fit_friction(v, free, min_speed="0.001")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`max_iter`"):
+        fit_friction(v, free, max_iter=True)
+    with pytest.raises(ValueError, match="`max_iter`"):
+        fit_friction(v, free, max_iter="100")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`model`"):
+        fit_friction(v, free, model=np.array(["stribeck"]))  # type: ignore[arg-type]
+    # Ranges: the iteration cap, the exponent box, the speed resolution.
+    with pytest.raises(ValueError, match="`max_iter` to be an integer from 1 to 10000"):
+        fit_friction(v, free, max_iter=10**12)
+    with pytest.raises(ValueError, match="`exponent` from 0.25 to 5"):
+        fit_friction(v, free, exponent=1e300)
+    with pytest.raises(ValueError, match="`speed_resolution` from 1e-12 to 1"):
+        fit_friction(v, free, speed_resolution=1e-300)
+
+
+def test_load_dependent_friction_needs_ten_loaded_samples(short_runs):
+    # Was: one sample above min_speed gave mu with rms 1e-16 and no warning.
+    v, a, g, free, loaded = short_runs
+    fit0 = fit_friction(v, free, model="coulomb-viscous")
+    one = np.array([0.5])
+    torque_one = fit0.predict(one) + np.array([20.0]) * 1.03
+    with pytest.raises(InsufficientDataError, match="10 or more samples.*got 1"):
+        load_dependent_friction(fit0, one, torque_one, np.array([20.0]))
+    moving = np.flatnonzero(np.abs(v) >= 1e-3)
+    for n, ok in ((9, False), (10, True)):
+        idx = moving[:n]
+        if ok:
+            res = load_dependent_friction(fit0, v[idx], loaded[idx], g[idx])
+            assert res.mask.sum() == 10 and res.load_coefficient_std > 0
+        else:
+            with pytest.raises(InsufficientDataError, match="`gravity_torque` non-zero at 10"):
+                load_dependent_friction(fit0, v[idx], loaded[idx], g[idx])
+
+
+def test_load_dependent_friction_at_extreme_scales(short_runs):
+    v, a, g, free, loaded = short_runs
+    fit0 = fit_friction(v, free, acceleration=a, exponent=2.0)
+    ref = load_dependent_friction(fit0, v, loaded, g, acceleration=a)
+    with np.errstate(all="raise"):
+        # The gravity torque 1e-5 as large: mu 1e5 as large, with the same relative error.
+        small = load_dependent_friction(fit0, v, loaded - g + g * 1e-5, g * 1e-5, acceleration=a)
+        # A loaded run 1e300 times faster than the free one: finite, never NaN.
+        fast = load_dependent_friction(fit0, v * 1e300, loaded, g, acceleration=a)
+    assert np.isclose(small.load_coefficient, ref.load_coefficient * 1e5, rtol=1e-9)
+    assert np.isclose(small.load_coefficient_std, ref.load_coefficient_std * 1e5, rtol=1e-9)
+    assert np.isfinite([fast.load_coefficient, fast.load_coefficient_std, fast.residual_rms]).all()
+    assert fast.load_coefficient_std > 0
+    # Both runs 1e200 times larger: the free fit's covariance is infinite, so the free fit's
+    # share of the error is bounded (with a warning) -- larger than before, never smaller.
+    with pytest.warns(GravdirWarning):
+        fit_big = fit_friction(v, free * 1e200, acceleration=a, exponent=2.0)
+    with pytest.warns(GravdirWarning, match="covariance of `free_fit` is infinite"):
+        big = load_dependent_friction(fit_big, v, loaded * 1e200, g * 1e200, acceleration=a)
+    assert np.isclose(big.load_coefficient, ref.load_coefficient, rtol=1e-9)
+    assert ref.load_coefficient_std <= big.load_coefficient_std < np.inf
+
+
+def test_excitation_trajectory_bounds_its_work():
+    # Was: repeats=10**300 ran 31 s then raised MemoryError; sample_time=1e-12 asked for 183 TiB.
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="`repeats` to be an integer from 1 to 1000"):
+        excitation_trajectory(
+            0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01, repeats=10**300
+        )
+    with pytest.raises(ValueError, match="at most 5000000 samples.*`sample_time`=1e-12"):
+        excitation_trajectory(
+            -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_time=1e-12, cruise_time=2.0
+        )
+    with pytest.raises(ValueError, match="at most 10000 passes"):
+        excitation_trajectory(
+            0.0, 1.0, np.full(101, 0.1), max_acceleration=1.0, sample_time=0.01, repeats=100
+        )
+    with pytest.raises(ValueError, match="`sample_time` at most the plan's duration"):
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=1e300)
+    with pytest.raises(ValueError, match="at most 5000000 samples"):
+        excitation_trajectory(0.0, 1.0, [5e-324], max_acceleration=1.0, sample_time=0.01)
+    assert time.perf_counter() - start < 1.0
+    from gravdir.friction._plan import MAX_PASSES, MAX_PLAN_SAMPLES, MAX_REPEATS
+
+    assert (MAX_PLAN_SAMPLES, MAX_PASSES, MAX_REPEATS) == (5_000_000, 10_000, 1000)
+
+
+def test_excitation_range_in_degrees_is_refused():
+    with pytest.raises(ValueError, match="`q_max` in radians.*degrees?"):
+        excitation_trajectory(0.0, 90.0, [0.1], max_acceleration=1.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`q_min` in radians.*degrees?"):
+        excitation_trajectory(-60.0, 0.0, [0.1], max_acceleration=1.0, sample_time=0.01)
+    with pytest.raises(ValueError, match="`q_max` in radians, got a span.*degrees?"):
+        excitation_trajectory(-7.0, 7.0, [0.1], max_acceleration=1.0, sample_time=0.1)
+    # Two turns of range in radians are accepted.
+    plan = excitation_trajectory(-6.0, 6.0, [0.5], max_acceleration=1.0, sample_time=0.1)
+    assert plan.position.max() == 6.0
+    with pytest.raises(ValueError, match="`position` in radians.*degrees?"):
+        holding_torque(np.linspace(-60.0, 60.0, 9), axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+
+
+def test_numeric_strings_and_bools_are_refused():
+    cases = [
+        (
+            lambda: excitation_trajectory("0", 1.0, [0.1], max_acceleration=1.0, sample_time=0.01),
+            "`q_min`",
+        ),
+        (
+            lambda: excitation_trajectory(
+                False, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01
+            ),
+            "`q_min`",
+        ),
+        (
+            lambda: excitation_trajectory(
+                0.0, 1.0, ["0.1"], max_acceleration=1.0, sample_time=0.01
+            ),
+            "`speeds`",
+        ),
+        (
+            lambda: excitation_trajectory(0.0, 1.0, [0.1], max_acceleration="1", sample_time=0.01),
+            "`max_acceleration`",
+        ),
+        (lambda: StribeckFriction("2.0", 3.0, 0.04, 1.5), "`coulomb`"),
+        (lambda: CoulombViscousFriction(True, 1.5), "`coulomb`"),
+        (
+            lambda: LoadDependentFriction(CoulombViscousFriction(1.0, 1.0), "0.1"),
+            "`load_coefficient`",
+        ),
+        (lambda: gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], mass="5"), "`mass`"),
+        (
+            lambda: gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], 5.0, tolerance=True),
+            "`tolerance`",
+        ),
+        (lambda: SyntheticFrictionJoint(gain="1"), "`gain`"),
+        (lambda: SyntheticFrictionJoint(inertia=True), "`inertia`"),
+        (lambda: FrictionRun(["0.1", "-0.1"], [1.0, -1.0]), "`velocity`"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+def test_friction_run_checks_in_its_constructor(plan):
+    # Was: a FrictionRun took anything and failed only at identification.
+    v = plan.velocity
+    with pytest.raises(ValueError, match="`torque`"):
+        FrictionRun(v, v[:, None])
+    with pytest.raises(ValueError, match="`acceleration`"):
+        FrictionRun(v, v, acceleration=np.where(v > 0, np.nan, v))
+    with pytest.raises(ValueError, match="`gravity_torque`"):
+        FrictionRun(v, v, gravity_torque=v[:-1])
+    with pytest.raises(ValueError, match="`velocity` to hold at least one sample"):
+        FrictionRun(np.zeros(0), np.zeros(0))
+    with pytest.raises(ValueError, match="`free` to be a FrictionRun"):
+        identify_joint_friction("free", FrictionRun(v, v, gravity_torque=v))  # type: ignore[arg-type]
+    run = FrictionRun(v, v, gravity_torque=v)
+    with pytest.raises(ValueError, match="`free_poses` to map joint 1 to a GravityFreeCheck"):
+        identify_arm_friction({1: (FrictionRun(v, v), run)}, free_poses={1: "free"})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="`free_poses` to name joints of `runs`"):
+        identify_arm_friction({1: (FrictionRun(v, v), run)}, free_poses={2: None})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="`free_pose` to be a GravityFreeCheck"):
+        load_dependent_friction(
+            fit_friction(v, np.sign(v) + v, model="coulomb-viscous"),
+            v,
+            v,
+            v,
+            free_pose="free",  # type: ignore[arg-type]
+        )
+
+
+def test_identify_arm_friction_result_pickles(short_runs):
+    # Was: the table held a mappingproxy and did not pickle.
+    v, a, g, free, loaded = short_runs
+    runs = {
+        "J1": (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g)),
+        2: (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g)),
+    }
+    table = identify_arm_friction(runs, model="coulomb-viscous")
+    copy = pickle.loads(pickle.dumps(table))
+    assert copy == table and list(copy) == ["J1", 2]
+    assert copy["J1"].load.load_coefficient == table["J1"].load.load_coefficient
+    json.dumps(copy.to_dict())
+
+
+def test_errors_of_a_run_name_the_run(short_runs):
+    v, a, g, free, loaded = short_runs
+    runs = (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g))
+    with pytest.raises(ValueError, match="`free` run: Expected `exponent`"):
+        identify_joint_friction(*runs, model="coulomb-viscous", exponent=2.0)
+    slow = (FrictionRun(v, free, a), FrictionRun(v * 1e-6, loaded, a, gravity_torque=g))
+    with pytest.raises(InsufficientDataError, match="`loaded` run: Expected `velocity`"):
+        identify_joint_friction(*slow, model="coulomb-viscous")
+
+
+def test_models_and_geometry_survive_extreme_values():
+    with np.errstate(all="raise"):
+        # A Stribeck dip far beyond the float range: e = 0, no overflow.
+        m = StribeckFriction(1.0, 2.0, 1e-300, 1e-300, exponent=5.0)
+        assert np.allclose(m.evaluate([1e300, -1.0, 0.0]), [2.0, -1.0, 0.0])
+        # A torque beyond the float range is refused, naming the argument.
+        with pytest.raises(ValueError, match="`velocity`"):
+            CoulombViscousFriction(1.0, 2.0).evaluate(1e308)
+        with pytest.raises(ValueError, match="`velocity`"):
+            SyntheticFrictionJoint().measure([0.0], [1e308], [0.0])
+        # Directions of any length: the verdict does not depend on the scale of `axis`.
+        ref = gravity_free_check(UP, AXIS, [0, 0, 0.3], [0.4, 0.1, 0.3], 4.0)
+        for s in (1e300, 1e-300):
+            chk = gravity_free_check(UP, AXIS * s, [0, 0, 0.3], [0.4, 0.1, 0.3], 4.0)
+            assert chk == ref
+            tau = holding_torque([0.0, 1.0], axis=AXIS * s, up=UP, first_moment=FIRST_MOMENT)
+            assert np.array_equal(
+                tau, holding_torque([0.0, 1.0], axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+            )
+        far = gravity_free_check(UP, AXIS, [0, 0, 0], [1e300, 0, 0], 1.0)
+        assert far.residual_fraction == 1.0 and np.isfinite(far.gravity_torque_amplitude)
+        with pytest.raises(ValueError, match="`up`"):
+            gravity_free_check(UP * 1e300, AXIS, [0, 0, 0], [1, 0, 0], 1.0)
+        with pytest.raises(ValueError, match="`mass`"):
+            gravity_free_check(UP, AXIS, [0, 0, 0], [1e200, 0, 0], 1e200)
+        with pytest.raises(ValueError, match="`tolerance` below 1"):
+            gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], 1.0, tolerance=1.0)

@@ -15,6 +15,12 @@ The models (:class:`CoulombViscousFriction`, :class:`StribeckFriction`,
 Armstrong-Hélouvry, Dupont & Canudas de Wit (1994); the Stribeck velocity and exponent are found
 by variable projection (Golub & Pereyra 1973).
 
+Every function checks its arguments before it computes (types, shapes, ranges, units where
+they can be detected) and bounds its work by documented caps (`MAX_ITER_CAP`,
+`MAX_PLAN_SAMPLES`, `MAX_PASSES`, `MAX_REPEATS`); each estimate needs a documented minimum of
+data (`MIN_LOAD_SAMPLES` for the load coefficient). The fits work in scaled units, so any finite
+data give finite estimates and standard errors, or a clear error.
+
 Conventions: radians, SI units; τ is the torque the actuator applies to the distal link about
 +axis; the *gravity torque* :math:`\\tau_g` of a run is the part of the drive torque that holds the
 distal links against gravity (minus the torque of gravity about +axis).
@@ -28,8 +34,9 @@ from gravdir.friction._arm import (
     identify_joint_friction,
 )
 from gravdir.friction._columns import FrictionModelName
-from gravdir.friction._estimate import FrictionFit, fit_friction
+from gravdir.friction._estimate import MAX_ITER_CAP, FrictionFit, fit_friction
 from gravdir.friction._load import (
+    MIN_LOAD_SAMPLES,
     GravityFreeCheck,
     LoadFrictionFit,
     gravity_free_check,
@@ -43,9 +50,20 @@ from gravdir.friction._model import (
     LoadDependentFriction,
     StribeckFriction,
 )
-from gravdir.friction._plan import ExcitationPlan, excitation_trajectory
+from gravdir.friction._plan import (
+    MAX_PASSES,
+    MAX_PLAN_SAMPLES,
+    MAX_REPEATS,
+    ExcitationPlan,
+    excitation_trajectory,
+)
 
 __all__ = [
+    "MAX_ITER_CAP",
+    "MAX_PASSES",
+    "MAX_PLAN_SAMPLES",
+    "MAX_REPEATS",
+    "MIN_LOAD_SAMPLES",
     "ArmFrictionFit",
     "AsymmetricStribeckFriction",
     "BaseFrictionModel",

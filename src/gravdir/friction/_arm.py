@@ -57,7 +57,8 @@ class FrictionRun(Result):
     Raises
     ------
     ValueError
-        If `velocity` is not shape (n,) and finite, or another array differs from its shape.
+        If `velocity` is not shape (n,) with n >= 1, real and finite, or another array is not
+        real and finite or differs from its shape (a column vector is refused, not broadcast).
     """
 
     velocity: NDArray[np.float64]
@@ -67,6 +68,8 @@ class FrictionRun(Result):
 
     def __post_init__(self) -> None:
         v = np.array(check_velocity(self.velocity), dtype=np.float64)
+        if v.size == 0:
+            raise ValueError("Expected `velocity` to hold at least one sample, got none.")
         object.__setattr__(self, "velocity", v)
         for name in ("torque", "acceleration", "gravity_torque"):
             value: ArrayLike | None = getattr(self, name)
@@ -194,8 +197,10 @@ def identify_joint_friction(
     Raises
     ------
     ValueError
-        As :func:`fit_friction` and :func:`load_dependent_friction`, and if the loaded run has
-        no gravity torque or the free run has one.
+        As :func:`fit_friction` and :func:`load_dependent_friction` (the message then starts
+        with the run, `free` or `loaded`, and the error keeps its type), and if `free` or
+        `loaded` is not a FrictionRun, the loaded run has no gravity torque or the free run has
+        one.
 
     Warns
     -----
@@ -225,6 +230,9 @@ def identify_joint_friction(
     >>> round(res.load.load_coefficient, 9)
     0.04
     """
+    for name, run in (("free", free), ("loaded", loaded)):
+        if not isinstance(run, FrictionRun):
+            raise ValueError(f"Expected `{name}` to be a FrictionRun, got {type(run).__name__}.")
     if loaded.gravity_torque is None:
         raise ValueError("Expected `loaded.gravity_torque` (the loaded run's gravity torque).")
     if free.gravity_torque is not None:
@@ -233,23 +241,29 @@ def identify_joint_friction(
             "torque."
         )
     refuse_loaded_pose(free_pose)
-    free_fit = fit_friction(
-        free.velocity,
-        free.torque,
-        model=model,
-        acceleration=free.acceleration,
-        exponent=exponent,
-        min_speed=min_speed,
-        max_iter=max_iter,
-    )
-    load = load_dependent_friction(
-        free_fit,
-        loaded.velocity,
-        loaded.torque,
-        loaded.gravity_torque,
-        acceleration=loaded.acceleration,
-        min_speed=min_speed,
-    )
+    try:
+        free_fit = fit_friction(
+            free.velocity,
+            free.torque,
+            model=model,
+            acceleration=free.acceleration,
+            exponent=exponent,
+            min_speed=min_speed,
+            max_iter=max_iter,
+        )
+    except ValueError as exc:
+        raise type(exc)(f"`free` run: {exc}") from exc
+    try:
+        load = load_dependent_friction(
+            free_fit,
+            loaded.velocity,
+            loaded.torque,
+            loaded.gravity_torque,
+            acceleration=loaded.acceleration,
+            min_speed=min_speed,
+        )
+    except ValueError as exc:
+        raise type(exc)(f"`loaded` run: {exc}") from exc
     return JointFrictionFit(free=free_fit, load=load, free_pose=free_pose)
 
 
@@ -282,8 +296,10 @@ def identify_arm_friction(
     Raises
     ------
     ValueError
-        If `runs` is empty, an entry is not a pair of runs, or a joint's identification fails;
-        the message starts with the joint's key and the error keeps its type.
+        If `runs` is empty, an entry is not a pair of runs, `free_poses` names a joint that is
+        not in `runs` or holds something else than a GravityFreeCheck, or a joint's
+        identification fails; the message starts with the joint's key and the error keeps its
+        type.
 
     See Also
     --------
@@ -312,6 +328,23 @@ def identify_arm_friction(
     """
     if not isinstance(runs, Mapping) or len(runs) == 0:
         raise ValueError("Expected `runs` to be a non-empty mapping of joint to (free, loaded).")
+    if free_poses is not None:
+        if not isinstance(free_poses, Mapping):
+            raise ValueError(
+                f"Expected `free_poses` to be a mapping of joint to GravityFreeCheck, got "
+                f"{type(free_poses).__name__}."
+            )
+        strays = [k for k in free_poses if k not in runs]
+        if strays:
+            raise ValueError(
+                f"Expected `free_poses` to name joints of `runs`, got {strays!r} besides."
+            )
+        for key, check in free_poses.items():
+            if not isinstance(check, GravityFreeCheck):
+                raise ValueError(
+                    f"Expected `free_poses` to map joint {key!r} to a GravityFreeCheck, got "
+                    f"{type(check).__name__}."
+                )
     joints: list[K] = []
     fits: list[JointFrictionFit] = []
     for key, pair in runs.items():
@@ -321,8 +354,8 @@ def identify_arm_friction(
             or not all(isinstance(r, FrictionRun) for r in pair)
         ):
             raise ValueError(
-                f"Expected `runs[{key!r}]` to be a (free, loaded) pair of FrictionRun, got "
-                f"{type(pair).__name__}."
+                f"Expected `runs` to map joint {key!r} to a (free, loaded) pair of FrictionRun, "
+                f"got {type(pair).__name__}."
             )
         pose = None if free_poses is None else free_poses.get(key)
         try:

@@ -10,7 +10,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import least_squares
 
-from gravdir._checks import check_array, check_option, check_positive, check_same_shape
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_option,
+    check_positive,
+    check_same_shape,
+)
 from gravdir._results import Result, warn_not_converged
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.friction._columns import (
@@ -20,9 +26,22 @@ from gravdir.friction._columns import (
     columns_for_model,
     columns_for_name,
 )
-from gravdir.friction._model import FrictionModel, LoadDependentFriction, parameter_unit
+from gravdir.friction._inputs import ignore_underflow, lost_in_scaling, pow2_exponent
+from gravdir.friction._model import (
+    FrictionModel,
+    LoadDependentFriction,
+    finite_torque,
+    parameter_unit,
+)
 
-__all__ = ["FrictionFit", "check_like_velocity", "check_velocity", "fit_friction", "fit_jacobian"]
+__all__ = [
+    "MAX_ITER_CAP",
+    "FrictionFit",
+    "check_like_velocity",
+    "check_velocity",
+    "fit_friction",
+    "fit_jacobian",
+]
 
 # Search box of the Stribeck exponent. Published fits of robot joints lie between about 0.5 and
 # 2 (Armstrong-Hélouvry, Dupont & Canudas de Wit 1994 use 2, the Gaussian dip; many harmonic
@@ -33,6 +52,12 @@ _EXPONENT_GRID = (0.5, 1.0, 2.0, 3.0)
 # Number of log-spaced Stribeck velocities in the global start grid (one per ~12% of speed over
 # the 0.005-1 rad/s range of a typical plan).
 _VS_GRID_POINTS = 48
+# Cap on `max_iter`: a typical plan needs 10-30 residual evaluations; 10 000 bounds the work of a
+# call (each evaluation is one least-squares solve over the samples).
+MAX_ITER_CAP = 10_000
+# Range of `speed_resolution`: below 1e-12 the relative differences are round-off of the
+# velocity itself; above 1 speeds differing by more than a factor of two would count as one.
+SPEED_RESOLUTION_RANGE = (1e-12, 1.0)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -54,7 +79,12 @@ class FrictionFit(Result):
         Estimated parameters (N·m, N·m·s/rad, rad/s, kg·m², dimensionless).
     parameters_cov : ndarray, shape (p, p)
         Their covariance, :math:`\\hat\\sigma^2 (J^\\top J)^{-1}` with the Jacobian of the model
-        at the optimum (the delta method).
+        at the optimum (the delta method). Infinite throughout (with a ``GravdirWarning``) where
+        its entries leave the float range in the units of the data (torques beyond about 1e150
+        N·m or below about 1e-150 N·m); `parameters_std` stays exact.
+    parameters_std : ndarray, shape (p,)
+        Standard errors: the square roots of the diagonal of the covariance, computed in scaled
+        units.
     residuals : ndarray, shape (m,)
         Torque minus model at the `m` samples used, N·m.
     mask : ndarray of bool, shape (n,)
@@ -77,6 +107,7 @@ class FrictionFit(Result):
     parameter_names: tuple[str, ...]
     parameters: NDArray[np.float64]
     parameters_cov: NDArray[np.float64]
+    parameters_std: NDArray[np.float64]
     residuals: NDArray[np.float64]
     mask: NDArray[np.bool_]
     residual_rms: float
@@ -84,16 +115,12 @@ class FrictionFit(Result):
     converged: bool
     n_iter: int
 
-    @property
-    def parameters_std(self) -> NDArray[np.float64]:
-        """Standard errors: square roots of the diagonal of `parameters_cov`, shape (p,)."""
-        return np.sqrt(np.clip(np.diag(self.parameters_cov), 0.0, None))
-
     def parameter(self, name: str) -> float:
         """The estimate of the parameter called `name`."""
         check_option(name, "name", self.parameter_names)
         return float(self.parameters[self.parameter_names.index(name)])
 
+    @ignore_underflow
     def predict(
         self,
         velocity: ArrayLike,
@@ -108,7 +135,8 @@ class FrictionFit(Result):
         ------
         ValueError
             If the fit includes inertia and `acceleration` is missing, or a load-dependent fit
-            gets no `load`.
+            gets no `load`; if an input is not real and finite, or the torque exceeds the float
+            range.
         """
         v = check_array(velocity, "velocity")
         out = self.model.evaluate(v, load=load)
@@ -119,7 +147,8 @@ class FrictionFit(Result):
                 )
             a = check_array(acceleration, "acceleration")
             check_same_shape(velocity=v, acceleration=a)
-            out = out + self.inertia * a
+            inertia = self.inertia
+            out = finite_torque(lambda: out + inertia * a, "`velocity` and `acceleration`")
         return out
 
     def __repr__(self) -> str:
@@ -203,13 +232,40 @@ def _grid_costs(
 
 @dataclass(frozen=True)
 class _Samples:
-    """The samples a fit uses: velocity, torque (gravity removed), acceleration, gravity."""
+    """The samples a fit uses, in scaled units: velocity, torque (gravity removed), acceleration
+    and gravity torque (the load column) divided by ``2**velocity_exponent``,
+    ``2**torque_exponent``, ``2**acceleration_exponent`` and ``2**load_exponent``;
+    `raw_velocity` unscaled."""
 
     mask: NDArray[np.bool_]
     velocity: NDArray[np.float64]
     torque: NDArray[np.float64]
     acceleration: NDArray[np.float64] | None
     gravity_torque: NDArray[np.float64] | None
+    raw_velocity: NDArray[np.float64]
+    velocity_exponent: int
+    torque_exponent: int
+    acceleration_exponent: int
+    load_exponent: int
+
+    def parameter_exponents(self, names: list[str]) -> NDArray[np.int64]:
+        """Per parameter, the power of two that turns its scaled value into the caller's units."""
+        kv, kt, ka = self.velocity_exponent, self.torque_exponent, self.acceleration_exponent
+        kg = self.load_exponent
+        stems = {
+            "offset": kt,
+            "coulomb": kt,
+            "static": kt,
+            "viscous": kt - kv,
+            "stribeck_velocity": kv,
+            "exponent": 0,
+            "inertia": kt - ka,
+            "load_coefficient": kt - kg,
+        }
+        return np.array(
+            [stems[n.removesuffix("_positive").removesuffix("_negative")] for n in names],
+            dtype=np.int64,
+        )
 
 
 def _select_samples(
@@ -235,20 +291,37 @@ def _select_samples(
     n_pos = int(np.count_nonzero(v > 0))
     n_neg = int(np.count_nonzero(v < 0))
     if n_pos == 0 or n_neg == 0:
-        which = "positive" if n_neg == 0 else "negative"
+        which = "positive only" if n_neg == 0 else "negative only"
         if n_pos == 0 and n_neg == 0:
-            which = "none at or above min_speed"
+            which = "none"
         raise InsufficientDataError(
             f"Expected `velocity` to hold samples in both directions with |velocity| >= "
-            f"min_speed={min_speed:g}, got {which} only ({n_pos} positive, {n_neg} negative): the "
+            f"`min_speed`={min_speed:g}, got {which} ({n_pos} positive, {n_neg} negative): the "
             "offset (or per-direction levels) cannot be separated from Coulomb friction."
         )
+    # Scaled units (exact powers of two, none for data of ordinary size): no square or product
+    # of the fit overflows or underflows, whatever the size of the data.
+    t_used = torque_all[mask]
+    g_used = None if g_all is None else g_all[mask]
+    kv = pow2_exponent(v)
+    kt = pow2_exponent(t_used if g_used is None else np.concatenate([t_used, g_used]))
+    a_used = None if a_all is None else a_all[mask]
+    ka = 0 if a_used is None else pow2_exponent(a_used)
+    kg = 0 if g_used is None else pow2_exponent(g_used)
+    torque = np.ldexp(t_used, -kt)
+    if g_used is not None:
+        torque = torque - np.ldexp(g_used, -kt)
     return _Samples(
         mask=mask,
-        velocity=v,
-        torque=torque_all[mask] if g_all is None else (torque_all - g_all)[mask],
-        acceleration=None if a_all is None else a_all[mask],
-        gravity_torque=None if g_all is None else g_all[mask],
+        velocity=np.ldexp(v, -kv),
+        torque=torque,
+        acceleration=None if a_used is None else np.ldexp(a_used, -ka),
+        gravity_torque=None if g_used is None else np.ldexp(g_used, -kg),
+        raw_velocity=v,
+        velocity_exponent=kv,
+        torque_exponent=kt,
+        acceleration_exponent=ka,
+        load_exponent=kg,
     )
 
 
@@ -391,10 +464,11 @@ def _warn_unresolved(
             + ", ".join(f"`{n}`" for n in unresolved)
             + " is on the edge of its search box or uncertain by more than 50%.",
             GravdirWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
+@ignore_underflow
 def fit_friction(
     velocity: ArrayLike,
     torque: ArrayLike,
@@ -426,7 +500,8 @@ def fit_friction(
         model gains :math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q`: the fitted model is a
         :class:`LoadDependentFriction` and `load_coefficient` is estimated in one fit.
     exponent : float, optional
-        Fixed Stribeck exponent :math:`\\delta`. By default it is estimated.
+        Fixed Stribeck exponent :math:`\\delta`, from 0.25 to 5 (the box of the search). By
+        default it is estimated.
     min_speed : float, optional
         Stiction threshold, rad/s (default 1e-3). Samples with ``|velocity| < min_speed`` are
         not used: there the joint sticks or creeps (pre-sliding, Dahl/LuGre regime) and torque
@@ -435,11 +510,11 @@ def fit_friction(
     speed_resolution : float, optional
         Relative difference below which two velocities count as one speed when checking that
         the data hold enough distinct speeds (default 0.05: differentiated encoder velocity at
-        a constant commanded speed jitters by a few per cent).
+        a constant commanded speed jitters by a few per cent), from 1e-12 to 1.
     max_iter : int, optional
         Largest number of residual evaluations of the search over the Stribeck velocities and
         exponents (scipy ``least_squares``' ``max_nfev``; default 200, far above the 10-30 a
-        typical plan needs).
+        typical plan needs), from 1 to `MAX_ITER_CAP` = 10 000.
 
     Returns
     -------
@@ -450,7 +525,10 @@ def fit_friction(
     Raises
     ------
     ValueError
-        On shape mismatch, non-finite input, unknown `model` or a `max_iter` below 1.
+        On shape mismatch (a column vector is not a series), non-finite or non-numeric input
+        (numeric strings included), unknown `model`, `exponent`, `speed_resolution` or
+        `max_iter` outside its range, or data whose scales put an estimate or a standard error
+        beyond the float range (e.g. a viscous coefficient of torque 1e300 over speed 1e-300).
     InsufficientDataError
         If the samples used move in only one direction, hold fewer distinct speeds than the
         model has speed-dependent parameters, do not outnumber the parameters, or leave two
@@ -460,7 +538,9 @@ def fit_friction(
     -----
     GravdirWarning
         If a Stribeck velocity or exponent ends on the edge of its search box, or a Stribeck
-        velocity's relative standard error exceeds 50%: the data do not resolve the dip.
+        velocity's relative standard error exceeds 50%: the data do not resolve the dip. If the
+        covariance leaves the float range in the units of the data: `parameters_cov` is then
+        infinite and `parameters_std` holds the standard errors.
     ConvergenceWarning
         If the search stops at `max_iter` evaluations before meeting its tolerance.
 
@@ -485,6 +565,12 @@ def fit_friction(
     :math:`J = [X,\\ \\partial (X\\theta)/\\partial p]` at the optimum and
     :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(m - k)`, the asymptotic covariance of the nonlinear
     least-squares estimate under white noise (Kay 1993, ch. 8).
+
+    The fit runs in scaled units: velocity, torque (with the gravity torque) and acceleration are
+    divided by powers of two that bring their largest magnitudes to order one -- exact in
+    floating point, and skipped for data within :math:`2^{\\pm 64}` -- and the estimates are
+    scaled back, so torques of 1e-300 or 1e300 N·m give the same relative figures as torques of
+    1 N·m.
 
     The friction model identified in the gravity-free pose is the "preset friction
     identification model" of CN 107423515 B, claims 1-2, which relates friction torque to
@@ -513,6 +599,8 @@ def fit_friction(
     >>> np.allclose(fit.parameters, [0.1, 2.0, 3.0, 1.5, 0.05, 2.0]), fit.converged
     (True, True)
     """
+    if not isinstance(model, str):
+        raise ValueError(f"Expected `model` to be a model name, got {type(model).__name__}.")
     name = check_option(model, "model", MODEL_NAMES)
     strategy = columns_for_name(name)
     if exponent is not None:
@@ -520,13 +608,13 @@ def fit_friction(
             raise ValueError(
                 f"Expected `exponent` to be None for model {name!r}, got {exponent!r}."
             )
-        exponent = check_positive(exponent, "exponent")
+        exponent = _check_exponent(exponent)
     v_min = check_positive(min_speed, "min_speed")
-    resolution = check_positive(speed_resolution, "speed_resolution")
-    limit = _check_max_iter(max_iter)
+    resolution = _check_resolution(speed_resolution)
+    limit = check_count(max_iter, "max_iter", minimum=1, maximum=MAX_ITER_CAP)
     data = _select_samples(velocity, torque, acceleration, gravity_torque, v_min)
     design = Design(strategy, data.velocity, data.acceleration, data.gravity_torque, exponent)
-    _check_support(design, data.velocity, resolution)
+    _check_support(design, data.raw_velocity, resolution)
 
     p_hat = np.zeros(0)
     at_edge = np.zeros(0, dtype=bool)
@@ -539,27 +627,99 @@ def fit_friction(
     theta, resid, cov = _linear_fit(design, data.torque, p_hat)
     _warn_unresolved(design, p_hat, cov, at_edge)
     if not converged:
-        warn_not_converged("fit_friction", limit)
+        warn_not_converged("fit_friction", limit, stacklevel=4)
+    return _unscaled_fit(name, design, data, theta, p_hat, cov, resid, v_min, converged, n_iter)
+
+
+def _unscaled_fit(
+    name: str,
+    design: Design,
+    data: _Samples,
+    theta: NDArray[np.float64],
+    p_hat: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    resid: NDArray[np.float64],
+    v_min: float,
+    converged: bool,
+    n_iter: int,
+) -> FrictionFit:
+    """The fit in the caller's units, from the one in scaled units (exact powers of two)."""
+    k = data.parameter_exponents(design.names)
+    kt = data.torque_exponent
+    scaled = np.concatenate([theta, p_hat])
+    std_scaled = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    with np.errstate(over="ignore"):
+        params = np.ldexp(scaled, k)
+        std = np.ldexp(std_scaled, k)
+        residuals = np.ldexp(resid, kt)
+        rms = float(np.ldexp(np.sqrt(np.mean(resid**2)), kt))
+    for values, before, what in (
+        (params, scaled, "the estimate"),
+        (std, std_scaled, "the standard error"),
+    ):
+        for i, (x, x0) in enumerate(zip(values, before, strict=True)):
+            if lost_in_scaling(x0, x):
+                raise ValueError(
+                    "Expected `torque`, `velocity` and `acceleration` on scales whose ratios fit "
+                    f"the float range, got {what} of `{design.names[i]}` beyond it "
+                    f"({float(x0):.3g} × 2**{int(k[i])})."
+                )
+    if not (np.isfinite(rms) and np.all(np.isfinite(residuals))):
+        raise ValueError("Expected `torque` whose residuals fit the float range, got an overflow.")
+    n_lin = len(design.linear_names) + len(design.extra_names)
     return FrictionFit(
-        model=design.model(theta, p_hat),
+        model=design.model(params[:n_lin], params[n_lin:]),
         model_name=name,
-        inertia=design.extra(theta, "inertia"),
+        inertia=design.extra(params, "inertia"),
         parameter_names=tuple(design.names),
-        parameters=np.concatenate([theta, p_hat]),
-        parameters_cov=cov,
-        residuals=resid,
+        parameters=params,
+        parameters_cov=_unscaled_cov(cov, k),
+        parameters_std=std,
+        residuals=residuals,
         mask=data.mask,
-        residual_rms=float(np.sqrt(np.mean(resid**2))),
+        residual_rms=rms,
         min_speed=v_min,
         converged=converged,
         n_iter=n_iter,
     )
 
 
-def _check_max_iter(max_iter: int) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
-        raise ValueError(f"Expected `max_iter` to be a positive integer, got {max_iter!r}.")
-    return int(max_iter)
+def _unscaled_cov(cov: NDArray[np.float64], k: NDArray[np.int64]) -> NDArray[np.float64]:
+    """`cov` scaled by ``2**(k_i + k_j)``; infinite throughout, with a warning, if it leaves the
+    float range (an uncertainty lost to overflow or underflow is never reported as zero)."""
+    if not np.any(k) and np.all(np.isfinite(cov)):
+        return cov
+    with np.errstate(over="ignore"):
+        out: NDArray[np.float64] = np.ldexp(cov, k[:, None] + k[None, :])
+    if np.any(lost_in_scaling(cov, out)) or not np.all(np.isfinite(out)):
+        warnings.warn(
+            "The covariance of the friction fit leaves the float range in the units of the data: "
+            "`parameters_cov` is returned as infinite; `parameters_std` holds the standard errors.",
+            GravdirWarning,
+            stacklevel=5,
+        )
+        return np.full_like(cov, np.inf)
+    return out
+
+
+def _check_exponent(exponent: float) -> float:
+    """A fixed Stribeck exponent: positive, within the box the search uses."""
+    value = check_positive(exponent, "exponent")
+    lo, hi = _EXPONENT_BOUNDS
+    if not lo <= value <= hi:
+        raise ValueError(
+            f"Expected `exponent` from {lo:g} to {hi:g} (beyond, the Stribeck dip is a step or a "
+            f"flat line over any plan), got {value!r}."
+        )
+    return value
+
+
+def _check_resolution(speed_resolution: float) -> float:
+    value = check_positive(speed_resolution, "speed_resolution")
+    lo, hi = SPEED_RESOLUTION_RANGE
+    if not lo <= value <= hi:
+        raise ValueError(f"Expected `speed_resolution` from {lo:g} to {hi:g}, got {value!r}.")
+    return value
 
 
 def fit_jacobian(

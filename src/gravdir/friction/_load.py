@@ -3,30 +3,49 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_unit_vector, check_vectors
+from gravdir._checks import check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
-from gravdir.errors import DegenerateGeometryError, InsufficientDataError
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.friction._estimate import (
     FrictionFit,
     check_like_velocity,
     check_velocity,
     fit_jacobian,
 )
-from gravdir.friction._model import LoadDependentFriction
+from gravdir.friction._inputs import (
+    check_unit,
+    direction,
+    ignore_underflow,
+    length,
+    lost_in_scaling,
+    pow2_exponent,
+    representable,
+    vector3,
+)
+from gravdir.friction._model import LoadDependentFriction, finite_torque
 
 __all__ = [
     "GravityFreeCheck",
     "LoadFrictionFit",
     "gravity_free_check",
     "load_dependent_friction",
+    "MIN_LOAD_SAMPLES",
+    "check_free_pose",
     "refuse_loaded_pose",
 ]
+
+# Smallest number of loaded samples (|velocity| >= min_speed, non-zero gravity torque) for μ:
+# the noise level behind its standard error comes from m - 1 degrees of freedom, uncertain by
+# 1/sqrt(2 (m - 1)) relative -- a quarter at m = 10.
+MIN_LOAD_SAMPLES = 10
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -71,14 +90,25 @@ class GravityFreeCheck(Result):
         )
 
 
+def check_free_pose(free_pose: Any, name: str = "free_pose") -> GravityFreeCheck | None:
+    """`free_pose` if it is None or a GravityFreeCheck; ValueError naming `name` otherwise."""
+    if free_pose is not None and not isinstance(free_pose, GravityFreeCheck):
+        raise ValueError(
+            f"Expected `{name}` to be a GravityFreeCheck or None, got {type(free_pose).__name__}."
+        )
+    return free_pose
+
+
 def refuse_loaded_pose(free_pose: GravityFreeCheck | None) -> None:
     """Raise DegenerateGeometryError if `free_pose` is given and not gravity-free."""
+    check_free_pose(free_pose)
     if free_pose is not None and not free_pose.is_gravity_free:
         raise DegenerateGeometryError(
             f"Expected `free_pose` to be gravity-free, got {free_pose.reason}."
         )
 
 
+@ignore_underflow
 def gravity_free_check(
     up: ArrayLike,
     axis: ArrayLike,
@@ -104,10 +134,10 @@ def gravity_free_check(
     mass : float
         Its mass, kg.
     tolerance : float, optional
-        Largest accepted `residual_fraction` (default 0.01). At 1% the residual gravity torque
-        is of the order of the torque noise of a current-based estimate (0.5% of the peak
-        gravity torque) and the load-dependent friction it causes (at most ~5% of the load) is
-        below 0.05% of the loaded pose's gravity torque.
+        Largest accepted `residual_fraction`, in (0, 1) (default 0.01). At 1% the residual
+        gravity torque is of the order of the torque noise of a current-based estimate (0.5% of
+        the peak gravity torque) and the load-dependent friction it causes (at most ~5% of the
+        load) is below 0.05% of the loaded pose's gravity torque.
     gravity : float, optional
         Acceleration of gravity, m/s² (default ``STANDARD_GRAVITY`` = 9.80665).
 
@@ -119,8 +149,9 @@ def gravity_free_check(
     Raises
     ------
     ValueError
-        If a vector is not shape (3,) and finite, `up` is not unit, `axis` is zero, or `mass`,
-        `tolerance`, `gravity` are not positive.
+        If a vector is not shape (3,), real and finite, `up` is not unit, `axis` is zero,
+        `mass` or `gravity` is not a positive number, `tolerance` is not in (0, 1), or the peak
+        gravity torque exceeds the float range.
 
     See Also
     --------
@@ -151,23 +182,34 @@ def gravity_free_check(
     >>> chk.is_gravity_free, round(chk.gravity_torque_amplitude, 3)
     (False, 19.613)
     """
-    u = check_unit_vector(up, "up")
-    a = check_unit_vector(axis, "axis", normalize=True)
-    p = check_vectors(point, "point")
-    c = check_vectors(center_of_mass, "center_of_mass")
-    for name, arr in (("up", u), ("axis", a), ("point", p), ("center_of_mass", c)):
-        if arr.shape != (3,):
-            raise ValueError(f"Expected `{name}` to have shape (3,), got {arr.shape}.")
+    u = check_unit(up, "up")
+    a = direction(axis, "axis")
+    p = vector3(point, "point")
+    c = vector3(center_of_mass, "center_of_mass")
     m = check_positive(mass, "mass")
     tol = check_positive(tolerance, "tolerance")
+    if tol >= 1.0:
+        raise ValueError(
+            f"Expected `tolerance` below 1 (a fraction of the largest gravity torque), got {tol!r}."
+        )
     g0 = check_positive(gravity, "gravity")
-    r = c - p
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = c - p
+    if not np.all(np.isfinite(r)):
+        raise ValueError(
+            "Expected `center_of_mass` and `point` whose difference is finite, got an overflow."
+        )
     r_perp = r - float(a @ r) * a
-    rho = float(np.linalg.norm(r_perp))
+    rho = length(r_perp)
     sin_tilt = float(np.linalg.norm(np.cross(a, u)))
     tilt = math.atan2(sin_tilt, abs(float(a @ u)))
     amplitude = m * g0 * rho * sin_tilt
-    lever = float(np.linalg.norm(r))
+    if not math.isfinite(amplitude):
+        raise ValueError(
+            "Expected `mass`, `gravity` and the lever arm `center_of_mass` - `point` whose "
+            f"product is finite, got m={m:.3g} kg, g={g0:.3g} m/s², distance {rho:.3g} m."
+        )
+    lever = length(r)
     # A centre of mass at the point itself (|r| below a nanometre) is on the axis: no torque.
     fraction = 0.0 if lever < 1e-9 else rho * sin_tilt / lever
     ok = fraction <= tol
@@ -227,6 +269,7 @@ class LoadFrictionFit(Result):
         )
 
 
+@ignore_underflow
 def load_dependent_friction(
     free_fit: FrictionFit,
     velocity: ArrayLike,
@@ -271,10 +314,21 @@ def load_dependent_friction(
     DegenerateGeometryError
         If `free_pose` says the free pose is not gravity-free.
     InsufficientDataError
-        If no sample is used or the gravity torque is zero throughout.
+        If no sample is used, the gravity torque stays below `min_load`, or fewer than
+        `MIN_LOAD_SAMPLES` = 10 samples used carry a non-zero gravity torque (μ and the noise
+        level behind its standard error need them).
     ValueError
-        On shape mismatch, non-finite input, a missing `acceleration`, or a load-dependent
-        `free_fit`.
+        On shape mismatch (a column vector is refused, not broadcast), non-finite or
+        non-numeric input (numeric strings included), a missing `acceleration`, a
+        load-dependent `free_fit`, a `free_pose` that is not a GravityFreeCheck, or data whose
+        scales put μ or its standard error beyond the float range.
+
+    Warns
+    -----
+    GravdirWarning
+        If the covariance of `free_fit` is infinite (a free fit of data beyond about 1e150 N·m):
+        its share of the standard error of μ is then bounded by :math:`\\sum_j |h_j| \\sigma_j`,
+        never understated.
 
     See Also
     --------
@@ -291,6 +345,8 @@ def load_dependent_friction(
     noise, :math:`\\hat\\sigma^2 / x^\\top x`, and the free fit's, carried by the delta method,
     :math:`x^\\top F \\Sigma_0 F^\\top x / (x^\\top x)^2`, with :math:`F` the Jacobian of the free
     model at the loaded run's samples and :math:`\\Sigma_0` the free fit's covariance.
+    :math:`x` and :math:`f_L` are scaled by powers of two before the products (exact, and
+    skipped for data of ordinary size), so no square overflows or underflows.
 
     References
     ----------
@@ -328,11 +384,15 @@ def load_dependent_friction(
             "without `gravity_torque`), got a load-dependent fit."
         )
     a_used = acc if free_fit.inertia is not None else None
-    load_friction = drive - g - free_fit.predict(v, a_used)
+    free_torque = free_fit.predict(v, a_used)
+    load_friction = finite_torque(
+        lambda: drive - g - free_torque, "`torque`, `gravity_torque` and `velocity`"
+    )
     mask = np.abs(v) >= v_min
     if not np.any(mask):
         raise InsufficientDataError(
-            f"Expected samples with |velocity| >= min_speed={v_min:g}, got none."
+            f"Expected `velocity` to hold samples with |velocity| >= `min_speed`={v_min:g}, got "
+            "none."
         )
     peak = float(np.max(np.abs(g[mask])))
     if peak < floor:
@@ -340,21 +400,99 @@ def load_dependent_friction(
             f"Expected `gravity_torque` to load the joint (peak |gravity_torque| >= {floor:g} "
             f"N·m over the samples used), got {peak:.3g} N·m."
         )
+    loaded = int(np.count_nonzero(g[mask]))
+    if loaded < MIN_LOAD_SAMPLES:
+        raise InsufficientDataError(
+            f"Expected `gravity_torque` non-zero at {MIN_LOAD_SAMPLES} or more samples with "
+            f"|velocity| >= `min_speed`={v_min:g}, got {loaded}."
+        )
     x = np.abs(g[mask]) * np.sign(v[mask])
     f = load_friction[mask]
-    xtx = float(x @ x)
-    mu = float(x @ f) / xtx
-    resid = f - mu * x
-    sigma2 = float(resid @ resid) / max(int(x.size) - 1, 1)
+    # Scaled units (exact powers of two, none for data of ordinary size), so that no square
+    # overflows or underflows: x = 2**kx xs, f = 2**kf fs, mu = 2**(kf - kx) mu_s.
+    kx, kf = pow2_exponent(x), pow2_exponent(f)
+    xs, fs = np.ldexp(x, -kx), np.ldexp(f, -kf)
+    xtx = float(xs @ xs)
+    mu_s = float(xs @ fs) / xtx
+    resid_s = fs - mu_s * xs
+    sigma2_s = float(resid_s @ resid_s) / max(int(x.size) - 1, 1)
     jac = fit_jacobian(free_fit, v[mask], None if a_used is None else a_used[mask])
-    h = (x @ jac) / xtx
-    var = sigma2 / xtx + float(h @ free_fit.parameters_cov @ h)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu = float(np.ldexp(mu_s, kf - kx))
+        resid = np.ldexp(resid_s, kf)
+        rms = float(np.ldexp(np.sqrt(np.mean(resid_s**2)), kf))
+        h_s = (xs @ jac) / xtx
+        var1_s = sigma2_s / xtx
+        var2_s = float(h_s @ free_fit.parameters_cov @ h_s)
+        var = float(np.ldexp(var1_s, 2 * (kf - kx)) + np.ldexp(var2_s, -2 * kx))
+    if lost_in_scaling(mu_s, mu):
+        raise ValueError(
+            "Expected `torque`, `gravity_torque` and `velocity` on scales whose ratio fits the "
+            f"float range, got a load coefficient of {mu_s:.3g} × 2**{kf - kx}."
+        )
+    if not (np.isfinite(rms) and np.all(np.isfinite(resid))):
+        raise ValueError("Expected `torque` whose residuals fit the float range, got an overflow.")
+    if var1_s == 0.0 and var2_s <= 0.0 or var > 0.0 and representable(var):
+        std = math.sqrt(max(var, 0.0))
+    else:
+        std = _scaled_std(var1_s, kf - kx, xs, xtx, kx, jac, free_fit)
     return LoadFrictionFit(
         load_coefficient=mu,
-        load_coefficient_std=math.sqrt(max(var, 0.0)),
+        load_coefficient_std=std,
         model=LoadDependentFriction(base, mu),
         load_friction=load_friction,
         residuals=resid,
         mask=mask,
-        residual_rms=float(np.sqrt(np.mean(resid**2))),
+        residual_rms=rms,
     )
+
+
+def _scaled_std(
+    var1_s: float,
+    k1: int,
+    xs: NDArray[np.float64],
+    xtx: float,
+    kx: int,
+    jac: NDArray[np.float64],
+    free_fit: FrictionFit,
+) -> float:
+    """Standard error of μ where its variance leaves the float range: in scaled units.
+
+    The loaded run's part is ``2**k1 sqrt(var1_s)``; the free fit's part is
+    ``sqrt(d R d)`` with ``d_j = h_j σ_j`` (`h` the sensitivity of μ to the free parameters,
+    `σ` their standard errors) and `R` their correlation, every factor carried as a mantissa
+    and a power of two. A free covariance that is itself infinite (outside the float range)
+    leaves the correlation unknown: the bound ``|d|_1`` is used, with a warning.
+    """
+    sigma = np.asarray(free_fit.parameters_std)
+    kj = np.array([pow2_exponent(col) for col in jac.T], dtype=np.int64)
+    sigma_m, sigma_e = np.frexp(sigma)
+    hm = (xs @ np.ldexp(jac, -kj)) / xtx * sigma_m  # d_j = hm_j * 2**e_j
+    e = kj - kx + sigma_e
+    used = hm != 0
+    top = int(np.max(e[used] + np.frexp(hm[used])[1])) if np.any(used) else 0
+    d = np.ldexp(hm, e - top)  # |d_j| <= 1; the free fit's part is 2**top sqrt(d R d)
+    cov = np.asarray(free_fit.parameters_cov)
+    if not np.any(used):
+        quad = 0.0
+    elif np.all(np.isfinite(cov)):
+        safe = np.where(sigma > 0, sigma, 1.0)
+        corr = np.clip(cov / safe[:, None] / safe[None, :], -1.0, 1.0)
+        quad = math.sqrt(max(float(d @ corr @ d), 0.0))
+    else:
+        warnings.warn(
+            "The covariance of `free_fit` is infinite (outside the float range): the standard "
+            "error of the load coefficient uses the bound sum |h_j σ_j| for its part.",
+            GravdirWarning,
+            stacklevel=4,
+        )
+        quad = float(np.sum(np.abs(d)))
+    with np.errstate(over="ignore"):
+        std1 = float(np.ldexp(math.sqrt(var1_s), k1))
+        std = float(np.hypot(std1, np.ldexp(quad, top)))
+    if not representable(std) or (std == 0.0 and (var1_s > 0.0 or quad > 0.0)):
+        raise ValueError(
+            "Expected `torque`, `gravity_torque` and `velocity` on scales whose ratio fits the "
+            "float range, got a standard error of the load coefficient beyond it."
+        )
+    return std

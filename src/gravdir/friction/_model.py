@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_same_shape, check_scalar
+from gravdir._checks import check_array, check_positive, check_same_shape
 from gravdir._results import Result
+from gravdir.friction._inputs import check_real, ignore_underflow
 
 __all__ = [
     "AsymmetricStribeckFriction",
@@ -18,6 +20,7 @@ __all__ = [
     "CoulombViscousFriction",
     "FrictionModel",
     "LoadDependentFriction",
+    "finite_torque",
     "parameter_unit",
     "stribeck_shape",
 ]
@@ -44,15 +47,38 @@ def parameter_unit(name: str) -> str:
 def stribeck_shape(
     speed: NDArray[np.float64], stribeck_velocity: float, exponent: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Return e = exp(-(speed/v_s)^delta) and its derivatives by v_s and by delta."""
-    u = speed / stribeck_velocity
-    with np.errstate(divide="ignore"):
+    """Return e = exp(-(speed/v_s)^delta) and its derivatives by v_s and by delta.
+
+    Far beyond the dip (``(speed/v_s)^delta`` past the float range) ``e`` is 0 and so are its
+    derivatives; no overflow or invalid operation reaches the caller.
+    """
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        u = speed / stribeck_velocity
         log_u = np.where(u > 0, np.log(np.where(u > 0, u, 1.0)), 0.0)
-    ud = np.exp(exponent * log_u) * (u > 0)
-    e = np.exp(-ud)
-    de_dvs = e * exponent * ud / stribeck_velocity
-    de_ddelta = -e * ud * log_u
+        ud = np.exp(exponent * log_u) * (u > 0)
+        e = np.exp(-ud)
+        de_dvs = e * exponent * ud / stribeck_velocity
+        de_ddelta = -e * ud * log_u
+    # Where e == 0 the products above are 0 * inf: the derivative of a dip that has died out is 0.
+    dead = e == 0
+    if np.any(dead):
+        de_dvs = np.where(dead, 0.0, de_dvs)
+        de_ddelta = np.where(dead, 0.0, de_ddelta)
     return e, de_dvs, de_ddelta
+
+
+def finite_torque(
+    compute: Callable[[], NDArray[np.float64]], names: str = "`velocity`"
+) -> NDArray[np.float64]:
+    """The torque `compute` returns, refused with a ValueError naming `names` if not finite."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = compute()
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"Expected {names} where the torque is finite, got a torque beyond the float range "
+            f"at {int(np.size(out) - np.count_nonzero(np.isfinite(out)))} sample(s)."
+        )
+    return out
 
 
 def _check_load(load: ArrayLike | None) -> NDArray[np.float64] | None:
@@ -105,17 +131,23 @@ class CoulombViscousFriction(_FrictionCurve):
 
     def __post_init__(self) -> None:
         for name in ("coulomb", "viscous", "offset"):
-            object.__setattr__(self, name, check_scalar(getattr(self, name), name))
+            object.__setattr__(self, name, check_real(getattr(self, name), name))
         super().__post_init__()
 
+    @ignore_underflow
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
 
         ``sgn(0) = 0``: at rest the curve gives the offset only (stiction is not modelled).
+
+        Raises
+        ------
+        ValueError
+            If `velocity` is not real and finite, or the torque at it exceeds the float range.
         """
         v = check_array(velocity, "velocity")
         _check_load(load)
-        return self.offset + self.coulomb * np.sign(v) + self.viscous * v
+        return finite_torque(lambda: self.offset + self.coulomb * np.sign(v) + self.viscous * v)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -161,18 +193,30 @@ class StribeckFriction(_FrictionCurve):
 
     def __post_init__(self) -> None:
         for name in ("coulomb", "static", "viscous", "offset"):
-            object.__setattr__(self, name, check_scalar(getattr(self, name), name))
+            object.__setattr__(self, name, check_real(getattr(self, name), name))
         for name in ("stribeck_velocity", "exponent"):
             object.__setattr__(self, name, check_positive(getattr(self, name), name))
         super().__post_init__()
 
+    @ignore_underflow
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
-        """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used."""
+        """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
+
+        Raises
+        ------
+        ValueError
+            If `velocity` is not real and finite, or the torque at it exceeds the float range.
+        """
         v = check_array(velocity, "velocity")
         _check_load(load)
         e = stribeck_shape(np.abs(v), self.stribeck_velocity, self.exponent)[0]
-        level = self.coulomb + (self.static - self.coulomb) * e
-        return self.offset + level * np.sign(v) + self.viscous * v
+
+        def torque() -> NDArray[np.float64]:
+            level = self.coulomb + (self.static - self.coulomb) * e
+            out: NDArray[np.float64] = self.offset + level * np.sign(v) + self.viscous * v
+            return out
+
+        return finite_torque(torque)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -228,24 +272,36 @@ class AsymmetricStribeckFriction(_FrictionCurve):
         for side in ("positive", "negative"):
             for stem in ("coulomb", "static", "viscous"):
                 name = f"{stem}_{side}"
-                object.__setattr__(self, name, check_scalar(getattr(self, name), name))
+                object.__setattr__(self, name, check_real(getattr(self, name), name))
             for stem in ("stribeck_velocity", "exponent"):
                 name = f"{stem}_{side}"
                 object.__setattr__(self, name, check_positive(getattr(self, name), name))
         super().__post_init__()
 
+    @ignore_underflow
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
-        """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used."""
+        """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
+
+        Raises
+        ------
+        ValueError
+            If `velocity` is not real and finite, or the torque at it exceeds the float range.
+        """
         v = check_array(velocity, "velocity")
         _check_load(load)
         speed = np.abs(v)
         ep = stribeck_shape(speed, self.stribeck_velocity_positive, self.exponent_positive)[0]
         en = stribeck_shape(speed, self.stribeck_velocity_negative, self.exponent_negative)[0]
-        pos = self.coulomb_positive + (self.static_positive - self.coulomb_positive) * ep
-        neg = self.coulomb_negative + (self.static_negative - self.coulomb_negative) * en
-        return np.where(v > 0, pos + self.viscous_positive * v, 0.0) + np.where(
-            v < 0, -neg + self.viscous_negative * v, 0.0
-        )
+
+        def torque() -> NDArray[np.float64]:
+            pos = self.coulomb_positive + (self.static_positive - self.coulomb_positive) * ep
+            neg = self.coulomb_negative + (self.static_negative - self.coulomb_negative) * en
+            out: NDArray[np.float64] = np.where(
+                v > 0, pos + self.viscous_positive * v, 0.0
+            ) + np.where(v < 0, -neg + self.viscous_negative * v, 0.0)
+            return out
+
+        return finite_torque(torque)
 
 
 BaseFrictionModel: TypeAlias = (
@@ -293,17 +349,19 @@ class LoadDependentFriction(_FrictionCurve):
                 f"AsymmetricStribeckFriction, got {type(self.base).__name__}."
             )
         object.__setattr__(
-            self, "load_coefficient", check_scalar(self.load_coefficient, "load_coefficient")
+            self, "load_coefficient", check_real(self.load_coefficient, "load_coefficient")
         )
         super().__post_init__()
 
+    @ignore_underflow
     def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
         """Friction torque at `velocity` under gravity torque `load` (sign ignored), broadcast.
 
         Raises
         ------
         ValueError
-            If `load` is missing or does not broadcast against `velocity`.
+            If `load` is missing or does not broadcast against `velocity`, either is not real
+            and finite, or the torque exceeds the float range.
         """
         v = check_array(velocity, "velocity")
         if load is None:
@@ -312,7 +370,10 @@ class LoadDependentFriction(_FrictionCurve):
             )
         g = check_array(load, "load")
         check_same_shape(velocity=v, load=g)
-        return self.base.evaluate(v) + self.load_coefficient * np.abs(g) * np.sign(v)
+        base = self.base.evaluate(v)
+        return finite_torque(
+            lambda: base + self.load_coefficient * np.abs(g) * np.sign(v), "`velocity` and `load`"
+        )
 
 
 FrictionModel: TypeAlias = (

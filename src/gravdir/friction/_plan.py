@@ -8,10 +8,26 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_scalar
+from gravdir._checks import check_angle_span, check_array, check_count, check_positive
 from gravdir._results import Result
+from gravdir.friction._inputs import check_real, ignore_underflow
 
-__all__ = ["ExcitationPlan", "excitation_trajectory"]
+__all__ = [
+    "MAX_PASSES",
+    "MAX_PLAN_SAMPLES",
+    "MAX_REPEATS",
+    "ExcitationPlan",
+    "excitation_trajectory",
+]
+
+# Caps that bound the work of one call. A plan of 5 000 000 samples is 83 minutes at 1 kHz and
+# holds about 200 MB of arrays; 10 000 forward-backward passes (speeds times repeats) are far
+# more than an identification needs (8-20 speeds, a few repeats).
+MAX_PLAN_SAMPLES = 5_000_000
+MAX_PASSES = 10_000
+MAX_REPEATS = 1_000
+# Joint positions and the range of one joint beyond two turns (4π rad) are taken for degrees.
+_TWO_TURNS = 4 * math.pi
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -126,6 +142,7 @@ def _sample(
     )
 
 
+@ignore_underflow
 def excitation_trajectory(
     q_min: float,
     q_max: float,
@@ -145,7 +162,8 @@ def excitation_trajectory(
     Parameters
     ----------
     q_min, q_max : float
-        Joint range the plan must stay in, rad, ``q_min < q_max``.
+        Joint range the plan must stay in, rad, ``q_min < q_max``, within ±4π rad and at most
+        4π rad wide (two turns).
     speeds : array_like, shape (k,)
         Cruise speeds, rad/s, positive, e.g. ``np.geomspace(0.005, 1.0, 8)``.
     max_acceleration : float
@@ -157,7 +175,7 @@ def excitation_trajectory(
         which takes ``(q_max - q_min) / speed`` at slow speeds; a cruise time bounds the plan's
         length.
     repeats : int, optional
-        Forward-backward pairs per speed (default 1).
+        Forward-backward pairs per speed (default 1), at most `MAX_REPEATS` = 1000.
 
     Returns
     -------
@@ -168,7 +186,12 @@ def excitation_trajectory(
     ------
     ValueError
         If a speed cannot be reached and left within the range: the ramps need
-        ``speed**2 / max_acceleration`` of travel. Also for a non-positive argument.
+        ``speed**2 / max_acceleration`` of travel. Also for a non-positive or non-numeric
+        argument (numeric strings and booleans included); `q_min` or `q_max` beyond ±4π rad,
+        or a range wider than 4π rad (two turns: degrees?); `repeats` outside 1 to
+        `MAX_REPEATS` = 1000; more than `MAX_PASSES` = 10 000 passes (speeds times repeats); a
+        plan of more than `MAX_PLAN_SAMPLES` = 5 000 000 samples, or of fewer than two (a
+        `sample_time` longer than the plan).
 
     See Also
     --------
@@ -193,10 +216,11 @@ def excitation_trajectory(
     >>> round(plan.duration, 3), float(plan.velocity.max()), float(plan.position.max())
     (25.2, 0.5, 1.0)
     """
-    lo = check_scalar(q_min, "q_min")
-    hi = check_scalar(q_max, "q_max")
+    lo = _check_position(q_min, "q_min")
+    hi = _check_position(q_max, "q_max")
     if not hi > lo:
         raise ValueError(f"Expected `q_max` > `q_min`, got q_min={lo!r}, q_max={hi!r}.")
+    span = check_angle_span(hi - lo, "q_max")
     v_all = check_array(speeds, "speeds")
     if v_all.ndim != 1 or v_all.size == 0:
         raise ValueError(f"Expected `speeds` to have shape (k,) with k >= 1, got {v_all.shape}.")
@@ -206,14 +230,42 @@ def excitation_trajectory(
     dt = check_positive(sample_time, "sample_time")
     if cruise_time is not None:
         cruise_time = check_positive(cruise_time, "cruise_time", allow_zero=True)
-    if not isinstance(repeats, int | np.integer) or repeats < 1:
-        raise ValueError(f"Expected `repeats` to be a positive integer, got {repeats!r}.")
-    span = hi - lo
-    if np.any(v_all**2 / acc > span):
+    n_repeats = check_count(repeats, "repeats", minimum=1, maximum=MAX_REPEATS)
+    if v_all.size * n_repeats > MAX_PASSES:
+        raise ValueError(
+            f"Expected at most {MAX_PASSES} passes (`speeds` times `repeats`), got "
+            f"{v_all.size} × {n_repeats} = {v_all.size * n_repeats}."
+        )
+    with np.errstate(over="ignore"):
+        unreachable = np.any(v_all**2 / acc > span)
+    if unreachable:
         vmax = math.sqrt(acc * span)
         raise ValueError(
             f"Expected `speeds` reachable within the range: ramps at max_acceleration={acc:g} "
             f"allow at most {vmax:.4g} rad/s over {span:.4g} rad, got {float(v_all.max()):.4g}."
         )
-    segments, duration = _segments(lo, span, v_all.tolist(), acc, cruise_time, int(repeats))
+    segments, duration = _segments(lo, span, v_all.tolist(), acc, cruise_time, n_repeats)
+    steps = duration / dt  # Python floats: an overflow gives inf, which the cap refuses
+    if not steps < MAX_PLAN_SAMPLES:
+        raise ValueError(
+            f"Expected a plan of at most {MAX_PLAN_SAMPLES} samples, got {steps:.3g} "
+            f"({duration:.3g} s every `sample_time`={dt:g} s): raise `sample_time`, or bound the "
+            "passes with `cruise_time`."
+        )
+    if steps < 1:
+        raise ValueError(
+            f"Expected `sample_time` at most the plan's duration {duration:.4g} s (two samples "
+            f"or more), got {dt:g} s."
+        )
     return _sample(segments, duration, dt, lo, hi, v_all)
+
+
+def _check_position(q: float, name: str) -> float:
+    """A joint position in radians: finite, real, within two turns (4π rad) of zero."""
+    value = check_real(q, name)
+    if abs(value) > _TWO_TURNS:
+        raise ValueError(
+            f"Expected `{name}` in radians, within ±{_TWO_TURNS:.4g} rad (two turns), got "
+            f"{value:.6g} rad ({math.degrees(value):.6g}°): degrees?"
+        )
+    return value

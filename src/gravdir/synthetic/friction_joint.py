@@ -17,12 +17,22 @@ the difference between a gravity-free and a gravity-loaded run of the same excit
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_unit_vector, check_vectors
+from gravdir._checks import (
+    check_angle_span,
+    check_array,
+    check_positive,
+    check_scalar,
+    check_vectors,
+)
 from gravdir._constants import STANDARD_GRAVITY
 
 __all__ = ["SyntheticFrictionJoint", "holding_torque", "panda_like_joint"]
@@ -89,26 +99,47 @@ class SyntheticFrictionJoint:
     noise_std: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in (
+        positive = (
             "stribeck_velocity_positive",
             "stribeck_velocity_negative",
             "exponent_positive",
             "exponent_negative",
             "gain",
-        ):
-            check_positive(getattr(self, name), name)
-        check_positive(self.noise_std, "noise_std", allow_zero=True)
+        )
+        for name in (f.name for f in dataclasses.fields(self)):
+            value = getattr(self, name)
+            if name in positive:
+                checked = check_positive(value, name)
+            elif name == "noise_std":
+                checked = check_positive(value, name, allow_zero=True)
+            else:
+                checked = _real(value, name)
+            object.__setattr__(self, name, checked)
 
     def friction(
         self, velocity: ArrayLike, gravity_torque: ArrayLike | None = None
     ) -> NDArray[np.float64]:
-        """Friction torque at `velocity` under `gravity_torque` (default none), shape (n,)."""
+        """Friction torque at `velocity` under `gravity_torque` (default none), shape (n,).
+
+        Raises
+        ------
+        ValueError
+            If `gravity_torque` is neither a scalar nor of the shape of `velocity`, an input is
+            not real and finite, or the torque exceeds the float range.
+        """
         v = check_array(velocity, "velocity")
         g = (
             np.zeros_like(v)
             if gravity_torque is None
             else check_array(gravity_torque, "gravity_torque")
         )
+        if g.ndim and g.shape != v.shape:
+            raise ValueError(
+                f"Expected `gravity_torque` to be a scalar or of shape {v.shape}, got {g.shape}."
+            )
+        return _finite(lambda: self._friction(v, g), "`velocity` and `gravity_torque`")
+
+    def _friction(self, v: NDArray[np.float64], g: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.zeros(np.broadcast_shapes(v.shape, g.shape))
         v, g = np.broadcast_arrays(v, g)
         for sign, fc, fs, vs, fv, dl in (
@@ -161,6 +192,12 @@ class SyntheticFrictionJoint:
         ndarray, shape (n,)
             Measured drive torque, N·m.
 
+        Raises
+        ------
+        ValueError
+            If the arrays are not of one shape (n,), real and finite, `rng` is missing (with
+            noise) or not a Generator, or the torque exceeds the float range.
+
         Examples
         --------
         >>> joint = SyntheticFrictionJoint(inertia=0.0)
@@ -180,11 +217,19 @@ class SyntheticFrictionJoint:
             g = check_array(gravity_torque, "gravity_torque")
             if g.shape != v.shape:
                 raise ValueError(f"Expected `gravity_torque` of shape {v.shape}, got {g.shape}.")
-        torque = self.gain * (self.inertia * a + g + self.friction(v, g)) + self.offset
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ValueError(f"Expected `rng` to be a numpy Generator, got {type(rng).__name__}.")
+        friction = self.friction(v, g)
+        torque = _finite(
+            lambda: self.gain * (self.inertia * a + g + friction) + self.offset,
+            "`velocity`, `acceleration` and `gravity_torque`",
+        )
         if self.noise_std > 0:
             if rng is None:
                 raise ValueError("Expected `rng` (a numpy Generator) when noise_std > 0, got None.")
-            torque = torque + rng.normal(0.0, self.noise_std, size=torque.shape)
+            torque = _finite(
+                lambda: torque + rng.normal(0.0, self.noise_std, size=torque.shape), "`noise_std`"
+            )
         return torque
 
 
@@ -242,16 +287,42 @@ def holding_torque(
     ndarray, shape (n,)
         :math:`\\tau = -a^\\top (R(a, q) s \\times (-g\\,u))`, N·m.
 
+    Raises
+    ------
+    ValueError
+        If `position` is not real and finite or spans more than two turns (degrees?), a vector
+        is not shape (3,), real and finite, `axis` is zero, `up` is not unit, `gravity` is not
+        a positive number, or the torque exceeds the float range.
+
     Examples
     --------
     >>> holding_torque([0.0], axis=[0, 1, 0], up=[0, 0, 1], first_moment=[1.0, 0, 0]).round(5)
     array([-9.80665])
     """
     q = check_array(position, "position")
-    a = check_unit_vector(axis, "axis", normalize=True)
-    u = check_unit_vector(up, "up")
-    s = check_vectors(first_moment, "first_moment")
+    if q.size:
+        check_angle_span(float(np.max(q)) - float(np.min(q)), "position")
+    a = _direction(axis, "axis")
+    u = _vector3(up, "up")
+    # The largest entry first: a vector of 1e300 entries is far from unit, and its norm would
+    # overflow.
+    biggest = float(np.max(np.abs(u)))
+    with np.errstate(under="ignore"):
+        off = abs(float(np.linalg.norm(u)) - 1.0) if 0.5 <= biggest <= 2.0 else math.inf
+    if off > 1e-6:
+        raise ValueError(f"Expected `up` to have unit norm (within 1e-06), got {u.tolist()}.")
+    s = _vector3(first_moment, "first_moment")
     g0 = check_positive(gravity, "gravity")
+    return _finite(lambda: _holding_torque(q, a, u, s, g0), "`first_moment` and `gravity`")
+
+
+def _holding_torque(
+    q: NDArray[np.float64],
+    a: NDArray[np.float64],
+    u: NDArray[np.float64],
+    s: NDArray[np.float64],
+    g0: float,
+) -> NDArray[np.float64]:
     c, sn = np.cos(q)[..., None], np.sin(q)[..., None]
     # Rodrigues' rotation of s about a by q.
     s_q = (
@@ -262,4 +333,40 @@ def holding_torque(
     force = -g0 * u
     torque_gravity = np.cross(s_q, force) @ a
     out: NDArray[np.float64] = -torque_gravity
+    return out
+
+
+def _real(x: Any, name: str) -> float:
+    """One finite real number, not a bool or a string."""
+    if isinstance(x, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be a number, got {x!r}.")
+    return check_scalar(x, name)
+
+
+def _vector3(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    v = check_vectors(x, name)
+    if v.shape != (3,):
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {v.shape}.")
+    return v
+
+
+def _direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """A (3,) vector of any non-zero length, normalised without overflow or underflow."""
+    v = _vector3(x, name)
+    biggest = float(np.max(np.abs(v)))
+    if biggest == 0.0:
+        raise ValueError(f"Expected `{name}` to be a non-zero vector, got {v.tolist()}.")
+    if not 2.0**-64 <= biggest <= 2.0**64:  # rescale (exactly, by a power of two) first
+        v = np.ldexp(v, -math.frexp(biggest)[1])
+    with np.errstate(under="ignore"):
+        unit: NDArray[np.float64] = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    return unit
+
+
+def _finite(compute: Callable[[], NDArray[np.float64]], names: str) -> NDArray[np.float64]:
+    """The torque `compute` returns, refused with a ValueError naming `names` if not finite."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = compute()
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"Expected {names} where the torque is finite, got an overflow.")
     return out

@@ -1,0 +1,137 @@
+"""Argument checks and scaling shared by the friction modules.
+
+The fits work in *scaled units*: each series is divided by a power of two chosen so that its
+largest magnitude is of order one, which is exact in floating point, and the estimates are scaled
+back by the matching powers of two. Series whose largest magnitude already lies within
+:math:`2^{\\pm 64}` are left as they are (exponent 0), so ordinary data give bit for bit the
+figures of an unscaled fit; squares and products of four such numbers stay far inside the float
+range.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_scalar, check_vectors
+
+__all__ = [
+    "FLOAT_TINY",
+    "check_real",
+    "check_unit",
+    "direction",
+    "ignore_underflow",
+    "length",
+    "lost_in_scaling",
+    "pow2_exponent",
+    "representable",
+    "vector3",
+]
+
+# Smallest positive normal float: below it a number has lost precision (or become zero).
+FLOAT_TINY = float(np.finfo(np.float64).tiny)
+# Largest magnitude left unscaled: 2**64 (about 1.8e19), and its inverse.
+_WINDOW = 64
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def ignore_underflow(func: Callable[P, R]) -> Callable[P, R]:
+    """Run `func` with floating-point underflow ignored, whatever the caller's numpy setting.
+
+    A product or an exponential below the smallest float rounds to a subnormal or to zero, the
+    correct limit for every quantity of these modules (a Stribeck dip that has died out, the square
+    of a negligible residual). Overflow and invalid operations keep the caller's setting: the
+    code avoids them by working in scaled units.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with np.errstate(under="ignore"):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def check_real(x: Any, name: str) -> float:
+    """One finite real number (not a bool, not a string); return it as float."""
+    if isinstance(x, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be a number, got {x!r}.")
+    return check_scalar(x, name)
+
+
+def pow2_exponent(x: NDArray[np.float64] | float) -> int:
+    """The exponent ``k`` of the power of two that brings the largest ``|x|`` to order one.
+
+    0 when the largest magnitude is zero or lies within ``2**±64``, so that ordinary data are
+    not rescaled at all.
+    """
+    m = float(np.max(np.abs(x))) if np.size(x) else 0.0
+    if m == 0.0 or 2.0**-_WINDOW <= m <= 2.0**_WINDOW:
+        return 0
+    return math.frexp(m)[1]
+
+
+def representable(x: ArrayLike) -> Any:
+    """Where `x` is zero or a finite float of normal size (no overflow, no lost precision)."""
+    a = np.abs(np.asarray(x, dtype=np.float64))
+    return (a == 0.0) | ((a >= FLOAT_TINY) & (a < np.inf))
+
+
+def lost_in_scaling(before: ArrayLike, after: ArrayLike) -> Any:
+    """Where a value of normal size, `before`, became zero, subnormal, infinite or NaN,
+    `after`, when multiplied by a power of two (an underflow or an overflow)."""
+    b = np.abs(np.asarray(before, dtype=np.float64))
+    a = np.abs(np.asarray(after, dtype=np.float64))
+    normal_before = (b >= FLOAT_TINY) & (b < np.inf)
+    return normal_before & ~((a >= FLOAT_TINY) & (a < np.inf))
+
+
+def direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """A (3,) vector of any non-zero length, normalised without overflow or underflow."""
+    v = vector3(x, name)
+    if not np.any(v):
+        raise ValueError(f"Expected `{name}` to be a non-zero vector, got {v.tolist()}.")
+    s = np.ldexp(v, -pow2_exponent(v))
+    unit: NDArray[np.float64] = s / np.linalg.norm(s, axis=-1, keepdims=True)
+    return unit
+
+
+def length(x: NDArray[np.float64]) -> float:
+    """Euclidean length of the vector `x` without overflow or underflow (scaled by a power of
+    two, exactly ``np.linalg.norm`` for entries of ordinary size)."""
+    k = pow2_exponent(x)
+    if k == 0:
+        return float(np.linalg.norm(x))
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(np.linalg.norm(np.ldexp(x, -k)), k))
+
+
+def check_unit(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
+    """A (3,) unit vector (norm within `atol` of one, computed without overflow); return it."""
+    v = vector3(x, name)
+    if pow2_exponent(v) != 0:  # the largest entry is beyond 2**±64: far from unit length
+        biggest = float(np.max(np.abs(v)))
+        raise ValueError(
+            f"Expected `{name}` to have unit norm (within {atol:g}), got a vector whose largest "
+            f"entry is {biggest:.3g}."
+        )
+    length = float(np.linalg.norm(v))
+    if abs(length - 1.0) > atol:
+        raise ValueError(
+            f"Expected `{name}` to have unit norm (within {atol:g}), got norm {length:.6g}."
+        )
+    return v
+
+
+def vector3(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    v = check_vectors(x, name)
+    if v.shape != (3,):
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {v.shape}.")
+    return v
