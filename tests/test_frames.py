@@ -131,7 +131,7 @@ def test_unit_requirement_and_normalize() -> None:
     [
         ([0, 1], r"`up` to have shape \(\.\.\., 3\)"),
         ([0, np.nan, 1], "`up` to be finite"),
-        ("abc", "`up` to be numeric"),
+        ("abc", "`up` to be a number or an array of numbers"),
     ],
 )
 def test_bad_up_raises(bad: object, match: str) -> None:
@@ -449,3 +449,121 @@ def test_vector_in_target_frame_names_mismatched_batches() -> None:
 
     with pytest.raises(ValueError, match="`v_base`.*`base_from_target`"):
         vector_in_target_frame(np.zeros((2, 3)) + [0, 0, 1], np.stack([np.eye(3)] * 3))
+
+
+# --------------------------------------------------------------------------------------------
+# Scale, units and types (issue 11): every finite direction works, bad inputs are refused
+# --------------------------------------------------------------------------------------------
+
+
+def test_angle_between_survives_scale() -> None:
+    # Seen: 0.0 for two perpendicular vectors of norm 1e200 (their squares overflowed), and a
+    # "zero vector" error for (1e-13, 0, 0).
+    with np.errstate(all="raise"):
+        assert angle_between([1e200, 0, 0], [0, 1e200, 0]) == np.pi / 2
+        assert angle_between([1e-13, 0, 0], [0, 1, 0]) == np.pi / 2
+        assert angle_between([5e-324, 0, 0], [0, 1e308, 1e308]) == np.pi / 2
+        assert angle_between([1e300, 1e300, 0], [1e-300, 0, 0]) == pytest.approx(np.pi / 4)
+    # Only the exact zero vector is zero.
+    with pytest.raises(ValueError, match="`u` to be non-zero"):
+        angle_between([0.0, 0.0, 0.0], [0, 1, 0])
+
+
+def test_angle_between_batch_of_mixed_scales_equals_loop() -> None:
+    rng = np.random.default_rng(11)
+    u = rng.normal(size=(6, 3)) * 10.0 ** rng.integers(-300, 300, size=(6, 1))
+    v = rng.normal(size=(6, 3)) * 10.0 ** rng.integers(-300, 300, size=(6, 1))
+    with np.errstate(all="raise"):
+        batch = angle_between(u, v)
+        loop = [angle_between(a, b) for a, b in zip(u, v, strict=True)]
+    np.testing.assert_array_equal(batch, loop)
+    np.testing.assert_allclose(
+        batch,
+        angle_between(u / np.abs(u).max(1, keepdims=True), v / np.abs(v).max(1, keepdims=True)),
+        rtol=1e-15,
+    )
+
+
+def test_tilt_and_rotation_of_huge_vectors() -> None:
+    # Seen: tilt_from_up([1e300, 0, 1e300], normalize=True) -> nan, and rotation_from_up on
+    # the same vector -> LinAlgError.
+    huge = [1e300, 0.0, 1e300]
+    with np.errstate(all="raise"):
+        assert tilt_from_up(huge, normalize=True) == pytest.approx(np.pi / 4, abs=1e-15)
+        rot = rotation_from_up(huge, normalize=True)
+        matrix = rotation_matrix_from_up(huge, normalize=True)
+        ta = tilt_azimuth_from_up([1e-320, 0.0, 1e-320], normalize=True)
+    assert rot.magnitude() == pytest.approx(np.pi / 4, abs=1e-15)
+    np.testing.assert_allclose(matrix @ Z, np.sqrt([0.5, 0.0, 0.5]), atol=1e-15)
+    assert ta.tilt == pytest.approx(np.pi / 4, abs=1e-15)
+
+
+def test_nearly_vertical_up_does_not_underflow() -> None:
+    # u_x^2 of a down-pointing up with u_x = 1e-200 underflows; the rotation is still exact.
+    with np.errstate(all="raise"):
+        down = rotation_matrix_from_up([1e-200, 0.0, -1.0])
+        near = rotation_matrix_from_up([np.sin(1e-9), 0.0, -np.cos(1e-9)])
+    np.testing.assert_array_equal(down, np.diag([1.0, -1.0, -1.0]))
+    expected = Rotation.from_rotvec([0.0, np.pi - 1e-9, 0.0]).as_matrix()
+    np.testing.assert_allclose(near, expected, atol=1e-14)
+
+
+def test_tolerances_of_one_or_more_are_refused() -> None:
+    # With atol >= 1 the zero vector passed the unit check and came back as NaN.
+    with pytest.raises(ValueError, match="`atol` to be below 1"):
+        tilt_from_up([0.0, 0.0, 0.0], atol=2.0)
+    with pytest.raises(ValueError, match="`vertical_atol` to be below 1"):
+        rotation_matrix_from_up([0.0, 0.0, 1.0], vertical_atol=1.0)
+    with pytest.raises(ValueError, match="`atol`"):
+        tilt_from_up([0.0, 0.0, 1.0], atol=np.nan)
+    with pytest.raises(ValueError, match="`normalize` to be True or False"):
+        tilt_from_up([0.0, 0.0, 2.0], normalize="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [True, np.array([True, False]), "0.1", ["0.1", "0.2"]])
+def test_angles_refuse_booleans_and_numeric_strings(bad: object) -> None:
+    with pytest.raises(ValueError, match="`tilt`"):
+        up_from_tilt_azimuth(bad, 0.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`theta1`"):
+        up_from_canonical(bad, 0.2)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`arm_azimuth`"):
+        canonical_from_up(Z, arm_azimuth=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`up`"):
+        tilt_from_up("0, 0, 1")
+
+
+def test_huge_angles_give_finite_directions() -> None:
+    with np.errstate(all="raise"):
+        up = up_from_canonical(1.7e308, 1.0, arm_azimuth=1.7e308)
+        tiny = up_from_tilt_azimuth(1e-300, 1e-300)
+    assert np.all(np.isfinite(up))
+    assert np.linalg.norm(up) == pytest.approx(1.0)
+    np.testing.assert_array_equal(tiny, [1e-300, 0.0, 1.0])
+
+
+def test_vector_in_target_frame_refuses_scaled_rotations_and_overflow() -> None:
+    r = rotation_matrix_from_up(up_from_tilt_azimuth(0.4, 1.0))
+    with np.errstate(all="raise"):
+        with pytest.raises(ValueError, match="`base_from_target` to be rotation matrices"):
+            vector_in_target_frame(Z, r * 1e300)
+        with pytest.raises(ValueError, match="`base_from_target` to be rotation matrices"):
+            vector_in_target_frame(Z, r * 1e-300)
+        c = np.sqrt(0.5)  # a turn by 45 degrees about z: (1.7e308, 1.7e308) has x' = 2.4e308
+        turn = np.array([[c, -c, 0.0], [c, c, 0.0], [0.0, 0.0, 1.0]])
+        with pytest.raises(ValueError, match="`v_base` to stay within the float range"):
+            vector_in_target_frame([1.7e308, 1.7e308, 0.0], turn)
+        big = vector_in_target_frame(Z * 1e300, r)
+    np.testing.assert_allclose(big, r.T @ Z * 1e300, rtol=1e-15)
+
+
+@given(u=unit_vectors, v=unit_vectors, exponent=st.integers(-300, 300))
+def test_directions_are_scale_invariant(u: np.ndarray, v: np.ndarray, exponent: int) -> None:
+    with np.errstate(under="ignore"):
+        big, small = u * 10.0**exponent, v / 10.0**exponent
+    with np.errstate(all="raise"):
+        tilt = tilt_from_up(big, normalize=True)
+        angle = angle_between(big, small)
+        matrix = rotation_matrix_from_up(big, normalize=True)
+    assert tilt == pytest.approx(tilt_from_up(u), abs=1e-15)
+    assert angle == pytest.approx(angle_between(u, v), abs=1e-15)
+    np.testing.assert_allclose(matrix, rotation_matrix_from_up(u), atol=1e-15)

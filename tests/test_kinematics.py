@@ -70,9 +70,7 @@ def ur5_modified() -> SerialChain:
     a = np.concatenate([[0.0], UR5_A[:-1]])
     alpha = np.concatenate([[0.0], UR5_ALPHA[:-1]])
     tool = trans_x(UR5_A[-1]) @ rot_x(UR5_ALPHA[-1])
-    return chain_from_dh(
-        UR5_D, UR5_OFFSET, a, alpha, convention="modified", link_from_flange=tool
-    )
+    return chain_from_dh(UR5_D, UR5_OFFSET, a, alpha, convention="modified", link_from_flange=tool)
 
 
 def ur5_poe_from_hand_frames(with_links: bool) -> SerialChain:
@@ -320,7 +318,7 @@ def test_dh_bad_input_raises() -> None:
         chain_from_dh([], [], [], [])
     with pytest.raises(ValueError, match="`alpha` to be finite"):
         chain_from_dh([0.0], [0.0], [0.0], [np.nan])
-    with pytest.raises(ValueError, match=r"`base\[\.\.\., :3, :3\]` to be rotation"):
+    with pytest.raises(ValueError, match=r"rotation part \[:3, :3\] of `base` to be rotation"):
         chain_from_dh([0.0], [0.0], [0.0], [0.0], base=2 * np.eye(4))
     bad_row = np.eye(4)
     bad_row[3, 0] = 0.5
@@ -405,3 +403,62 @@ def test_chain_copies_the_callers_arrays() -> None:
     np.testing.assert_array_equal(chain.home_axes, np.eye(3)[:2])
     np.testing.assert_array_equal(chain.home_points, 0.0)
     np.testing.assert_array_equal(chain.home_links, np.tile(np.eye(4), (2, 1, 1)))
+
+
+# --------------------------------------------------------------------------------------------
+# Units, scale and types (issue 11)
+# --------------------------------------------------------------------------------------------
+
+
+def test_dh_angles_in_degrees_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"`alpha` in radians.*degrees\?"):
+        chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, np.degrees(UR5_ALPHA))
+    with pytest.raises(ValueError, match=r"`theta_offset` in radians.*degrees\?"):
+        chain_from_dh([0.0, 0.0], [0.0, 180.0], [0.5, 0.5], [0.0, 0.0], convention="modified")
+    # A full turn is still radians.
+    chain_from_dh([0.0], [-2 * np.pi], [0.5], [2 * np.pi])
+
+
+def test_scaled_poses_and_screws_are_refused_without_overflow() -> None:
+    screws = np.array([[0, 0, 1.0, 0, 0, 0], [0, 0, 1.0, 0, -0.5, 0]])
+    with np.errstate(all="raise"):
+        with pytest.raises(ValueError, match="rotation part .* of `base` to be rotation"):
+            chain_from_dh([0.0], [0.0], [0.5], [0.0], base=np.eye(4) * 1e300)
+        with pytest.raises(ValueError, match="rotation part .* of `base` to be rotation"):
+            chain_from_dh([0.0], [0.0], [0.5], [0.0], base=np.eye(4) * 1e-300)
+        with pytest.raises(ValueError, match="of `screws` to be unit"):
+            chain_from_poe(screws * 1e300, np.eye(4))
+        with pytest.raises(ValueError, match="of `screws` to be unit"):
+            chain_from_poe(np.ones((2, 6)), np.eye(4))
+        with pytest.raises(ValueError, match=r"lengths of `d` within \+-1e\+100"):
+            chain_from_dh([1e300], [0.0], [0.0], [0.0])
+        with pytest.raises(ValueError, match="translations of `home_flange`"):
+            flange = np.eye(4)
+            flange[0, 3] = 1e300
+            chain_from_poe(screws, flange)
+        with pytest.raises(ValueError, match="`home_axes` to be unit"):
+            SerialChain(np.eye(3)[:1] * 1e300, np.zeros((1, 3)), np.eye(4)[None], np.eye(4))
+        with pytest.raises(ValueError, match="frame origins of `d`, `a`"):
+            chain_from_dh([1e100, 1e100], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0])
+
+
+def test_tiny_lengths_and_angles_do_not_underflow() -> None:
+    with np.errstate(all="raise"):
+        chain = chain_from_dh(UR5_D * 1e-300, UR5_OFFSET, UR5_A * 1e-300, UR5_ALPHA * 1e-300)
+        frames = link_frames(chain, np.full(6, 1e-300))
+    assert all(np.all(np.isfinite(getattr(frames, f.name))) for f in dataclasses.fields(frames))
+    np.testing.assert_allclose(frames.rotations, np.broadcast_to(np.eye(3), (6, 3, 3)), atol=1e-15)
+
+
+def test_kinematics_atol_and_types() -> None:
+    with pytest.raises(ValueError, match="`atol` to be below 1"):
+        chain_from_dh([0.0], [0.0], [0.0], [0.0], atol=1.0)
+    with pytest.raises(ValueError, match="`atol`"):
+        chain_from_poe([[0, 0, 1.0, 0, 0, 0]], np.eye(4), atol=True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`d` to be numeric"):
+        chain_from_dh(np.array([True]), [0.0], [0.0], [0.0])
+    with pytest.raises(ValueError, match="`alpha`"):
+        chain_from_dh([0.0], [0.0], [0.0], ["0.5"])
+    chain = chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, UR5_ALPHA)
+    with pytest.raises(ValueError, match="`q`"):
+        link_frames(chain, np.array(["0.1"] * 6))

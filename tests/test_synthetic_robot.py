@@ -663,3 +663,144 @@ def test_arm_and_record_copy_the_callers_arrays() -> None:
     q[0], up[0] = 9.0, 9.0
     np.testing.assert_array_equal(rec.q, np.linspace(0, 1, 5))
     np.testing.assert_array_equal(rec.up, [1.0, 0, 0])
+
+
+# --------------------------------------------------------------------------------------------
+# Units, caps, types and scale (issue 11)
+
+
+def test_sweep_of_90_rad_is_refused_as_degrees() -> None:
+    # Seen: a 90 "rad" sweep recorded 36,002 samples without a word.
+    arm = canonical_arm(L1=0.5, mass=2.0, up=up_from_base_tilt(0.3, 0.5))
+    with pytest.raises(ValueError, match=r"`stop` - `start` in radians.*degrees\?"):
+        arm.sweep(0, [0.0, np.pi / 2], start=0.0, stop=90.0, speed=0.5, sample_rate=100.0)
+    with pytest.raises(ValueError, match=r"`start` in radians.*degrees\?"):
+        arm.sweep(0, [0.0, np.pi / 2], start=-90.0, stop=-88.0, speed=0.5, sample_rate=100.0)
+    with pytest.raises(ValueError, match=r"`configuration` in radians.*degrees\?"):
+        arm.sweep(0, [0.0, 90.0], start=-1.0, stop=1.0, speed=0.5, sample_rate=100.0)
+    # Two full turns are still radians.
+    arm.sweep(0, [0.0, 4 * np.pi], start=-2 * np.pi, stop=2 * np.pi, speed=4.0, sample_rate=5.0)
+
+
+def test_sweep_sample_count_is_capped() -> None:
+    arm = canonical_arm(L1=0.5, mass=2.0)
+    with pytest.raises(ValueError, match=r"at most 1,000,000 samples.*`sample_rate`"):
+        arm.sweep(0, [0.0, 1.0], start=-1.5, stop=1.5, speed=1e-6, sample_rate=100.0)
+    with pytest.raises(ValueError, match=r"at most 1,000,000 samples"):
+        arm.sweep(0, [0.0, 1.0], -1.5, 1.5, speed=0.5, sample_rate=1e300)
+    with pytest.raises(ValueError, match="`cycles` to be an integer from 1 to 1000"):
+        arm.sweep(0, [0.0, 1.0], -1.5, 1.5, speed=0.5, sample_rate=100.0, cycles=10**6)
+    with pytest.raises(ValueError, match="`samples` to be an integer from 1 to 100000"):
+        arm.peak_gravity_torque(samples=10**9)
+
+
+def test_numeric_strings_and_booleans_are_refused() -> None:
+    arm = canonical_arm(L1=0.5, mass=2.0)
+    sweep = {"configuration": [0.0, 1.0], "start": -1.0, "stop": 1.0}
+    for key, value in (("start", "-1.0"), ("speed", "0.5"), ("sample_rate", "100")):
+        with pytest.raises(ValueError, match=f"`{key}`"):
+            arm.sweep(0, **{"speed": 0.5, "sample_rate": 100.0, **sweep, key: value})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`joint`"):
+        arm.sweep(True, speed=0.5, sample_rate=100.0, **sweep)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`L1`"):
+        canonical_arm(L1=True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`L2`"):
+        canonical_arm(L1=0.5, L2="0.1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`gravity`"):
+        ur5_arm(gravity="9.81")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`masses`"):
+        SyntheticArm(dh=[[0, 0, 1.0, 0]], masses=["1.0"], coms=[[0, 0, 0]])
+    with pytest.raises(ValueError, match="`offset`"):
+        TorqueSensor(offset=True)
+    with pytest.raises(ValueError, match="`gain`"):
+        TorqueSensor(gain="1.1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`q`"):
+        arm.gravity_torque(np.array([True, False]))
+
+
+def test_fixed_angles_in_degrees_are_refused() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"angles of `dh`.*degrees\?"):
+        SyntheticArm(dh=[[0, 0, 1.0, 90.0]], masses=[1.0], coms=[[0, 0, 0]])
+    with pytest.raises(ValueError, match=r"`gamma0` in radians.*degrees\?"):
+        canonical_arm(L1=0.5, gamma0=45.0)
+    with pytest.raises(ValueError, match=r"`max_tilt`.*degrees\?"):
+        random_arm(rng, 3, max_tilt=30.0)
+
+
+def test_arm_limits() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="`n_joints` to be an integer from 1 to 100"):
+        random_arm(rng, 10**12)
+    with pytest.raises(ValueError, match=r"`mass_range` to have shape \(2,\)"):
+        random_arm(rng, 3, mass_range=np.array([[0.5, 8.0]]).T)
+    with pytest.raises(ValueError, match="`link_length` at most 1e"):
+        random_arm(rng, 3, link_length=1e300)
+    with pytest.raises(ValueError, match="`dh` to have at most 100 rows"):
+        SyntheticArm(dh=np.zeros((101, 4)), masses=np.zeros(101), coms=np.zeros((101, 3)))
+    with pytest.raises(ValueError, match="lengths of `coms`"):
+        SyntheticArm(dh=[[0, 0, 1.0, 0]], masses=[1.0], coms=[[1e300, 0, 0]])
+    with pytest.raises(ValueError, match="holding torques within 1e"):
+        SyntheticArm(dh=[[0, 0, 1.0, 0]], masses=[1e300], coms=[[0, 0, 0]], gravity=1e10)
+    with pytest.raises(ValueError, match="`min_peak_fraction` in"):
+        realistic_sensors(rng, [1.0, 2.0], min_peak_fraction=2.0)
+
+
+def test_arm_up_of_any_scale_is_checked_without_overflow() -> None:
+    with np.errstate(all="raise"):
+        for scale in (1e300, 1e-300):
+            with pytest.raises(ValueError, match="`up` to have unit norm"):
+                ur5_arm(np.array([0.0, 0.6, 0.8]) * scale)
+        arm = iiwa_arm([0.0, 0.6, 0.8])
+        torque = arm.gravity_torque(np.full(7, 1e-300))
+    assert np.all(np.isfinite(torque))
+
+
+def test_sensor_overflow_is_an_error() -> None:
+    sensor = TorqueSensor(gain=1e300, load_coefficient=1e300, ripple_order=1e300)
+    with pytest.raises(ValueError, match="`holding_torque`"):
+        sensor.measure(0.0, 1.0, 1e10)
+    with pytest.raises(ValueError, match="`q`"):
+        sensor.ripple(1e10)
+    arm = canonical_arm(L1=0.5, mass=2.0)
+    with np.errstate(all="raise"), pytest.raises(ValueError, match="`sensor` to give readings"):
+        arm.sweep(0, [0.0, 1.0], -1.0, 1.0, 0.5, 20.0, TorqueSensor(gain=1e300, coulomb=1e300))
+
+
+def _method_cases() -> list[tuple[str, object, tuple[object, ...], dict[str, object]]]:
+    arm = ur5_arm(up_from_base_tilt(0.3, 0.8))
+    q = np.array([[0.3, -1.0, 0.5, -0.7, 0.4, 0.1], [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]])
+    sensor = TorqueSensor(gain=1.1, offset=0.2, coulomb=0.5, ripple_amplitude=0.05)
+    v, tau = np.array([-0.5, 0.0, 0.5]), np.array([2.0, -1.0, 3.0])
+    config = np.array([0.3, -1.0, 0.5, -0.7, 0.4, 0.1])
+    sweep_kwargs: dict[str, object] = {"speed": 0.5, "sample_rate": 50.0, "ramp_time": 0.2}
+    return [
+        ("link_poses", arm.link_poses, (q,), {}),
+        ("joint_axes", arm.joint_axes, (q,), {}),
+        ("com_positions", arm.com_positions, (q,), {}),
+        ("potential_energy", arm.potential_energy, (q,), {}),
+        ("gravity_torque", arm.gravity_torque, (q,), {}),
+        ("peak_gravity_torque", arm.peak_gravity_torque, (), {"samples": 64}),
+        ("sweep", arm.sweep, (1, config, -1.0, 1.0), {**sweep_kwargs, "cycles": 1}),
+        ("friction", sensor.friction, (v, tau), {}),
+        ("ripple", sensor.ripple, (v,), {}),
+        ("measure", sensor.measure, (v, v, tau), {}),
+    ]
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_methods_give_a_clear_error_or_a_finite_result_for_hostile_inputs(index: int) -> None:
+    # The fuzz suite calls the constructors; the methods of arms and sensors get the same
+    # hostile variants of each argument here.
+    import test_fuzz
+
+    name, method, args, kwargs = _method_cases()[index]
+    kind, value = test_fuzz._outcome(method, args, kwargs)
+    assert kind == "result", f"{name}: {value!r}"
+    for context, a, k in test_fuzz._mutations(args, kwargs):
+        kind, value = test_fuzz._outcome(method, a, k)
+        assert kind != "type error", f"{name}, {context}: {value!r}"
+        if kind == "error":
+            test_fuzz._check_error(value, f"{name}, {context}")
+        else:
+            test_fuzz._check_result(value, f"{name}, {context}")

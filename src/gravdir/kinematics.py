@@ -22,7 +22,7 @@ Lynch & Park (2017), the product of exponentials.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,6 +33,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_rotation_matrix,
+    norm,
 )
 from gravdir._results import Result
 
@@ -49,6 +50,15 @@ __all__ = [
 # (millimetres for metres) or a pose that is not a rigid transform.
 _ATOL = 1e-6
 
+# Largest length (and coordinate of a position) a chain may hold, in its length unit. A robot
+# in nanometres spans ~1e9; 1e100 is far beyond any unit, and keeps every composition of a few
+# thousand poses, and every cross product of an axis with a position, within the float range.
+_MAX_LENGTH = 1e100
+
+# Largest magnitude of a fixed angle of a DH table (`alpha`, `theta_offset`): a full turn. A
+# table typed in degrees (twists of 90, offsets of 180) lies beyond it.
+_MAX_FIXED_ANGLE = 2 * np.pi
+
 #: The two Denavit-Hartenberg conventions of :func:`chain_from_dh`.
 DHConvention = Literal["standard", "modified"]
 _DH_CONVENTIONS: tuple[DHConvention, ...] = ("standard", "modified")
@@ -64,22 +74,72 @@ def _describe(shape: tuple[int, ...]) -> str:
 
 def _orthonormalize(r: NDArray[np.float64]) -> NDArray[np.float64]:
     """Nearest rotation matrix (polar factor) of nearly orthonormal matrices, det > 0."""
-    u, _, vt = np.linalg.svd(r)
-    return u @ vt  # type: ignore[no-any-return]
+    with np.errstate(under="ignore"):
+        u, _, vt = np.linalg.svd(r)
+        return u @ vt  # type: ignore[no-any-return]
+
+
+def _check_atol(atol: float) -> float:
+    """`atol` in (0, 1): at 1 or more a zero axis would pass as unit."""
+    value = check_positive(atol, "atol")
+    if value >= 1.0:
+        raise ValueError(f"Expected `atol` to be below 1, got {atol!r}.")
+    return value
+
+
+def _check_real(x: ArrayLike, name: str, **kwargs: Any) -> NDArray[np.float64]:
+    """`check_array`, refusing booleans (``True`` is not a length or an angle)."""
+    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
+    return check_array(x, name, **kwargs)
+
+
+def _check_lengths(x: NDArray[np.float64], name: str, what: str = "") -> None:
+    """Refuse lengths or coordinates beyond `_MAX_LENGTH` in magnitude."""
+    largest = float(np.max(np.abs(x))) if x.size else 0.0
+    if largest > _MAX_LENGTH:
+        raise ValueError(
+            f"Expected {what or 'the lengths of'} `{name}` within +-{_MAX_LENGTH:g}, got "
+            f"{largest:.3g}."
+        )
+
+
+def _check_fixed_angles(x: NDArray[np.float64], name: str) -> None:
+    """Refuse a fixed DH angle beyond a full turn as probably degrees."""
+    largest = float(np.max(np.abs(x))) if x.size else 0.0
+    if largest > _MAX_FIXED_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` in radians, got {largest:.6g} (beyond 2 pi = "
+            f"{_MAX_FIXED_ANGLE:.6g}): degrees?"
+        )
 
 
 def _check_poses(
     x: ArrayLike, name: str, atol: float, *, lead: int | None = None
 ) -> NDArray[np.float64]:
     """Validate a rigid transform (4, 4), or `lead` of them (lead, 4, 4) if `lead` is set."""
-    t = check_array(x, name, finite=False)
+    t = _check_real(x, name, finite=False)
     want = (4, 4) if lead is None else (lead, 4, 4)
     if t.shape != want:
         raise ValueError(
             f"Expected `{name}` to have shape {_describe(want)}, got {_describe(t.shape)}."
         )
     check_finite(t, name)
-    rot = check_rotation_matrix(t[..., :3, :3], f"{name}[..., :3, :3]", atol=atol)
+    # A rotation within atol < 1 has no entry beyond sqrt(1 + atol): refuse larger entries
+    # before R^T R is formed, where they would overflow.
+    largest = float(np.max(np.abs(t[..., :3, :3])))
+    if largest > 1.0 + atol:
+        raise ValueError(
+            f"Expected the rotation part [:3, :3] of `{name}` to be rotation matrices (entries "
+            f"within [-1, 1]), got an entry of magnitude {largest:.3g}."
+        )
+    try:
+        with np.errstate(under="ignore"):
+            rot = check_rotation_matrix(t[..., :3, :3], name, atol=atol)
+    except ValueError as exc:
+        text = str(exc).replace(f"`{name}`", f"the rotation part [:3, :3] of `{name}`", 1)
+        raise ValueError(text) from None
+    _check_lengths(t[..., :3, 3], name, "the translations of")
     bottom = t[..., 3, :]
     worst = float(np.max(np.abs(bottom - [0.0, 0.0, 0.0, 1.0]))) if bottom.size else 0.0
     if worst > atol:
@@ -159,7 +219,16 @@ class SerialChain(Result):
     description : {"dh", "modified_dh", "poe"}
         Where the chain came from: standard DH, modified DH or a product of exponentials.
     atol : float
-        Tolerance the fields were validated with (unit axes, rigid poses); default 1e-6.
+        Tolerance the fields were validated with (unit axes, rigid poses); default 1e-6, in
+        (0, 1).
+
+    Raises
+    ------
+    ValueError
+        If a field has the wrong shape or is not numeric and finite, an axis is not unit or a
+        pose not rigid within `atol`, a coordinate of a point or a translation lies beyond
+        1e100 (in any length unit no robot comes near it; it keeps every composition of poses
+        finite), or `description` is not an option.
     """
 
     home_axes: NDArray[np.float64]
@@ -171,30 +240,33 @@ class SerialChain(Result):
 
     def __post_init__(self) -> None:
         check_option(self.description, "description", _DESCRIPTIONS)
-        atol = check_positive(self.atol, "atol")
-        axes = check_array(self.home_axes, "home_axes", tail=(3,))
+        atol = _check_atol(self.atol)
+        axes = _check_real(self.home_axes, "home_axes", tail=(3,))
         if axes.ndim != 2 or axes.shape[0] < 1:
             raise ValueError(
                 "Expected `home_axes` to have shape (n, 3) with n >= 1, "
                 f"got {_describe(axes.shape)}."
             )
         n = axes.shape[0]
-        norm = np.linalg.norm(axes, axis=-1)
-        worst = float(np.max(np.abs(norm - 1.0)))
+        with np.errstate(under="ignore"):
+            length = norm(axes)  # overflow-safe: a huge axis is refused, not an overflow
+        worst = float(np.max(np.abs(length - 1.0)))
         if worst > atol:
             raise ValueError(
                 f"Expected `home_axes` to be unit vectors (within {atol:g}), got norms off by "
                 f"{worst:.3g}."
             )
-        points = check_array(self.home_points, "home_points", tail=(3,))
+        points = _check_real(self.home_points, "home_points", tail=(3,))
         if points.shape != (n, 3):
             raise ValueError(
                 f"Expected `home_points` to have shape {_describe((n, 3))} like `home_axes`, "
                 f"got {_describe(points.shape)}."
             )
+        _check_lengths(points, "home_points", "the coordinates of")
         links = _check_poses(self.home_links, "home_links", atol, lead=n)
         flange = _check_poses(self.home_flange, "home_flange", atol)
-        object.__setattr__(self, "home_axes", axes / norm[:, None])
+        with np.errstate(under="ignore"):
+            object.__setattr__(self, "home_axes", axes / length[:, None])
         object.__setattr__(self, "home_points", np.array(points, dtype=np.float64))
         object.__setattr__(self, "home_links", links)
         object.__setattr__(self, "home_flange", flange)
@@ -209,21 +281,24 @@ class SerialChain(Result):
     @property
     def screws(self) -> NDArray[np.float64]:
         """Screw axes at ``q = 0`` in the base frame, shape (n, 6): ``[w, v]``, ``v = -w x p``."""
-        v = -np.cross(self.home_axes, self.home_points)
+        with np.errstate(under="ignore"):
+            v = -np.cross(self.home_axes, self.home_points)
         return np.concatenate([self.home_axes, v], axis=-1)
 
     @property
     def axes_in_link(self) -> NDArray[np.float64]:
         """Joint ``i``'s axis in link ``i``'s own frame, shape (n, 3); constant in ``q``."""
         r = self.home_links[:, :3, :3]
-        return np.asarray(np.einsum("nji,nj->ni", r, self.home_axes), dtype=np.float64)
+        with np.errstate(under="ignore"):
+            return np.asarray(np.einsum("nji,nj->ni", r, self.home_axes), dtype=np.float64)
 
     @property
     def points_in_link(self) -> NDArray[np.float64]:
         """The point of joint ``i``'s axis given by `home_points`, in link ``i``'s frame (n, 3)."""
         r = self.home_links[:, :3, :3]
         offset = self.home_points - self.home_links[:, :3, 3]
-        return np.asarray(np.einsum("nji,nj->ni", r, offset), dtype=np.float64)
+        with np.errstate(under="ignore"):
+            return np.asarray(np.einsum("nji,nj->ni", r, offset), dtype=np.float64)
 
     def __repr__(self) -> str:
         return f"SerialChain(n_joints={self.n_joints}, description={self.description!r})"
@@ -233,10 +308,10 @@ def _dh_params(
     d: ArrayLike, theta_offset: ArrayLike, a: ArrayLike, alpha: ArrayLike
 ) -> tuple[NDArray[np.float64], ...]:
     arrays = {
-        "d": check_array(d, "d"),
-        "theta_offset": check_array(theta_offset, "theta_offset"),
-        "a": check_array(a, "a"),
-        "alpha": check_array(alpha, "alpha"),
+        "d": _check_real(d, "d"),
+        "theta_offset": _check_real(theta_offset, "theta_offset"),
+        "a": _check_real(a, "a"),
+        "alpha": _check_real(alpha, "alpha"),
     }
     if arrays["d"].ndim != 1 or arrays["d"].size < 1:
         raise ValueError(
@@ -248,6 +323,10 @@ def _dh_params(
             raise ValueError(
                 f"Expected `{name}` to have shape ({n},) like `d`, got {_describe(arr.shape)}."
             )
+    for name in ("d", "a"):
+        _check_lengths(arrays[name], name)
+    for name in ("theta_offset", "alpha"):
+        _check_fixed_angles(arrays[name], name)
     return arrays["d"], arrays["theta_offset"], arrays["a"], arrays["alpha"]
 
 
@@ -297,8 +376,11 @@ def chain_from_dh(
     Raises
     ------
     ValueError
-        If the four parameter arrays are not 1-D of one length ``n >= 1`` and finite,
-        `convention` is not an option, or a pose is not a rigid transform.
+        If the four parameter arrays are not 1-D of one length ``n >= 1``, numeric and
+        finite; a twist `alpha` or an offset `theta_offset` lies beyond a full turn
+        (``|angle| > 2 pi``: degrees?); a length `d`, `a` or a translation (or a frame origin
+        they add up to) lies beyond 1e100; `convention` is not an option; `atol` is not in
+        (0, 1); or a pose is not a rigid transform.
 
     Notes
     -----
@@ -344,24 +426,28 @@ def chain_from_dh(
     array([0., 2., 0.])
     """
     check_option(convention, "convention", _DH_CONVENTIONS)
-    check_positive(atol, "atol")
+    atol = _check_atol(atol)
     d_, th, a_, al = _dh_params(d, theta_offset, a, alpha)
     frame = _optional_pose(base, "base", atol)
     tool = _optional_pose(link_from_flange, "link_from_flange", atol)
     n = d_.size
     axes, points, links = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4, 4))
-    for i in range(n):
-        if convention == "standard":
-            axes[i], points[i] = frame[:3, 2], frame[:3, 3]
-            frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i]) @ _trans(a_[i], 0.0, 0.0)
-            frame = frame @ _rot_x(al[i])
-        else:
-            frame = frame @ _rot_x(al[i]) @ _trans(a_[i], 0.0, 0.0)
-            frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i])
-            axes[i], points[i] = frame[:3, 2], frame[:3, 3]
-        links[i] = frame
+    with np.errstate(under="ignore"):  # products of tiny lengths and angles round to zero
+        for i in range(n):
+            if convention == "standard":
+                axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+                frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i]) @ _trans(a_[i], 0.0, 0.0)
+                frame = frame @ _rot_x(al[i])
+            else:
+                frame = frame @ _rot_x(al[i]) @ _trans(a_[i], 0.0, 0.0)
+                frame = frame @ _rot_z(th[i]) @ _trans(0.0, 0.0, d_[i])
+                axes[i], points[i] = frame[:3, 2], frame[:3, 3]
+            links[i] = frame
+        flange = frame @ tool
+    origins = np.concatenate([points.ravel(), links[:, :3, 3].ravel(), flange[:3, 3]])
+    _check_lengths(origins, "d`, `a`, `base` and `link_from_flange", "the frame origins of")
     description: ChainDescription = "dh" if convention == "standard" else "modified_dh"
-    return SerialChain(axes, points, links, frame @ tool, description=description, atol=atol)
+    return SerialChain(axes, points, links, flange, description=description, atol=atol)
 
 
 def chain_from_poe(
@@ -399,9 +485,10 @@ def chain_from_poe(
     Raises
     ------
     ValueError
-        If `screws` is not ``(n, 6)`` with ``n >= 1``, an axis is not unit or has non-zero
-        pitch (a prismatic or helical joint), or a pose is not a rigid transform of the
-        expected shape.
+        If `screws` is not ``(n, 6)`` with ``n >= 1``, numeric and finite, an axis is not
+        unit or has non-zero pitch (a prismatic or helical joint), a moment ``v``, a
+        translation or a frame origin lies beyond 1e100, `atol` is not in (0, 1), or a pose is
+        not a rigid transform of the expected shape.
 
     Notes
     -----
@@ -425,41 +512,45 @@ def chain_from_poe(
     >>> link_frames(chain, [np.pi / 2, 0.0]).flange[:3, 3].round(12) + 0.0
     array([0., 2., 0.])
     """
-    check_positive(atol, "atol")
-    s = check_array(screws, "screws", tail=(6,))
+    atol = _check_atol(atol)
+    s = _check_real(screws, "screws", tail=(6,))
     if s.ndim != 2 or s.shape[0] < 1:
         raise ValueError(
             f"Expected `screws` to have shape (n, 6) with n >= 1, got {_describe(s.shape)}."
         )
     n = s.shape[0]
     w, v = s[:, :3], s[:, 3:]
-    norm = np.linalg.norm(w, axis=-1)
-    worst = float(np.max(np.abs(norm - 1.0)))
+    with np.errstate(under="ignore"):
+        length = norm(w)  # overflow-safe: a huge axis is refused, not an overflow
+    worst = float(np.max(np.abs(length - 1.0)))
     if worst > atol:
         raise ValueError(
-            f"Expected the axes `screws[:, :3]` to be unit (revolute joints only, within "
-            f"{atol:g}), got norms off by {worst:.3g}."
+            f"Expected the axes (first three columns) of `screws` to be unit (revolute joints "
+            f"only, within {atol:g}), got norms off by {worst:.3g}."
         )
-    w = w / norm[:, None]
-    v = v / norm[:, None]
-    pitch = np.abs(np.einsum("ij,ij->i", w, v))
-    if float(np.max(pitch)) > atol:
-        raise ValueError(
-            f"Expected zero pitch `screws[:, :3] . screws[:, 3:]` (revolute joints only, within "
-            f"{atol:g}), got {float(np.max(pitch)):.3g}."
-        )
-    p = np.cross(w, v)
-    flange = _check_poses(home_flange, "home_flange", atol)
-    if home_links is None:
-        links = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
-        links[:, :3, 3] = p
-    else:
-        links = _check_poses(home_links, "home_links", atol, lead=n)
-    frame = _optional_pose(base, "base", atol)
-    r, o = frame[:3, :3], frame[:3, 3]
-    return SerialChain(
-        w @ r.T, p @ r.T + o, frame @ links, frame @ flange, description="poe", atol=atol
-    )
+    _check_lengths(v, "screws", "the moments (last three columns) of")
+    with np.errstate(under="ignore"):  # products of tiny components round to zero
+        w = w / length[:, None]
+        v = v / length[:, None]
+        pitch = np.abs(np.einsum("ij,ij->i", w, v))
+        if float(np.max(pitch)) > atol:
+            raise ValueError(
+                f"Expected zero pitch w . v in `screws` (revolute joints only, within "
+                f"{atol:g}), got {float(np.max(pitch)):.3g}."
+            )
+        p = np.cross(w, v)
+        flange = _check_poses(home_flange, "home_flange", atol)
+        if home_links is None:
+            links = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+            links[:, :3, 3] = p
+        else:
+            links = _check_poses(home_links, "home_links", atol, lead=n)
+        frame = _optional_pose(base, "base", atol)
+        r, o = frame[:3, :3], frame[:3, 3]
+        points, links, flange = p @ r.T + o, frame @ links, frame @ flange
+    origins = np.concatenate([points.ravel(), links[:, :3, 3].ravel(), flange[:3, 3]])
+    _check_lengths(origins, "screws`, `home_links`, `home_flange` and `base", "the origins of")
+    return SerialChain(w @ r.T, points, links, flange, description="poe", atol=atol)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -523,7 +614,9 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     Raises
     ------
     ValueError
-        If `chain` is not a :class:`SerialChain`, or `q` is not finite with last axis ``n``.
+        If `chain` is not a :class:`SerialChain`, or `q` is not numeric and finite with last
+        axis ``n``. Joint positions of any magnitude are accepted (a revolute joint may turn
+        many times).
 
     Notes
     -----
@@ -555,28 +648,32 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
     n = chain.n_joints
-    qq = check_array(q, "q", min_ndim=1)
+    qq = _check_real(q, "q", min_ndim=1)
     if qq.shape[-1] != n:
         raise ValueError(
             f"Expected `q` to have shape (..., {n}) for a chain of {n} joints, "
             f"got {_describe(qq.shape)}."
         )
     batch = qq.shape[:-1]
-    prod = np.broadcast_to(np.eye(4), batch + (4, 4))
-    links = np.empty(batch + (n, 4, 4))
-    for i in range(n):
-        prod = prod @ _revolute_exp(chain.home_axes[i], chain.home_points[i], qq[..., i])
-        links[..., i, :, :] = prod @ chain.home_links[i]
-    rot = links[..., :3, :3]
-    org = links[..., :3, 3]
-    a_local = chain.axes_in_link
-    axes = np.einsum("...nij,nj->...ni", rot, a_local)
-    points = np.einsum("...nij,nj->...ni", rot, chain.points_in_link) + org
+    # Positions stay within n * 1e100 (rigid motions keep distances), far from overflow; tiny
+    # angles and lengths only underflow, harmlessly, to zero.
+    with np.errstate(under="ignore"):
+        prod = np.broadcast_to(np.eye(4), batch + (4, 4))
+        links = np.empty(batch + (n, 4, 4))
+        for i in range(n):
+            prod = prod @ _revolute_exp(chain.home_axes[i], chain.home_points[i], qq[..., i])
+            links[..., i, :, :] = prod @ chain.home_links[i]
+        rot = links[..., :3, :3]
+        org = links[..., :3, 3]
+        a_local = chain.axes_in_link
+        axes = np.einsum("...nij,nj->...ni", rot, a_local)
+        points = np.einsum("...nij,nj->...ni", rot, chain.points_in_link) + org
+        flange = prod @ chain.home_flange
     return ChainFrames(
         rotations=rot,
         origins=org,
         joint_axes=axes,
         joint_points=points,
-        flange=prod @ chain.home_flange,
+        flange=flange,
         axes_in_link=a_local,
     )

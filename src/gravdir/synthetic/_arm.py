@@ -14,10 +14,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    check_angle_span,
     check_array,
+    check_count,
     check_positive,
     check_scalar,
-    check_unit_vector,
+    norm,
 )
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
@@ -25,6 +27,72 @@ from gravdir.synthetic._sweep import SweepRecord, _trapezoid_profile
 from gravdir.synthetic.sensors import TorqueSensor
 
 __all__ = ["SyntheticArm"]
+
+# Most joints a synthetic arm may have: its torques cost O(n^2) per configuration.
+_MAX_JOINTS = 100
+
+# Largest DH length or centre-of-mass coordinate, m. 1e100 is beyond any arm in any unit and
+# keeps every composition of link transforms within the float range.
+_MAX_LENGTH = 1e100
+
+# Largest holding-torque scale g * sum(m) * reach, N·m: every torque the arm computes stays
+# within a small multiple of it, far below the float range.
+_MAX_TORQUE_SCALE = 1e300
+
+# Largest magnitude of a fixed DH angle (`theta_offset`, `alpha`): a full turn; a table typed
+# in degrees lies beyond it.
+_MAX_FIXED_ANGLE = 2 * np.pi
+
+# Most samples one call of :meth:`SyntheticArm.sweep` records (a minute at 16 kHz).
+_MAX_SWEEP_SAMPLES = 1_000_000
+
+# Most forward-and-back cycles of one sweep.
+_MAX_CYCLES = 1000
+
+# Largest joint position of a sweep (start, stop, the held configuration) and largest swept
+# span, rad: two full turns. Beyond it the numbers are almost certainly degrees.
+_MAX_JOINT_ANGLE = 4 * np.pi
+
+# Most configurations :meth:`SyntheticArm.peak_gravity_torque` searches.
+_MAX_PEAK_SAMPLES = 100_000
+
+
+def _real_scalar(x: object, name: str) -> float:
+    """One finite real number; booleans (``True`` for 1) and numeric strings are refused."""
+    if isinstance(x, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be a number, got {x!r}.")
+    return check_scalar(x, name)  # type: ignore[arg-type]
+
+
+def _real_array(x: ArrayLike, name: str, **kwargs: object) -> NDArray[np.float64]:
+    """A finite float64 array; booleans and numeric strings are refused."""
+    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
+    return check_array(x, name, **kwargs)  # type: ignore[arg-type]
+
+
+def _check_up(up: ArrayLike) -> NDArray[np.float64]:
+    """A unit 3-vector within 1e-6, its norm taken without over- or underflow."""
+    v = _real_array(up, "up")
+    if v.shape != (3,):
+        raise ValueError(f"Expected `up` to have shape (3,), got {v.shape}.")
+    with np.errstate(under="ignore"):
+        off = abs(float(norm(v)) - 1.0)
+    if off > 1e-6:
+        raise ValueError(
+            f"Expected `up` to have unit norm (within 1e-06), got norm off by {off:.3g}."
+        )
+    return v
+
+
+def _check_joint_angles(x: NDArray[np.float64], name: str) -> None:
+    """Refuse joint positions beyond two turns as probably degrees."""
+    largest = float(np.max(np.abs(x))) if x.size else 0.0
+    if largest > _MAX_JOINT_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` in radians, got a joint position of {largest:.6g} rad "
+            f"({np.degrees(largest):.6g}°, beyond ±{np.degrees(_MAX_JOINT_ANGLE):.0f}°): degrees?"
+        )
 
 
 def _check_rng(rng: object) -> np.random.Generator:
@@ -84,8 +152,14 @@ class SyntheticArm(Result):
     Raises
     ------
     ValueError
-        If a shape is wrong, a value is not finite, a mass is negative, `up` is not a unit
-        vector or `gravity` is not positive.
+        If a shape is wrong, a value is not numeric and finite (booleans and numeric strings
+        are refused), the arm has more than 100 joints, a mass is negative, `up` is not a unit
+        vector within 1e-6, `gravity` is not positive, a fixed angle of `dh` (``theta_offset``,
+        ``alpha``) lies beyond a full turn (degrees?), a length of `dh` or a coordinate of
+        `coms` lies beyond 1e100 m, or the torque scale
+        :math:`\\max(g, 1) \\max(\\sum_k m_k, 1) \\max(r, 1)` with the reach
+        :math:`r = \\sum_i (|d_i| + |a_i|) + \\max_k \\lVert \\bar c_k \\rVert` exceeds 1e300 (so
+        that every product the arm computes, and every torque, is finite).
 
     Notes
     -----
@@ -134,30 +208,55 @@ class SyntheticArm(Result):
         gravity: float = STANDARD_GRAVITY,
         name: str = "",
     ) -> None:
-        dh_arr = check_array(dh, "dh")
+        dh_arr = _real_array(dh, "dh")
         if dh_arr.ndim != 2 or dh_arr.shape[1] != 4 or dh_arr.shape[0] < 1:
             raise ValueError(f"Expected `dh` to have shape (n, 4) with n >= 1, got {dh_arr.shape}.")
         n = dh_arr.shape[0]
-        mass_arr = check_array(masses, "masses")
+        if n > _MAX_JOINTS:
+            raise ValueError(f"Expected `dh` to have at most {_MAX_JOINTS} rows, got {n}.")
+        fixed = np.abs(dh_arr[:, [1, 3]])
+        if float(np.max(fixed)) > _MAX_FIXED_ANGLE:
+            raise ValueError(
+                f"Expected the angles of `dh` (theta_offset, alpha) in radians, got "
+                f"{float(np.max(fixed)):.6g} (beyond 2 pi): degrees?"
+            )
+        mass_arr = _real_array(masses, "masses")
         if mass_arr.shape != (n,):
             raise ValueError(f"Expected `masses` to have shape ({n},), got {mass_arr.shape}.")
         if np.any(mass_arr < 0):
             raise ValueError(
                 f"Expected `masses` to be non-negative, got {np.round(mass_arr, 6).tolist()}."
             )
-        com_arr = check_array(coms, "coms")
+        com_arr = _real_array(coms, "coms")
         if com_arr.shape != (n, 3):
             raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")
-        up_arr = check_unit_vector(up, "up")
-        if up_arr.shape != (3,):
-            raise ValueError(f"Expected `up` to have shape (3,), got {up_arr.shape}.")
+        for label, lengths in (("dh", dh_arr[:, [0, 2]]), ("coms", com_arr)):
+            if float(np.max(np.abs(lengths))) > _MAX_LENGTH:
+                raise ValueError(
+                    f"Expected the lengths of `{label}` within ±{_MAX_LENGTH:g} m, got "
+                    f"{float(np.max(np.abs(lengths))):.3g}."
+                )
+        up_arr = _check_up(up)
         if not isinstance(name, str):
             raise ValueError(f"Expected `name` to be a str, got {type(name).__name__}.")
+        g = check_positive(gravity, "gravity")
+        # Every product the arm forms (m g, m |c|, m g |c|) is bounded by this scale, with each
+        # factor taken as at least 1 so that a tiny one cannot hide a huge other.
+        with np.errstate(over="ignore", under="ignore"):
+            reach = float(np.sum(np.abs(dh_arr[:, [0, 2]])) + np.max(norm(com_arr)))
+            total = float(np.sum(mass_arr))
+            torque_scale = max(g, 1.0) * max(total, 1.0) * max(reach, 1.0)
+        if not torque_scale <= _MAX_TORQUE_SCALE:
+            raise ValueError(
+                f"Expected `masses`, `coms`, `dh` and `gravity` to give holding torques within "
+                f"{_MAX_TORQUE_SCALE:g} N·m, got a scale max(g, 1) max(sum(masses), 1) "
+                f"max(reach, 1) of {torque_scale:.3g}."
+            )
         object.__setattr__(self, "dh", np.array(dh_arr))
         object.__setattr__(self, "masses", np.array(mass_arr))
         object.__setattr__(self, "coms", np.array(com_arr))
         object.__setattr__(self, "up", np.array(up_arr))
-        object.__setattr__(self, "gravity", check_positive(gravity, "gravity"))
+        object.__setattr__(self, "gravity", g)
         object.__setattr__(self, "name", name)
         self.__post_init__()  # the result contract: read-only arrays
 
@@ -177,7 +276,7 @@ class SyntheticArm(Result):
         return int(self.dh.shape[0])
 
     def _check_q(self, q: ArrayLike) -> NDArray[np.float64]:
-        qq = check_array(q, "q", min_ndim=1)
+        qq = _real_array(q, "q", min_ndim=1)
         if qq.shape[-1] != self.n_joints:
             raise ValueError(f"Expected `q` to have shape (..., {self.n_joints}), got {qq.shape}.")
         return qq
@@ -213,9 +312,10 @@ class SyntheticArm(Result):
         poses = np.empty((*batch, self.n_joints + 1, 4, 4))
         poses[..., 0, :, :] = np.eye(4)
         current = np.broadcast_to(np.eye(4), (*batch, 4, 4))
-        for i, (d, theta0, a, alpha) in enumerate(self.dh):
-            current = current @ _dh_transform(qq[..., i] + theta0, d, a, alpha)
-            poses[..., i + 1, :, :] = current
+        with np.errstate(under="ignore"):  # products of tiny lengths round to zero
+            for i, (d, theta0, a, alpha) in enumerate(self.dh):
+                current = current @ _dh_transform(qq[..., i] + theta0, d, a, alpha)
+                poses[..., i + 1, :, :] = current
         return poses
 
     def joint_axes(self, q: ArrayLike) -> NDArray[np.float64]:
@@ -272,9 +372,10 @@ class SyntheticArm(Result):
 
     def _coms_from_poses(self, poses: NDArray[np.float64]) -> NDArray[np.float64]:
         rotations = poses[..., 1:, :3, :3]
-        out: NDArray[np.float64] = (
-            np.einsum("...ij,...j->...i", rotations, self.coms) + poses[..., 1:, :3, 3]
-        )
+        with np.errstate(under="ignore"):
+            out: NDArray[np.float64] = (
+                np.einsum("...ij,...j->...i", rotations, self.coms) + poses[..., 1:, :3, 3]
+            )
         return out
 
     def potential_energy(self, q: ArrayLike) -> NDArray[np.float64]:
@@ -301,8 +402,10 @@ class SyntheticArm(Result):
         >>> float(arm.potential_energy([np.pi / 2]).round(6))
         19.6133
         """
-        heights = self.com_positions(q) @ self.up
-        out: NDArray[np.float64] = self.gravity * np.sum(self.masses * heights, axis=-1)
+        positions = self.com_positions(q)
+        with np.errstate(under="ignore"):
+            heights = positions @ self.up
+            out: NDArray[np.float64] = self.gravity * np.sum(self.masses * heights, axis=-1)
         return out
 
     def gravity_torque(self, q: ArrayLike) -> NDArray[np.float64]:
@@ -341,10 +444,11 @@ class SyntheticArm(Result):
         array([29.41995,  9.80665])
         """
         axes, lever = self._axes_and_levers(q)
-        forces = self.masses[:, None] * (-self.gravity * self.up)  # m_k g_vec, (n, 3)
-        moments = np.cross(lever, forces)
-        gravity_moment = np.einsum("ik,...ikj->...ij", self._distal, moments)
-        out: NDArray[np.float64] = -np.einsum("...ij,...ij->...i", gravity_moment, axes)
+        with np.errstate(under="ignore"):  # tiny masses or levers: products round to zero
+            forces = self.masses[:, None] * (-self.gravity * self.up)  # m_k g_vec, (n, 3)
+            moments = np.cross(lever, forces)
+            gravity_moment = np.einsum("ik,...ikj->...ij", self._distal, moments)
+            out: NDArray[np.float64] = -np.einsum("...ij,...ij->...i", gravity_moment, axes)
         return out
 
     @property
@@ -358,7 +462,8 @@ class SyntheticArm(Result):
         coms = self._coms_from_poses(poses)
         axes = poses[..., :-1, :3, 2]  # z_i: axis of joint i
         points = poses[..., :-1, :3, 3]  # p_i: a point on it
-        lever = coms[..., None, :, :] - points[..., :, None, :]
+        with np.errstate(under="ignore"):
+            lever = coms[..., None, :, :] - points[..., :, None, :]
         return axes, lever
 
     def peak_gravity_torque(self, *, samples: int = 4096) -> NDArray[np.float64]:
@@ -367,9 +472,9 @@ class SyntheticArm(Result):
         Parameters
         ----------
         samples : int, optional
-            Number of configurations searched (default 4096), drawn uniformly from
-            :math:`[-\\pi, \\pi)^n` by a random generator with a fixed seed, so the result is
-            deterministic.
+            Number of configurations searched (default 4096, at most 100,000), drawn uniformly
+            from :math:`[-\\pi, \\pi)^n` by a random generator with a fixed seed, so the result
+            is deterministic.
 
         Returns
         -------
@@ -381,7 +486,7 @@ class SyntheticArm(Result):
         Raises
         ------
         ValueError
-            If `samples` is not a positive integer.
+            If `samples` is not an integer from 1 to 100,000.
 
         Notes
         -----
@@ -401,14 +506,14 @@ class SyntheticArm(Result):
         >>> arm.peak_gravity_torque().round(2)
         array([9.81, 9.81])
         """
-        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-            raise ValueError(f"Expected `samples` to be a positive integer, got {samples!r}.")
+        count = check_count(samples, "samples", maximum=_MAX_PEAK_SAMPLES)
         rng = np.random.default_rng(0)
-        q = rng.uniform(-np.pi, np.pi, size=(int(samples), self.n_joints))
+        q = rng.uniform(-np.pi, np.pi, size=(count, self.n_joints))
         q = np.concatenate([np.zeros((1, self.n_joints)), q])
         axes, lever = self._axes_and_levers(q)
-        moment = np.einsum("ik,k,...ikj->...ij", self._distal, self.masses, lever)
-        arm_torque = self.gravity * np.linalg.norm(np.cross(axes, moment), axis=-1)
+        with np.errstate(under="ignore"):
+            moment = np.einsum("ik,k,...ikj->...ij", self._distal, self.masses, lever)
+            arm_torque = self.gravity * norm(np.cross(axes, moment))
         out: NDArray[np.float64] = np.max(arm_torque, axis=0)
         return out
 
@@ -433,10 +538,12 @@ class SyntheticArm(Result):
         joint : int
             Index of the swept joint, ``0 <= joint < n`` (``0`` is J1).
         configuration : array_like, shape (n,)
-            Angles at which all other joints are held, rad; entry `joint` is ignored.
+            Angles at which all other joints are held, rad, within ±4π; entry `joint` is
+            ignored.
         start, stop : float
-            Ends of the swept arc, rad, different. `stop` may be below `start` (the first pass
-            then moves in the negative direction).
+            Ends of the swept arc, rad, different, each within ±4π and at most 4π apart (two
+            turns: larger numbers are taken for degrees). `stop` may be below `start` (the
+            first pass then moves in the negative direction).
         speed : float
             Cruise speed, rad/s, positive.
         sample_rate : float
@@ -452,7 +559,7 @@ class SyntheticArm(Result):
             Each pass must be long enough to reach cruise speed:
             ``|stop - start| >= speed * ramp_time``.
         cycles : int, optional
-            Number of forward-and-back cycles (default 1).
+            Number of forward-and-back cycles (default 1, at most 1000).
 
         Returns
         -------
@@ -463,8 +570,11 @@ class SyntheticArm(Result):
         Raises
         ------
         ValueError
-            If an argument has the wrong type, shape or sign, the arc is too short for the
-            ramps, or `rng` is missing while the sensor is noisy.
+            If an argument has the wrong type, shape or sign (booleans and numeric strings are
+            refused); a joint position or the swept span lies beyond 4π ("degrees?"); the arc
+            is too short for the ramps; the record would hold more than 1,000,000 samples
+            (``sample_rate`` times the duration ``2 cycles (|stop - start| / speed +
+            ramp_time)``); or `rng` is missing while the sensor is noisy.
 
         Notes
         -----
@@ -494,28 +604,39 @@ class SyntheticArm(Result):
         True
         """
         n = self.n_joints
-        if isinstance(joint, bool) or not isinstance(joint, (int, np.integer)):
-            raise ValueError(f"Expected `joint` to be an int, got {type(joint).__name__}.")
-        if not 0 <= joint < n:
-            raise ValueError(f"Expected `joint` in [0, {n - 1}], got {joint}.")
-        joint = int(joint)
-        config = check_array(configuration, "configuration")
+        joint = check_count(joint, "joint", minimum=0, maximum=n - 1)
+        config = _real_array(configuration, "configuration")
         if config.shape != (n,):
             raise ValueError(f"Expected `configuration` to have shape ({n},), got {config.shape}.")
-        start_f = check_scalar(start, "start")
-        stop_f = check_scalar(stop, "stop")
+        _check_joint_angles(config, "configuration")
+        start_f = _real_scalar(start, "start")
+        stop_f = _real_scalar(stop, "stop")
+        with np.errstate(over="ignore"):  # a span beyond the float range is refused below
+            span = stop_f - start_f
+        check_angle_span(span, "stop` - `start", limit=_MAX_JOINT_ANGLE)
+        _check_joint_angles(np.array(start_f), "start")
+        _check_joint_angles(np.array(stop_f), "stop")
         if start_f == stop_f:
             raise ValueError(f"Expected `stop` to differ from `start`, got both {start_f!r}.")
         v = check_positive(speed, "speed")
         fs = check_positive(sample_rate, "sample_rate")
         ramp = check_positive(ramp_time, "ramp_time", allow_zero=True)
-        if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
-            raise ValueError(f"Expected `cycles` to be a positive integer, got {cycles!r}.")
+        n_cycles = check_count(cycles, "cycles", maximum=_MAX_CYCLES)
         arc = abs(stop_f - start_f)
-        if arc < v * ramp:
+        with np.errstate(over="ignore", under="ignore"):
+            ramp_arc = v * ramp
+            pass_time = arc / v + ramp
+            samples = np.floor(2 * n_cycles * pass_time * fs * (1 + 1e-12)) + 1  # as sampled
+        if arc < ramp_arc:
             raise ValueError(
                 f"Expected the arc |`stop` - `start`| = {arc:.6g} rad to be at least "
-                f"`speed` * `ramp_time` = {v * ramp:.6g} rad so each pass reaches cruise speed."
+                f"`speed` * `ramp_time` = {ramp_arc:.6g} rad so each pass reaches cruise speed."
+            )
+        if not samples <= _MAX_SWEEP_SAMPLES:
+            raise ValueError(
+                f"Expected a sweep of at most {_MAX_SWEEP_SAMPLES:,} samples, got {samples:.4g} "
+                f"(`sample_rate` {fs:g} Hz for {2 * n_cycles} passes of {pass_time:.4g} s): "
+                "lower `sample_rate` or `cycles`, or raise `speed`."
             )
         chosen = self._pick_sensor(sensor, joint)
         if chosen.noise_std > 0 and rng is None:
@@ -526,11 +647,18 @@ class SyntheticArm(Result):
         if rng is not None:
             _check_rng(rng)
 
-        profile = _trapezoid_profile(start_f, stop_f, v, fs, ramp, int(cycles))
+        with np.errstate(under="ignore"):
+            profile = _trapezoid_profile(start_f, stop_f, v, fs, ramp, n_cycles)
         positions = np.tile(config, (profile.q.size, 1))
         positions[:, joint] = profile.q
         holding = self.gravity_torque(positions)[:, joint]
-        measured = chosen.measure(profile.q, profile.velocity, holding, rng)
+        try:
+            measured = chosen.measure(profile.q, profile.velocity, holding, rng)
+        except ValueError:  # the arguments are checked: only an overflow of a reading is left
+            raise ValueError(
+                "Expected `sensor` to give readings of this sweep within the float range, got an "
+                "overflow (its gain, friction or ripple coefficients are too large)."
+            ) from None
         config_out = config.copy()
         config_out[joint] = start_f
         return SweepRecord(

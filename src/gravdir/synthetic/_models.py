@@ -9,9 +9,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir.synthetic._arm import SyntheticArm, _check_rng
+from gravdir.synthetic._arm import (
+    _MAX_FIXED_ANGLE,
+    _MAX_JOINTS,
+    _MAX_LENGTH,
+    SyntheticArm,
+    _check_rng,
+    _real_array,
+    _real_scalar,
+)
 
 __all__ = ["canonical_arm", "iiwa_arm", "random_arm", "up_from_base_tilt", "ur5_arm"]
 
@@ -35,22 +43,24 @@ def up_from_base_tilt(tilt: ArrayLike, azimuth: ArrayLike = 0.0) -> NDArray[np.f
     Raises
     ------
     ValueError
-        If an argument is not numeric and finite or the shapes do not broadcast.
+        If an argument is not numeric and finite (booleans and numeric strings are refused) or
+        the shapes do not broadcast.
 
     Examples
     --------
     >>> up_from_base_tilt(np.pi / 2, np.pi / 2).round(12) + 0.0
     array([0., 1., 0.])
     """
-    t = check_array(tilt, "tilt")
-    a = check_array(azimuth, "azimuth")
+    t = _real_array(tilt, "tilt")
+    a = _real_array(azimuth, "azimuth")
     try:
         t, a = np.broadcast_arrays(t, a)
     except ValueError:
         raise ValueError(
             f"Expected `tilt` and `azimuth` to broadcast, got shapes {t.shape} and {a.shape}."
         ) from None
-    return np.stack([np.sin(t) * np.cos(a), np.sin(t) * np.sin(a), np.cos(t)], axis=-1)
+    with np.errstate(under="ignore"):  # a product of two tiny angles rounds to zero
+        return np.stack([np.sin(t) * np.cos(a), np.sin(t) * np.sin(a), np.cos(t)], axis=-1)
 
 
 def canonical_arm(
@@ -87,7 +97,9 @@ def canonical_arm(
     Raises
     ------
     ValueError
-        If an argument is not finite, `mass` is negative or `up` is not a unit vector.
+        If an argument is not a finite real number (booleans and numeric strings are refused),
+        `mass` is negative, a length lies beyond 1e100 m, `gamma0` lies beyond a full turn
+        (degrees?) or `up` is not a unit vector; see :class:`SyntheticArm` for the rest.
 
     Notes
     -----
@@ -121,8 +133,10 @@ def canonical_arm(
     >>> arm.gravity_torque([0.0, np.pi / 2]).round(6) + 0.0
     array([ 0.     , -9.80665])
     """
-    lengths = check_array([L1, L2, L3], "L1, L2, L3")
-    gamma = float(check_array(gamma0, "gamma0"))
+    lengths = np.array([_real_scalar(x, name) for x, name in ((L1, "L1"), (L2, "L2"), (L3, "L3"))])
+    gamma = _real_scalar(gamma0, "gamma0")
+    if abs(gamma) > _MAX_FIXED_ANGLE:
+        raise ValueError(f"Expected `gamma0` in radians, got {gamma:.6g} (beyond 2 pi): degrees?")
     m = check_positive(mass, "mass", allow_zero=True)
     dh = np.array([[0.0, 0.0, 0.0, -np.pi / 2], [0.0, gamma - np.pi / 2, 0.0, 0.0]])
     return SyntheticArm(
@@ -151,14 +165,17 @@ def random_arm(
     rng : numpy.random.Generator
         Source of the random draws.
     n_joints : int, optional
-        Number of joints, at least 1 (default 6).
+        Number of joints, from 1 to 100 (default 6).
     max_tilt : float, optional
         Largest angle between `up` and base +z, rad, in :math:`[0, \\pi]` (default
-        :math:`\\pi/2`). `up` is uniform over the spherical cap of that half-angle.
+        :math:`\\pi/2`; a larger value is taken for degrees). `up` is uniform over the
+        spherical cap of that half-angle.
     link_length : float, optional
-        Scale of the DH lengths and centre-of-mass offsets, m, positive (default 0.4).
+        Scale of the DH lengths and centre-of-mass offsets, m, positive, at most 1e100
+        (default 0.4).
     mass_range : tuple of float, optional
-        Link masses are uniform in this range, kg (default 0.5 to 8).
+        Link masses are uniform in this range ``(low, high)``, kg, ``0 <= low <= high``
+        (default 0.5 to 8).
     gravity : float, optional
         Gravitational acceleration, m/s² (default: standard gravity, 9.80665).
 
@@ -172,7 +189,8 @@ def random_arm(
     Raises
     ------
     ValueError
-        If an argument is out of range.
+        If an argument has the wrong type (booleans and numeric strings are refused) or is out
+        of range, with "degrees?" for a `max_tilt` beyond pi.
 
     Examples
     --------
@@ -181,18 +199,21 @@ def random_arm(
     (4, True)
     """
     _check_rng(rng)
-    if isinstance(n_joints, bool) or not isinstance(n_joints, (int, np.integer)) or n_joints < 1:
-        raise ValueError(f"Expected `n_joints` to be a positive integer, got {n_joints!r}.")
+    n = check_count(n_joints, "n_joints", maximum=_MAX_JOINTS)
     tilt_max = check_positive(max_tilt, "max_tilt", allow_zero=True)
     if tilt_max > np.pi:
-        raise ValueError(f"Expected `max_tilt` in [0, pi], got {max_tilt!r}.")
+        raise ValueError(f"Expected `max_tilt` in [0, pi] rad, got {max_tilt!r}: degrees?")
     length = check_positive(link_length, "link_length")
-    low, high = (float(x) for x in check_array(mass_range, "mass_range"))
+    if length > _MAX_LENGTH:
+        raise ValueError(f"Expected `link_length` at most {_MAX_LENGTH:g} m, got {length:.3g}.")
+    limits = _real_array(mass_range, "mass_range")
+    if limits.shape != (2,):
+        raise ValueError(f"Expected `mass_range` to have shape (2,), got {limits.shape}.")
+    low, high = float(limits[0]), float(limits[1])
     if not 0 <= low <= high:
         raise ValueError(
-            f"Expected `mass_range` (low, high) with 0 <= low <= high, got {mass_range}."
+            f"Expected `mass_range` (low, high) with 0 <= low <= high, got ({low:g}, {high:g})."
         )
-    n = int(n_joints)
     right = rng.choice([0.0, np.pi / 2, -np.pi / 2, np.pi], size=n)
     alpha = np.where(rng.random(n) < 0.5, right, rng.uniform(-np.pi, np.pi, size=n))
     dh = np.column_stack(
@@ -230,7 +251,7 @@ def ur5_arm(up: ArrayLike = (0.0, 0.0, 1.0), *, gravity: float = STANDARD_GRAVIT
     Raises
     ------
     ValueError
-        If `up` is not a unit vector.
+        If `up` is not a unit vector or `gravity` is not a positive number.
 
     Notes
     -----
@@ -295,7 +316,7 @@ def iiwa_arm(up: ArrayLike = (0.0, 0.0, 1.0), *, gravity: float = STANDARD_GRAVI
     Raises
     ------
     ValueError
-        If `up` is not a unit vector.
+        If `up` is not a unit vector or `gravity` is not a positive number.
 
     Notes
     -----

@@ -24,6 +24,23 @@ from gravdir._results import Result
 __all__ = ["TorqueSensor", "realistic_sensors"]
 
 
+def _real_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """A finite float64 array; booleans and numeric strings are refused."""
+    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
+    return check_array(x, name)
+
+
+def _finite(out: NDArray[np.float64], names: str) -> NDArray[np.float64]:
+    """`out` if finite; otherwise an error naming the inputs whose size overflowed it."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"Expected {names} small enough for the sensor's reading to stay within the float "
+            "range (about 1.8e308), got an overflow."
+        )
+    return out
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class TorqueSensor(Result):
     """Error model of one joint's torque measurement.
@@ -55,8 +72,9 @@ class TorqueSensor(Result):
     Raises
     ------
     ValueError
-        If a parameter is not finite, `gain` or `ripple_order` is not positive, or one of the
-        non-negative parameters is negative.
+        If a parameter is not a finite real number (booleans and numeric strings are refused),
+        `gain` or `ripple_order` is not positive, or one of the non-negative parameters is
+        negative.
 
     Notes
     -----
@@ -102,6 +120,9 @@ class TorqueSensor(Result):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gain", check_positive(self.gain, "gain"))
+        for name in ("offset", "ripple_phase"):
+            if isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(f"Expected `{name}` to be a number, got {getattr(self, name)!r}.")
         object.__setattr__(self, "offset", check_scalar(self.offset, "offset"))
         for name in ("coulomb", "viscous", "load_coefficient", "ripple_amplitude", "noise_std"):
             value = check_positive(getattr(self, name), name, allow_zero=True)
@@ -129,19 +150,21 @@ class TorqueSensor(Result):
         Raises
         ------
         ValueError
-            If an argument is not numeric and finite, or the shapes do not broadcast.
+            If an argument is not numeric and finite, the shapes do not broadcast, or the
+            friction torque overflows the float range.
 
         Examples
         --------
         >>> TorqueSensor(coulomb=1.0, viscous=2.0).friction([-0.5, 0.0, 0.5], 0.0)
         array([-2.,  0.,  2.])
         """
-        v = check_array(velocity, "velocity")
-        tau = check_array(holding_torque, "holding_torque")
+        v = _real_array(velocity, "velocity")
+        tau = _real_array(holding_torque, "holding_torque")
         check_same_shape(velocity=v, holding_torque=tau)
-        level = self.coulomb + self.load_coefficient * np.abs(tau)
-        out: NDArray[np.float64] = level * np.sign(v) + self.viscous * v
-        return out
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            level = self.coulomb + self.load_coefficient * np.abs(tau)
+            out: NDArray[np.float64] = level * np.sign(v) + self.viscous * v
+        return _finite(out, "`velocity` and `holding_torque`")
 
     def ripple(self, q: ArrayLike) -> NDArray[np.float64]:
         """Gear ripple :math:`a_r \\sin(n_r q + \\varphi_r)` at joint angle `q`, N·m.
@@ -159,7 +182,8 @@ class TorqueSensor(Result):
         Raises
         ------
         ValueError
-            If `q` is not numeric and finite.
+            If `q` is not numeric and finite, or ``ripple_order * q`` overflows the float
+            range.
 
         Examples
         --------
@@ -167,10 +191,10 @@ class TorqueSensor(Result):
         >>> float(r.round(12))
         0.1
         """
-        qq = check_array(q, "q")
-        out: NDArray[np.float64] = self.ripple_amplitude * np.sin(
-            self.ripple_order * qq + self.ripple_phase
-        )
+        qq = _real_array(q, "q")
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            angle = _finite(self.ripple_order * qq + self.ripple_phase, "`q`")
+            out: NDArray[np.float64] = self.ripple_amplitude * np.sin(angle)
         return out
 
     def measure(
@@ -201,8 +225,8 @@ class TorqueSensor(Result):
         Raises
         ------
         ValueError
-            If an array is not numeric and finite, the shapes do not broadcast, or `rng` is
-            missing while ``noise_std > 0``.
+            If an array is not numeric and finite, the shapes do not broadcast, `rng` is
+            missing while ``noise_std > 0``, or the reading overflows the float range.
 
         Notes
         -----
@@ -216,9 +240,9 @@ class TorqueSensor(Result):
         >>> sensor.measure(np.zeros(4), np.ones(4), np.ones(4), rng).shape
         (4,)
         """
-        qq = check_array(q, "q")
-        v = check_array(velocity, "velocity")
-        tau = check_array(holding_torque, "holding_torque")
+        qq = _real_array(q, "q")
+        v = _real_array(velocity, "velocity")
+        tau = _real_array(holding_torque, "holding_torque")
         shape = check_same_shape(q=qq, velocity=v, holding_torque=tau)
         if self.noise_std > 0 and rng is None:
             raise ValueError(
@@ -228,11 +252,13 @@ class TorqueSensor(Result):
             raise ValueError(
                 f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
             )
-        out = self.gain * (tau + self.friction(v, tau)) + self.offset + self.ripple(qq)
-        out = np.broadcast_to(out, shape).astype(np.float64, copy=True)
-        if self.noise_std > 0 and rng is not None:
-            out += self.noise_std * rng.standard_normal(shape)
-        return out
+        friction, ripple = self.friction(v, tau), self.ripple(qq)
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            out = self.gain * (tau + friction) + self.offset + ripple
+            out = np.broadcast_to(out, shape).astype(np.float64, copy=True)
+            if self.noise_std > 0 and rng is not None:
+                out += self.noise_std * rng.standard_normal(shape)
+        return _finite(out, "`holding_torque` and `velocity`")
 
 
 def realistic_sensors(
@@ -252,9 +278,9 @@ def realistic_sensors(
         least one joint: the scale of that joint's errors. For a synthetic arm pass
         ``arm.peak_gravity_torque()``.
     min_peak_fraction : float, optional
-        Each joint's peak is raised to at least this fraction of the largest peak (default
-        1%), so a joint without gravity load (a wrist whose distal mass lies on its axis) still
-        gets friction and noise.
+        Each joint's peak is raised to at least this fraction of the largest peak, in [0, 1]
+        (default 1%), so a joint without gravity load (a wrist whose distal mass lies on its
+        axis) still gets friction and noise.
 
     Returns
     -------
@@ -265,8 +291,8 @@ def realistic_sensors(
     Raises
     ------
     ValueError
-        If `rng` is not a Generator, `peak` is not 1-D, finite and non-negative with a positive
-        entry, or `min_peak_fraction` is negative.
+        If `rng` is not a Generator, `peak` is not 1-D, numeric, finite and non-negative with
+        a positive entry, or `min_peak_fraction` is not in [0, 1].
 
     Notes
     -----
@@ -304,7 +330,7 @@ def realistic_sensors(
         raise ValueError(
             f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
         )
-    p = check_array(peak, "peak")
+    p = _real_array(peak, "peak")
     if p.ndim != 1 or p.size < 1:
         raise ValueError(f"Expected `peak` to have shape (n,) with n >= 1, got {p.shape}.")
     if np.any(p < 0) or not np.any(p > 0):
@@ -313,22 +339,26 @@ def realistic_sensors(
             f"got {np.round(p, 6).tolist()}."
         )
     fraction = check_positive(min_peak_fraction, "min_peak_fraction", allow_zero=True)
+    if fraction > 1:
+        raise ValueError(f"Expected `min_peak_fraction` in [0, 1], got {min_peak_fraction!r}.")
     # A joint whose distal mass lies on its axis has no gravity load but still has friction
     # and noise: give it a fraction of the largest joint's peak.
-    p = np.maximum(p, fraction * np.max(p))
+    with np.errstate(under="ignore"):  # tiny peaks or fractions round to zero
+        p = np.maximum(p, fraction * np.max(p))
     sensors = []
     for pj in p:
-        sensors.append(
-            TorqueSensor(
-                gain=float(rng.uniform(0.85, 1.15)),
-                offset=float(rng.uniform(-0.03, 0.03) * pj),
-                coulomb=float(rng.uniform(0.02, 0.10) * pj),
-                viscous=float(rng.uniform(0.01, 0.05) * pj),
-                load_coefficient=float(rng.uniform(0.0, 0.05)),
-                ripple_amplitude=float(0.005 * pj),
-                ripple_order=float(2 * rng.integers(50, 161)),
-                ripple_phase=float(rng.uniform(-np.pi, np.pi)),
-                noise_std=float(0.005 * pj),
+        with np.errstate(under="ignore"):
+            sensors.append(
+                TorqueSensor(
+                    gain=float(rng.uniform(0.85, 1.15)),
+                    offset=float(rng.uniform(-0.03, 0.03) * pj),
+                    coulomb=float(rng.uniform(0.02, 0.10) * pj),
+                    viscous=float(rng.uniform(0.01, 0.05) * pj),
+                    load_coefficient=float(rng.uniform(0.0, 0.05)),
+                    ripple_amplitude=float(0.005 * pj),
+                    ripple_order=float(2 * rng.integers(50, 161)),
+                    ripple_phase=float(rng.uniform(-np.pi, np.pi)),
+                    noise_std=float(0.005 * pj),
+                )
             )
-        )
     return tuple(sensors)
