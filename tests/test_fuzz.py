@@ -1,0 +1,417 @@
+"""A fuzz suite over the whole public API.
+
+Every public callable of every module (each module's `__all__`, so the suite cannot fall behind
+the API) has a valid call in one of the `fuzz_cases_*.py` files beside this one. The suite calls
+it as given, then with each argument replaced in turn by a hostile variant — NaN and infinity,
+empty and tiny arrays, an extra axis, a column vector, lists, float32, strided and read-only
+arrays, values scaled by 1e±300, constant data, numeric strings, negative, zero and huge numbers,
+booleans — and once with a misspelled keyword. Each outcome must be one of
+
+* a clear error: a `ValueError` (or documented subclass) whose message names an argument in
+  backticks, or a `TypeError` for a misspelled keyword;
+* a result that contains no NaN, whose infinities stand only in uncertainty fields, that leaves
+  every input unchanged and that the call returns again, equal, when repeated.
+
+Anything else — another exception type, a silent NaN, a mutated input, a call over 10 s — fails.
+Variants that keep every value (a list, a strided or a read-only array) must also give the valid
+call's result within rounding. The default profile runs every variant above in a few seconds;
+`GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and a NaN at a random
+place (seeded, so each run is the same).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import inspect
+import math
+import os
+import pkgutil
+import re
+import signal
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gravdir
+from gravdir._results import Result
+
+CASE_MODULES = [
+    "fuzz_cases_sweep",
+    "fuzz_cases_general",
+    "fuzz_cases_closed_form",
+    "fuzz_cases_touch",
+    "fuzz_cases_kinematic_error",
+    "fuzz_cases_friction",
+    "fuzz_cases_foundations",
+]
+CALL_SECONDS = 10
+LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"
+# Field names where an infinity is an honest "unknown": uncertainties, bounds and conditions.
+INFINITE_OK = re.compile(r"std|cov|var|condition|bound|chi2|spread|snr|margin|error|candidates")
+
+
+def _load_cases() -> tuple[dict[str, Callable[[], tuple[tuple, dict]]], dict[str, str]]:
+    cases: dict[str, Callable[[], tuple[tuple, dict]]] = {}
+    not_called: dict[str, str] = {}
+    for name in CASE_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # the coverage test below reports what is missing
+        for key in module.CASES:
+            assert key not in cases, f"{key} has two cases"
+        cases.update(module.CASES)
+        not_called.update(getattr(module, "NOT_CALLED", {}))
+    return cases, not_called
+
+
+CASES, NOT_CALLED = _load_cases()
+
+
+def _public_modules() -> list[Any]:
+    """gravdir and every module or package of it whose path has no private (`_`) part."""
+    found = [gravdir]
+    for info in pkgutil.walk_packages(gravdir.__path__, "gravdir."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            found.append(importlib.import_module(info.name))
+    return found
+
+
+def _public_names() -> set[str]:
+    """``module.name`` of every public function and class, under the deepest public module
+    whose `__all__` lists it (``gravdir.sweep.fit_sweep``, not ``gravdir.fit_sweep``)."""
+    where: dict[int, str] = {}
+    for module in _public_modules():
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                key = f"{module.__name__}.{name}"
+                if id(obj) not in where or key.count(".") > where[id(obj)].count("."):
+                    where[id(obj)] = key
+    return set(where.values())
+
+
+def _resolve(qualname: str) -> Callable[..., Any]:
+    module, _, name = qualname.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def test_every_public_callable_has_a_case():
+    public = _public_names()
+    covered = set(CASES) | set(NOT_CALLED)
+    assert sorted(public - covered) == []
+    assert sorted(covered - public) == []
+    for name, why in NOT_CALLED.items():
+        obj = _resolve(name)
+        # Only types a user receives (results, errors, warnings, protocols) need no call.
+        assert inspect.isclass(obj) and why, name
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile variants of an argument
+
+
+def _array_variants(x: np.ndarray) -> Iterator[tuple[str, Any]]:
+    if x.dtype.kind not in "fiu" or x.size == 0:
+        return
+    flat = x.astype(float)
+    nan = flat.copy()
+    nan.flat[nan.size // 2] = np.nan
+    yield "nan", nan
+    inf = flat.copy()
+    inf.flat[0] = np.inf
+    yield "inf", inf
+    yield "empty", np.empty((0,) + x.shape[1:]) if x.ndim else np.empty(0)
+    yield "extra axis", flat[None, ..., None]
+    if x.ndim == 1:
+        yield "column vector", flat[:, None]
+        yield "one sample", flat[:1]
+    yield "list", flat.tolist()
+    yield "float32", flat.astype(np.float32)
+    strided = np.repeat(flat, 2, axis=-1)[..., ::2] if x.ndim else flat
+    yield "strided", strided
+    ro = flat.copy()
+    ro.flags.writeable = False
+    yield "read-only", ro
+    yield "scaled 1e300", flat * 1e300
+    yield "scaled 1e-300", flat * 1e-300
+    yield "constant", np.full_like(flat, flat.flat[0])
+    yield "numeric strings", flat.astype(str)
+    if x.dtype.kind in "iu":
+        yield "floats for ints", flat + 0.5
+
+
+def _scalar_variants(x: Any) -> Iterator[tuple[str, Any]]:
+    yield "nan", math.nan
+    yield "inf", math.inf
+    yield "negative", -abs(x) - 1
+    yield "zero", 0 if isinstance(x, int) else 0.0
+    yield "huge", 10**12 if isinstance(x, int) else 1e300
+    yield "tiny", 1e-300
+    yield "numeric string", str(x)
+    yield "bool", True
+    if isinstance(x, int):
+        yield "float for int", x + 0.5
+
+
+def _variants(value: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, bool | str) or value is None:
+        return
+    if isinstance(value, int | float | np.integer | np.floating):
+        yield from _scalar_variants(value.item() if isinstance(value, np.generic) else value)
+    elif isinstance(value, np.ndarray):
+        yield from _array_variants(value)
+    elif isinstance(value, list | tuple) and value and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
+    ):
+        yield from _array_variants(np.asarray(value))
+
+
+# --------------------------------------------------------------------------------------------
+# Running one call and classifying what happens
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Timeout
+
+
+class _Generator:
+    """Stands for a random generator: drawing from it changes its state by design."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Generator | np.random.Generator)
+
+
+def _without_generators(obj: Any) -> Any:
+    """`obj` with generators replaced by a stand-in and rotations by their matrices (SciPy's
+    `Rotation` has no value equality)."""
+    from scipy.spatial.transform import Rotation
+
+    if isinstance(obj, np.random.Generator):
+        return _Generator()
+    if isinstance(obj, Rotation):
+        return obj.as_matrix()
+    if isinstance(obj, tuple | list):
+        items = [_without_generators(v) for v in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: _without_generators(v) for k, v in obj.items()}
+    return obj
+
+
+def _snapshot(obj: Any) -> Any:
+    try:
+        return copy.deepcopy(_without_generators(obj))
+    except Exception:  # an object that cannot be copied is compared by identity only
+        return obj
+
+
+def _same(a: Any, b: Any) -> bool:
+    from gravdir._results import _equal
+
+    return _equal(_without_generators(a), _without_generators(b))
+
+
+def _bad_floats(obj: Any, path: str = "", seen: set[int] | None = None) -> list[str]:
+    """Paths to NaN anywhere, and to infinities outside uncertainty fields."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    bad: list[str] = []
+    if isinstance(obj, float | np.floating | np.ndarray):
+        arr = np.asarray(obj)
+        if arr.dtype.kind in "fc":
+            if np.isnan(arr).any():
+                bad.append(f"{path}: NaN")
+            elif np.isinf(arr).any() and not INFINITE_OK.search(path):
+                bad.append(f"{path}: inf")
+    elif isinstance(obj, Result):
+        for f in dataclasses.fields(obj):
+            bad += _bad_floats(getattr(obj, f.name), f"{path}.{f.name}", seen)
+        for prop in ("up_cov", "up_std_deg", "amplitude_std", "phase_std"):
+            if hasattr(type(obj), prop):
+                bad += _bad_floats(getattr(obj, prop), f"{path}.{prop}", seen)
+    elif isinstance(obj, list | tuple):
+        for i, v in enumerate(obj):
+            bad += _bad_floats(v, f"{path}[{i}]", seen)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            bad += _bad_floats(v, f"{path}[{k!r}]", seen)
+    return bad
+
+
+def _outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, Any]:
+    """("error", exc), ("result", value); anything unclassifiable raises AssertionError."""
+    before = _snapshot((args, kwargs))
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(CALL_SECONDS)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="raise"):
+                result = func(*args, **kwargs)
+    except _Timeout:
+        raise AssertionError(f"call took more than {CALL_SECONDS} s") from None
+    except ValueError as exc:
+        return "error", exc
+    except TypeError as exc:
+        return "type error", exc
+    except FloatingPointError as exc:
+        raise AssertionError(f"floating-point error leaked: {exc}") from exc
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert _same(before, (args, kwargs)), "an input was changed in place"
+    return "result", result
+
+
+def _check_error(exc: BaseException, context: str) -> None:
+    assert re.search(r"`[A-Za-z_][A-Za-z0-9_\[\]]*`", str(exc)), (
+        f"{context}: ValueError without an argument name: {exc!r}"
+    )
+
+
+def _check_result(result: Any, context: str) -> None:
+    bad = _bad_floats(result, "result")
+    assert not bad, f"{context}: non-finite values {bad[:5]}"
+
+
+def _close(a: Any, b: Any, path: str = "result") -> list[str]:
+    """Paths where two results differ beyond rounding (1e-9 relative)."""
+    if isinstance(a, Result) and type(a) is type(b):
+        return [
+            d
+            for f in dataclasses.fields(a)
+            for d in _close(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+        ]
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _close(x, y, path)]
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        return [d for k in a for d in _close(a[k], b[k], f"{path}[{k!r}]")]
+    if isinstance(a, float | np.floating | np.ndarray) or isinstance(b, np.ndarray):
+        x, y = np.asarray(a), np.asarray(b)
+        if x.shape != y.shape:
+            return [f"{path}: shape {x.shape} != {y.shape}"]
+        if x.dtype.kind in "fc" and y.dtype.kind in "fc":
+            top = max(1e-300, float(np.abs(x).max(initial=0)))
+            ok = np.allclose(x, y, rtol=1e-9, atol=1e-9 * top, equal_nan=True)
+        else:
+            ok = np.array_equal(x, y)
+        return [] if ok else [path]
+    return [] if _same(a, b) else [path]
+
+
+# Variants that keep every value: the result must be the valid call's, within rounding.
+SAME_VALUES = ("list", "strided", "read-only")
+
+
+def _random_variants(value: Any, rng: np.random.Generator) -> Iterator[tuple[str, Any]]:
+    """The long profile's extra variants: random scales and a NaN at a random place."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.size:
+        for _ in range(8):
+            k = int(rng.integers(-300, 301))
+            yield f"scaled 1e{k}", value.astype(float) * 10.0**k
+        bad = value.astype(float)
+        bad.flat[int(rng.integers(bad.size))] = np.nan
+        yield "nan at random", bad
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        for _ in range(4):
+            k = int(rng.integers(-300, 301))
+            yield f"scaled 1e{k}", value * 10.0**k
+
+
+def _mutations(args: tuple, kwargs: dict) -> Iterator[tuple[str, tuple, dict]]:
+    params = [(i, None, v) for i, v in enumerate(args)] + [(None, k, v) for k, v in kwargs.items()]
+    rng = np.random.default_rng(20261202)
+    for index, key, value in params:
+        label = f"arg {index}" if key is None else f"`{key}`"
+        variants = list(_variants(value))
+        if LONG:
+            variants += list(_random_variants(value, rng))
+        for name, variant in variants:
+            a, k = list(args), dict(kwargs)
+            if key is None:
+                a[index] = variant
+            else:
+                k[key] = variant
+            yield f"{label} -> {name}", tuple(a), k
+
+
+def _uses_rng(args: tuple, kwargs: dict) -> bool:
+    return any(isinstance(v, np.random.Generator) for v in (*args, *kwargs.values()))
+
+
+@pytest.mark.parametrize("qualname", sorted(CASES))
+def test_fuzz(qualname):
+    func = _resolve(qualname)
+    args, kwargs = CASES[qualname]()
+    kind, value = _outcome(func, args, kwargs)
+    assert kind == "result", f"the valid call of {qualname} failed: {value!r}"
+    _check_result(value, f"{qualname} (valid call)")
+    again = _outcome(func, *CASES[qualname]())[1]
+    assert _same(value, again), f"{qualname}: a repeated call gave another result"
+    valid = again
+    for context, a, k in _mutations(args, kwargs):
+        kind, value = _outcome(func, a, k)
+        where = f"{qualname}, {context}"
+        if kind == "error":
+            _check_error(value, where)
+        elif kind == "type error":
+            raise AssertionError(f"{where}: TypeError leaked: {value!r}")
+        else:
+            _check_result(value, where)
+            if context.endswith(SAME_VALUES) and not _uses_rng(args, kwargs):
+                diff = _close(valid, value)
+                assert not diff, f"{where}: the result changed with the representation: {diff[:5]}"
+    kind, value = _outcome(func, args, {**kwargs, "not_an_argument": 1})
+    if inspect.signature(func).parameters and not any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(func).parameters.values()
+    ):
+        assert kind == "type error" and "not_an_argument" in str(value), (
+            f"{qualname}: a misspelled keyword was not refused: {kind} {value!r}"
+        )
+
+
+def test_the_harness_flags_what_it_must():
+    """The classification can fail: a silent NaN, a leaked error, a mutated input, a bare error."""
+
+    def nan_result(x):
+        return np.full_like(np.asarray(x, dtype=float), np.nan)
+
+    def leaks(x):
+        return np.linalg.inv(np.zeros((2, 2)))
+
+    def mutates(x):
+        x[0] = 1.0
+        return x
+
+    def bare_error(x):
+        raise ValueError("bad input")
+
+    def named_error(x):
+        raise ValueError("Expected `x` to be positive, got -1.")
+
+    x = np.zeros(3)
+    with pytest.raises(AssertionError, match="non-finite"):
+        _check_result(_outcome(nan_result, (x,), {})[1], "nan")
+    kind, exc = _outcome(leaks, (x,), {})  # LinAlgError is a ValueError without a name
+    with pytest.raises(AssertionError, match="without an argument name"):
+        _check_error(exc, "leak")
+    with pytest.raises(AssertionError, match="changed in place"):
+        _outcome(mutates, (x.copy(),), {})
+    with pytest.raises(AssertionError, match="without an argument name"):
+        _check_error(_outcome(bare_error, (x,), {})[1], "bare")
+    _check_error(_outcome(named_error, (x,), {})[1], "named")
+    assert _close({"a": np.ones(2)}, {"a": np.ones(2) * (1 + 1e-6)}) == ["result['a']"]
