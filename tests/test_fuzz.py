@@ -13,6 +13,9 @@ booleans — and once with a misspelled keyword. Each outcome must be one of
   every input unchanged and that the call returns again, equal, when repeated.
 
 Anything else — another exception type, a silent NaN, a mutated input, a call over 10 s — fails.
+The metamorphic relations at the end check what the maths says of the main estimators: rotating
+the base rotates the result, scaling the torque scales the fit, the order of samples and points
+does not matter, and a batch equals a loop.
 Variants that keep every value (a list, a strided or a read-only array) must also give the valid
 call's result within rounding. The default profile runs every variant above in a few seconds;
 `GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and a NaN at a random
@@ -415,3 +418,94 @@ def test_the_harness_flags_what_it_must():
         _check_error(_outcome(bare_error, (x,), {})[1], "bare")
     _check_error(_outcome(named_error, (x,), {})[1], "named")
     assert _close({"a": np.ones(2)}, {"a": np.ones(2) * (1 + 1e-6)}) == ["result['a']"]
+
+
+# --------------------------------------------------------------------------------------------
+# Metamorphic relations: what the maths says must not change (or must change in a known way)
+
+
+def _sweep_data(rng: np.random.Generator, n: int = 400) -> tuple[np.ndarray, ...]:
+    half = n // 2
+    fwd = np.linspace(-1.2, 1.2, half)
+    q = np.concatenate([fwd, fwd[::-1]]) + rng.uniform(-1, 1)
+    v = np.concatenate([np.full(half, 0.3), np.full(half, -0.3)])
+    torque = (
+        rng.uniform(-1, 1)
+        + rng.uniform(5, 50) * np.sin(q + rng.uniform(-np.pi, np.pi))
+        + rng.uniform(0.5, 2.0) * np.sign(v)
+        + rng.normal(0, 0.1, n)
+    )
+    return q, torque, v
+
+
+def _rotation(rng: np.random.Generator) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.random(random_state=rng).as_matrix()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fit_sweep_scales_with_torque_and_ignores_sample_order(seed):
+    rng = np.random.default_rng(seed)
+    q, torque, v = _sweep_data(rng)
+    fit = gravdir.fit_sweep(q, torque, v)
+    for k in (-300, -60, 60, 300):  # a power of two scales exactly
+        scaled = gravdir.fit_sweep(q, torque * 2.0**k, v)
+        assert np.allclose(scaled.amplitude, fit.amplitude * 2.0**k, rtol=1e-12)
+        assert np.allclose(scaled.amplitude_std, fit.amplitude_std * 2.0**k, rtol=1e-9)
+        assert np.allclose(scaled.phase, fit.phase, rtol=0, atol=1e-12)
+        assert np.allclose(scaled.phase_std, fit.phase_std, rtol=1e-9)
+    order = rng.permutation(q.size)
+    shuffled = gravdir.fit_sweep(q[order], torque[order], v[order])
+    assert not _close(fit, shuffled)
+
+
+def test_fit_sweep_batch_equals_loop():
+    rng = np.random.default_rng(7)
+    data = [_sweep_data(rng) for _ in range(4)]
+    batch = gravdir.fit_sweep(*(np.stack(x) for x in zip(*data, strict=True)))
+    for i, (q, torque, v) in enumerate(data):
+        assert not _close(batch[i], gravdir.fit_sweep(q, torque, v))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_plane_fit_is_rotation_equivariant_scale_and_order_invariant(seed):
+    rng = np.random.default_rng(seed)
+    up = gravdir.up_from_tilt_azimuth(rng.uniform(0, 0.2), rng.uniform(-np.pi, np.pi))
+    basis = np.linalg.svd(up[None, :])[2][1:]
+    points = rng.uniform(-0.3, 0.3, (10, 2)) @ basis + rng.normal(0, 1e-5, (10, 3))
+    fit = gravdir.up_from_touch_points(points, up_hint=up)
+    rot = _rotation(rng)
+    turned = gravdir.up_from_touch_points(points @ rot.T, up_hint=rot @ up)
+    assert np.allclose(turned.up, rot @ fit.up, atol=1e-12)
+    assert np.isclose(turned.up_std_deg, fit.up_std_deg, rtol=1e-9)
+    for scale in (2.0**-500, 2.0**500):
+        scaled = gravdir.up_from_touch_points(points * scale, up_hint=up)
+        assert np.allclose(scaled.up, fit.up, atol=1e-14)
+        assert np.isclose(scaled.up_std_deg, fit.up_std_deg, rtol=1e-9)
+    shuffled = gravdir.up_from_touch_points(points[rng.permutation(10)], up_hint=up)
+    assert np.allclose(shuffled.up, fit.up, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_directions_are_rotation_invariant_and_batch_equals_loop(seed):
+    rng = np.random.default_rng(seed)
+    u, w = rng.normal(size=(2, 6, 3)) * 10.0 ** rng.integers(-200, 200, (2, 6, 1))
+    rot = _rotation(rng)
+    angles = gravdir.angle_between(u, w)
+    assert np.allclose(gravdir.angle_between(u @ rot.T, w @ rot.T), angles, atol=1e-12)
+    assert np.allclose(angles, [gravdir.angle_between(a, b) for a, b in zip(u, w, strict=True)])
+    tilts = gravdir.tilt_from_up(u, normalize=True)
+    assert np.array_equal(tilts, [gravdir.tilt_from_up(a, normalize=True) for a in u])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_friction_fit_scales_with_torque(seed):
+    rng = np.random.default_rng(seed)
+    velocity = np.concatenate([np.linspace(0.05, 1.0, 200), -np.linspace(0.05, 1.0, 200)])
+    torque = 2.0 * np.sign(velocity) + 0.8 * velocity + rng.normal(0, 0.02, velocity.size)
+    fit = gravdir.fit_friction(velocity, torque, model="coulomb-viscous")
+    for k in (-300, 300):
+        scaled = gravdir.fit_friction(velocity, torque * 2.0**k, model="coulomb-viscous")
+        assert np.allclose(scaled.parameters, fit.parameters * 2.0**k, rtol=1e-12)
+        assert np.allclose(scaled.parameters_std, fit.parameters_std * 2.0**k, rtol=1e-9)
