@@ -459,16 +459,9 @@ class BoldDriverTuner(_Tuner):
         window_revolutions: float = 1.0,
     ) -> None:
         super().__init__(
-            orders,
-            initial,
-            threshold,
-            threshold_order,
-            gradient,
-            trial_amplitude,
-            combine,
-            trim_revolutions,
-            window_revolutions,
-        )
+            orders, initial, threshold, threshold_order,
+            gradient, trial_amplitude, combine, trim_revolutions, window_revolutions,
+        )  # fmt: skip
         self._initial_step = _check_amplitude(initial_step, "initial_step")
         self._grow, self._shrink = _check_grow_shrink(grow, shrink, "grow", "shrink")
         self._factor: float | None = None
@@ -582,16 +575,9 @@ class RpropTuner(_Tuner):
         window_revolutions: float = 1.0,
     ) -> None:
         super().__init__(
-            orders,
-            initial,
-            threshold,
-            threshold_order,
-            gradient,
-            trial_amplitude,
-            combine,
-            trim_revolutions,
-            window_revolutions,
-        )
+            orders, initial, threshold, threshold_order,
+            gradient, trial_amplitude, combine, trim_revolutions, window_revolutions,
+        )  # fmt: skip
         ep, em = _check_grow_shrink(eta_plus, eta_minus, "eta_plus", "eta_minus")
         lo, hi = _check_step_bounds(step_min, step_max)
         if hi > MAX_COEFFICIENT:
