@@ -16,8 +16,9 @@ Anything else — another exception type, a silent NaN, a mutated input, a call 
 The metamorphic relations at the end check what the maths says of the main estimators: rotating
 the base rotates the result, scaling the torque scales the fit, the order of samples and points
 does not matter, and a batch equals a loop.
-Variants that keep every value (a list, a strided or a read-only array) must also give the valid
-call's result within rounding. The default profile runs every variant above in a few seconds;
+Angles in radians given in degrees must be refused with an error ending in "degrees?" (the
+`ANGLES` table). Variants that keep every value (a list, a strided or a read-only array) must
+also give the valid call's result within rounding. The default profile runs every variant above in a few seconds;
 `GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and a NaN at a random
 place (seeded, so each run is the same).
 """
@@ -350,6 +351,53 @@ def _mutations(args: tuple, kwargs: dict) -> Iterator[tuple[str, tuple, dict]]:
             else:
                 k[key] = variant
             yield f"{label} -> {name}", tuple(a), k
+
+
+# Angles in radians whose degrees must be caught: argument -> the largest magnitude that can be
+# radians (two turns for a joint's positions and spans, half a turn for a tilt limit).
+TWO_TURNS, HALF_TURN = 4 * np.pi, np.pi
+ANGLES: dict[str, dict[str, float]] = {
+    "gravdir.sweep.fit_sweep": {"q": TWO_TURNS},
+    "gravdir.sweep.fit_sweep_common_mode": {"q": TWO_TURNS},
+    "gravdir.sweep.amplitude_phase_bound": {"q": TWO_TURNS},
+    "gravdir.general.plan_sweeps": {"arcs": TWO_TURNS, "spacings": TWO_TURNS},
+    "gravdir.general.sweep_samples": {"arc": TWO_TURNS},
+    "gravdir.general.planned_sweep_from_chain": {"arc": TWO_TURNS},
+    "gravdir.friction.excitation_trajectory": {"q_min": TWO_TURNS, "q_max": TWO_TURNS},
+    "gravdir.touch.plan_touches": {"max_tilt": HALF_TURN},
+    "gravdir.synthetic.touch.touch_contacts": {"max_tilt": HALF_TURN},
+    "gravdir.closed_form.solve_point_mass": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
+    "gravdir.closed_form.solve_l2_offset": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
+    "gravdir.closed_form.solve_l3_offset": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
+    "gravdir.closed_form.solve_two_branch": {"q1_at_j2_a": TWO_TURNS, "q1_at_j2_b": TWO_TURNS},
+    "gravdir.kinematics.chain_from_dh": {"alpha": TWO_TURNS, "theta_offset": TWO_TURNS},
+}
+
+
+@pytest.mark.parametrize("qualname", sorted(ANGLES))
+def test_degrees_for_radians_are_caught(qualname):
+    func = _resolve(qualname)
+    args, kwargs = CASES[qualname]()
+    names = list(inspect.signature(func).parameters)
+    for name, limit in ANGLES[qualname].items():
+        a, k = list(args), dict(kwargs)
+        value = k[name] if name in k else a[names.index(name)]
+        degrees = np.degrees(np.asarray(value, dtype=float))
+        if np.abs(degrees).max() <= limit:
+            continue  # small enough to be radians: nothing to catch
+        if isinstance(value, list | tuple):
+            variant: Any = degrees.tolist()
+        else:
+            variant = float(degrees) if np.ndim(degrees) == 0 else degrees
+        if name in k:
+            k[name] = variant
+        else:
+            a[names.index(name)] = variant
+        kind, outcome = _outcome(func, tuple(a), k)
+        assert kind == "error" and "degrees?" in str(outcome), (
+            f"{qualname}: `{name}` in degrees ({np.abs(degrees).max():.4g}) was not caught: "
+            f"{kind} {outcome!r:.200}"
+        )
 
 
 def _uses_rng(args: tuple, kwargs: dict) -> bool:

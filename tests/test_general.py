@@ -507,7 +507,7 @@ def test_sweep_samples_refuses_more_than_max_samples():
     with pytest.raises(
         ValueError, match=r"at most `max_samples` = 10000000 samples.*`speed` = 1e-09"
     ):
-        sweep_samples(0.0, 100.0, 1e-9, 1e3)
+        sweep_samples(0.0, 10.0, 1e-9, 1e3)  # 10 rad: radians, too many samples
     with pytest.raises(ValueError, match=r"at most `max_samples` = 100 samples"):
         sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=100)
     with pytest.raises(ValueError, match=r"`max_samples` to be an int >= 8"):

@@ -124,8 +124,8 @@ def sweep_samples(
             f"Expected `max_samples` to be an int >= 8 and at most {MAX_SWEEP_SAMPLES}, got "
             f"{max_samples!r}."
         )
-    m = _samples_per_pass(arc, speed, rate, int(max_samples), "arc")
     check_angle_span(arc, "arc")
+    m = _samples_per_pass(arc, speed, rate, int(max_samples), "arc")
     out = np.linspace(c - arc / 2, c + arc / 2, m)
     q = np.concatenate([out, out[::-1]])
     velocity = np.concatenate([np.full(m, speed), np.full(m, -speed)])
