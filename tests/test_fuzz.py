@@ -18,9 +18,9 @@ the base rotates the result, scaling the torque scales the fit, the order of sam
 does not matter, and a batch equals a loop.
 Angles in radians given in degrees must be refused with an error ending in "degrees?" (the
 `ANGLES` table). Variants that keep every value (a list, a strided or a read-only array) must
-also give the valid call's result within rounding. The default profile runs every variant above in a few seconds;
-`GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and a NaN at a random
-place (seeded, so each run is the same).
+also give the valid call's result within rounding. The default profile runs every variant above
+in a few seconds; `GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and
+a NaN at a random place (seeded, so each run is the same).
 """
 
 from __future__ import annotations
