@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fuzz_cases_urdf import URDF_TEXT
 
 import gravdir
 from gravdir import (
@@ -70,6 +71,7 @@ from gravdir.synthetic import (
 from gravdir.synthetic.friction_joint import SyntheticFrictionJoint
 from gravdir.synthetic.harmonic_drive import HarmonicDriveJoint, constant_speed_run
 from gravdir.synthetic.sensors import TorqueSensor
+from gravdir.urdf import inertials_from_urdf
 
 UP = up_from_base_tilt(np.radians(7.0), np.radians(25.0))
 
@@ -254,6 +256,7 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "PlannedSweep": lambda: list(_sweep_results()["plan"].sweeps),
     "SerialChain": lambda: [_sweep_results()["chain"]],
     "ChainFrames": lambda: [_sweep_results()["frames"]],
+    "UrdfInertials": lambda: [inertials_from_urdf(URDF_TEXT, tip_link="tool")],
     "SweepRecord": lambda: [_sweep_results()["record"]],
     "SyntheticArm": lambda: [_sweep_results()["arm"]],
     "TorqueSensor": lambda: [_sweep_results()["sensor"], TorqueSensor()],

@@ -52,6 +52,7 @@ CASE_MODULES = [
     "fuzz_cases_kinematic_error",
     "fuzz_cases_friction",
     "fuzz_cases_foundations",
+    "fuzz_cases_urdf",
 ]
 CALL_SECONDS = 10
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"

@@ -117,6 +117,7 @@ from gravdir.touch import (
     up_from_touch_points,
     up_from_touches,
 )
+from gravdir.urdf import chain_from_urdf
 
 __all__ = [
     "STANDARD_GRAVITY",
@@ -167,6 +168,7 @@ __all__ = [
     "canonical_from_up",
     "chain_from_dh",
     "chain_from_poe",
+    "chain_from_urdf",
     "contact_points",
     "crlb_up",
     "estimate_up",
