@@ -47,7 +47,8 @@ def check_finite(x: NDArray[np.float64], name: str) -> NDArray[np.float64]:
 
 
 def _refuse_text(x: Any, name: str) -> None:
-    """Refuse strings, bytes and arrays of them, which numpy would otherwise parse as numbers."""
+    """Refuse strings, bytes and booleans (and arrays of them), which numpy would otherwise turn
+    into numbers."""
     if isinstance(x, str | bytes | bool | np.bool_):
         raise ValueError(f"Expected `{name}` to be a number or an array of numbers, got {x!r}.")
     if isinstance(x, np.ndarray):
@@ -55,8 +56,22 @@ def _refuse_text(x: Any, name: str) -> None:
             raise ValueError(
                 f"Expected `{name}` to be numeric, got an array of dtype {x.dtype.str!r}."
             )
-    elif isinstance(x, list | tuple) and _holds_text(x):
-        raise ValueError(f"Expected `{name}` to be numeric, got text among its elements.")
+        if x.dtype.kind == "b":
+            raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
+    elif isinstance(x, list | tuple):
+        if _holds_text(x):
+            raise ValueError(f"Expected `{name}` to be numeric, got text among its elements.")
+        if _all_bool(x):
+            raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
+
+
+def _all_bool(x: Any) -> bool:
+    """True if a non-empty (nested) sequence holds only booleans (numpy would make them 0/1)."""
+    if isinstance(x, bool | np.bool_):
+        return True
+    if isinstance(x, list | tuple):
+        return bool(x) and all(_all_bool(v) for v in x)
+    return False
 
 
 def _holds_text(x: Any) -> bool:
@@ -195,7 +210,8 @@ def check_rotation_matrix(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDA
             f"Expected `{name}` to be rotation matrices (R^T R = I within {atol:g}), "
             f"got a deviation of {worst:.3g}."
         )
-    det = np.linalg.det(r)
+    with np.errstate(under="ignore"):
+        det = np.linalg.det(r)
     if np.any(det < 0):
         raise ValueError(f"Expected `{name}` to be proper rotations (det = +1), got det = -1.")
     return r

@@ -22,7 +22,7 @@ Lynch & Park (2017), the product of exponentials.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -87,13 +87,6 @@ def _check_atol(atol: float) -> float:
     return value
 
 
-def _check_real(x: ArrayLike, name: str, **kwargs: Any) -> NDArray[np.float64]:
-    """`check_array`, refusing booleans (``True`` is not a length or an angle)."""
-    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
-    return check_array(x, name, **kwargs)
-
-
 def _check_lengths(x: NDArray[np.float64], name: str, what: str = "") -> None:
     """Refuse lengths or coordinates beyond `_MAX_LENGTH` in magnitude."""
     largest = float(np.max(np.abs(x))) if x.size else 0.0
@@ -118,7 +111,7 @@ def _check_poses(
     x: ArrayLike, name: str, atol: float, *, lead: int | None = None
 ) -> NDArray[np.float64]:
     """Validate a rigid transform (4, 4), or `lead` of them (lead, 4, 4) if `lead` is set."""
-    t = _check_real(x, name, finite=False)
+    t = check_array(x, name, finite=False)
     want = (4, 4) if lead is None else (lead, 4, 4)
     if t.shape != want:
         raise ValueError(
@@ -241,7 +234,7 @@ class SerialChain(Result):
     def __post_init__(self) -> None:
         check_option(self.description, "description", _DESCRIPTIONS)
         atol = _check_atol(self.atol)
-        axes = _check_real(self.home_axes, "home_axes", tail=(3,))
+        axes = check_array(self.home_axes, "home_axes", tail=(3,))
         if axes.ndim != 2 or axes.shape[0] < 1:
             raise ValueError(
                 "Expected `home_axes` to have shape (n, 3) with n >= 1, "
@@ -256,7 +249,7 @@ class SerialChain(Result):
                 f"Expected `home_axes` to be unit vectors (within {atol:g}), got norms off by "
                 f"{worst:.3g}."
             )
-        points = _check_real(self.home_points, "home_points", tail=(3,))
+        points = check_array(self.home_points, "home_points", tail=(3,))
         if points.shape != (n, 3):
             raise ValueError(
                 f"Expected `home_points` to have shape {_describe((n, 3))} like `home_axes`, "
@@ -308,10 +301,10 @@ def _dh_params(
     d: ArrayLike, theta_offset: ArrayLike, a: ArrayLike, alpha: ArrayLike
 ) -> tuple[NDArray[np.float64], ...]:
     arrays = {
-        "d": _check_real(d, "d"),
-        "theta_offset": _check_real(theta_offset, "theta_offset"),
-        "a": _check_real(a, "a"),
-        "alpha": _check_real(alpha, "alpha"),
+        "d": check_array(d, "d"),
+        "theta_offset": check_array(theta_offset, "theta_offset"),
+        "a": check_array(a, "a"),
+        "alpha": check_array(alpha, "alpha"),
     }
     if arrays["d"].ndim != 1 or arrays["d"].size < 1:
         raise ValueError(
@@ -513,7 +506,7 @@ def chain_from_poe(
     array([0., 2., 0.])
     """
     atol = _check_atol(atol)
-    s = _check_real(screws, "screws", tail=(6,))
+    s = check_array(screws, "screws", tail=(6,))
     if s.ndim != 2 or s.shape[0] < 1:
         raise ValueError(
             f"Expected `screws` to have shape (n, 6) with n >= 1, got {_describe(s.shape)}."
@@ -648,7 +641,7 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
     n = chain.n_joints
-    qq = _check_real(q, "q", min_ndim=1)
+    qq = check_array(q, "q", min_ndim=1)
     if qq.shape[-1] != n:
         raise ValueError(
             f"Expected `q` to have shape (..., {n}) for a chain of {n} joints, "

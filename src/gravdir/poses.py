@@ -107,7 +107,7 @@ def check_poses(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.fl
             f"Expected `{name}` to have bottom row [0, 0, 0, 1] (within {tol:g}), "
             f"got a deviation of {worst:.3g}."
         )
-    _check_rotations(t[..., :3, :3], name, atol=tol)
+    check_rotation_matrix(t[..., :3, :3], name, atol=tol)
     return t
 
 
@@ -117,23 +117,6 @@ def _check_atol(atol: float) -> float:
     if tol >= 1.0:
         raise ValueError(f"Expected `atol` to be a number in (0, 1), got {atol!r}.")
     return tol
-
-
-def _check_rotations(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
-    """Check `x` is a stack of proper rotations (..., 3, 3) within `atol`; return it as float64.
-
-    Entries beyond ``1 + atol`` in magnitude are refused before ``R^T R`` is formed (so that no
-    product overflows), and round-off below the smallest normal number is not an error.
-    """
-    r = check_array(x, name, tail=(3, 3))
-    worst = float(np.max(np.abs(r))) if r.size else 0.0
-    if worst > 1.0 + atol:
-        raise ValueError(
-            f"Expected `{name}` to be rotation matrices (entries within ±1), got an entry of "
-            f"magnitude {worst:.3g}."
-        )
-    with np.errstate(under="ignore"):
-        return check_rotation_matrix(r, name, atol=atol)
 
 
 def _split(

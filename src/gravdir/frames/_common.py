@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_rotation_matrix, check_vectors
+from gravdir._checks import check_array, check_positive, check_vectors
 
 # Default tolerance on |up| - 1. An `up` computed in float64 is unit to ~1e-15 and one that went
 # through float32 to ~1e-7; 1e-6 accepts both and still rejects a raw, unnormalised measurement
@@ -82,23 +82,6 @@ def _unit_up(up: ArrayLike, name: str, atol: float, normalize: bool) -> NDArray[
     if not isinstance(normalize, bool | np.bool_):
         raise ValueError(f"Expected `normalize` to be True or False, got {normalize!r}.")
     return _unit_vectors(up, name, atol=tol, normalize=bool(normalize))
-
-
-def _check_rotations(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
-    """Proper rotation matrices (..., 3, 3), checked without over- or underflow.
-
-    A matrix with ``R^T R = I`` within `atol` < 1 has no entry beyond ``sqrt(1 + atol)``, so a
-    larger entry is refused before any product is formed.
-    """
-    r = check_array(x, name, tail=(3, 3))
-    largest = float(np.max(np.abs(r))) if r.size else 0.0
-    if largest > 1.0 + atol:
-        raise ValueError(
-            f"Expected `{name}` to be rotation matrices (entries within [-1, 1]), got an entry "
-            f"of magnitude {largest:.3g}."
-        )
-    with np.errstate(under="ignore"):
-        return check_rotation_matrix(r, name, atol=atol)
 
 
 def _wrap_pi(angle: NDArray[np.float64]) -> NDArray[np.float64]:

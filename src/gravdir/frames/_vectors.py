@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_same_shape, check_vectors
-from gravdir.frames._common import _check_rotations, _scalar_or_array, _unit_vectors
+from gravdir._checks import check_rotation_matrix, check_same_shape, check_vectors
+from gravdir.frames._common import _scalar_or_array, _unit_vectors
 
 __all__ = ["angle_between", "vector_in_target_frame"]
 
@@ -54,7 +54,7 @@ def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> ND
     array([0., 1., 0.])
     """
     v = check_vectors(v_base, "v_base")
-    r = _check_rotations(base_from_target, "base_from_target")
+    r = check_rotation_matrix(base_from_target, "base_from_target")
     check_same_shape(v_base=v[..., None, :], base_from_target=r)
     # A rotation keeps the norm, so a coordinate overflows only where |v_base| is near the top
     # of the float range; tiny products underflow harmlessly to zero.

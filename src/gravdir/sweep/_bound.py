@@ -18,7 +18,6 @@ from gravdir.sweep._design import (
     check_min_speed,
     check_rtol,
     prepare,
-    refuse_bool,
 )
 from gravdir.sweep._solve import solve_normal
 
@@ -104,9 +103,9 @@ def amplitude_phase_bound(
             f"{qq.shape} and {vv.shape}: leading axes broadcast over sweeps, the sample axis "
             "does not."
         )
-    amp = check_array(refuse_bool(amplitude, "amplitude"), "amplitude")
-    ph = check_array(refuse_bool(phase, "phase"), "phase")
-    sd = check_array(refuse_bool(noise_std, "noise_std"), "noise_std")
+    amp = check_array(amplitude, "amplitude")
+    ph = check_array(phase, "phase")
+    sd = check_array(noise_std, "noise_std")
     if np.any(amp <= 0):
         raise ValueError(
             f"Expected `amplitude` > 0, got {float(np.min(amp)):g}: the phase of a sinusoid of "

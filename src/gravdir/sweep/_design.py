@@ -134,22 +134,6 @@ def check_friction_option(friction: Any, name: str, options: tuple[str, ...]) ->
         check_option(friction if isinstance(friction, str) else repr(friction), name, options)
 
 
-def refuse_bool(x: Any, name: str) -> Any:
-    """`x` unchanged unless it is a boolean or an array of booleans, refused where a number is
-    meant."""
-    if isinstance(x, bool | np.bool_):
-        raise ValueError(f"Expected `{name}` to be a number or an array of numbers, got {x!r}.")
-    if isinstance(x, int | float):
-        return x
-    try:
-        kind = np.asarray(x).dtype.kind
-    except (TypeError, ValueError):
-        return x  # not an array at all: check_array says why
-    if kind == "b":
-        raise ValueError(f"Expected `{name}` to be numbers, got booleans.")
-    return x
-
-
 def _non_negative(x: Any, name: str) -> float:
     """A finite number >= 0; Python floats take a fast path (these run on every fit)."""
     if type(x) is float and 0.0 <= x < math.inf:

@@ -12,7 +12,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
 from gravdir._results import Result
-from gravdir.sweep._design import refuse_bool
 
 __all__ = ["SweepFit", "SweepZeros", "wrap_angle"]
 
@@ -55,7 +54,7 @@ def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
         if not math.isfinite(value):
             raise ValueError(f"Expected `x` to be finite, got {value!r}.")
         return wrap(np.float64(value))
-    return wrap(check_array(refuse_bool(value, "x"), "x"))
+    return wrap(check_array(value, "x"))
 
 
 def wrap(a: Any) -> NDArray[np.float64]:

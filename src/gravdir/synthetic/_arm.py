@@ -64,16 +64,9 @@ def _real_scalar(x: object, name: str) -> float:
     return check_scalar(x, name)  # type: ignore[arg-type]
 
 
-def _real_array(x: ArrayLike, name: str, **kwargs: object) -> NDArray[np.float64]:
-    """A finite float64 array; booleans and numeric strings are refused."""
-    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
-    return check_array(x, name, **kwargs)  # type: ignore[arg-type]
-
-
 def _check_up(up: ArrayLike) -> NDArray[np.float64]:
     """A unit 3-vector within 1e-6, its norm taken without over- or underflow."""
-    v = _real_array(up, "up")
+    v = check_array(up, "up")
     if v.shape != (3,):
         raise ValueError(f"Expected `up` to have shape (3,), got {v.shape}.")
     with np.errstate(under="ignore"):
@@ -208,7 +201,7 @@ class SyntheticArm(Result):
         gravity: float = STANDARD_GRAVITY,
         name: str = "",
     ) -> None:
-        dh_arr = _real_array(dh, "dh")
+        dh_arr = check_array(dh, "dh")
         if dh_arr.ndim != 2 or dh_arr.shape[1] != 4 or dh_arr.shape[0] < 1:
             raise ValueError(f"Expected `dh` to have shape (n, 4) with n >= 1, got {dh_arr.shape}.")
         n = dh_arr.shape[0]
@@ -220,14 +213,14 @@ class SyntheticArm(Result):
                 f"Expected the angles of `dh` (theta_offset, alpha) in radians, got "
                 f"{float(np.max(fixed)):.6g} (beyond 2 pi): degrees?"
             )
-        mass_arr = _real_array(masses, "masses")
+        mass_arr = check_array(masses, "masses")
         if mass_arr.shape != (n,):
             raise ValueError(f"Expected `masses` to have shape ({n},), got {mass_arr.shape}.")
         if np.any(mass_arr < 0):
             raise ValueError(
                 f"Expected `masses` to be non-negative, got {np.round(mass_arr, 6).tolist()}."
             )
-        com_arr = _real_array(coms, "coms")
+        com_arr = check_array(coms, "coms")
         if com_arr.shape != (n, 3):
             raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")
         for label, lengths in (("dh", dh_arr[:, [0, 2]]), ("coms", com_arr)):
@@ -276,7 +269,7 @@ class SyntheticArm(Result):
         return int(self.dh.shape[0])
 
     def _check_q(self, q: ArrayLike) -> NDArray[np.float64]:
-        qq = _real_array(q, "q", min_ndim=1)
+        qq = check_array(q, "q", min_ndim=1)
         if qq.shape[-1] != self.n_joints:
             raise ValueError(f"Expected `q` to have shape (..., {self.n_joints}), got {qq.shape}.")
         return qq
@@ -605,7 +598,7 @@ class SyntheticArm(Result):
         """
         n = self.n_joints
         joint = check_count(joint, "joint", minimum=0, maximum=n - 1)
-        config = _real_array(configuration, "configuration")
+        config = check_array(configuration, "configuration")
         if config.shape != (n,):
             raise ValueError(f"Expected `configuration` to have shape ({n},), got {config.shape}.")
         _check_joint_angles(config, "configuration")

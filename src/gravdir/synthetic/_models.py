@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_count, check_positive
+from gravdir._checks import check_array, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir.synthetic._arm import (
     _MAX_FIXED_ANGLE,
@@ -17,7 +17,6 @@ from gravdir.synthetic._arm import (
     _MAX_LENGTH,
     SyntheticArm,
     _check_rng,
-    _real_array,
     _real_scalar,
 )
 
@@ -51,8 +50,8 @@ def up_from_base_tilt(tilt: ArrayLike, azimuth: ArrayLike = 0.0) -> NDArray[np.f
     >>> up_from_base_tilt(np.pi / 2, np.pi / 2).round(12) + 0.0
     array([0., 1., 0.])
     """
-    t = _real_array(tilt, "tilt")
-    a = _real_array(azimuth, "azimuth")
+    t = check_array(tilt, "tilt")
+    a = check_array(azimuth, "azimuth")
     try:
         t, a = np.broadcast_arrays(t, a)
     except ValueError:
@@ -206,7 +205,7 @@ def random_arm(
     length = check_positive(link_length, "link_length")
     if length > _MAX_LENGTH:
         raise ValueError(f"Expected `link_length` at most {_MAX_LENGTH:g} m, got {length:.3g}.")
-    limits = _real_array(mass_range, "mass_range")
+    limits = check_array(mass_range, "mass_range")
     if limits.shape != (2,):
         raise ValueError(f"Expected `mass_range` to have shape (2,), got {limits.shape}.")
     low, high = float(limits[0]), float(limits[1])

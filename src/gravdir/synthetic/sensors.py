@@ -24,13 +24,6 @@ from gravdir._results import Result
 __all__ = ["TorqueSensor", "realistic_sensors"]
 
 
-def _real_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A finite float64 array; booleans and numeric strings are refused."""
-    if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
-        raise ValueError(f"Expected `{name}` to be numeric, got booleans.")
-    return check_array(x, name)
-
-
 def _finite(out: NDArray[np.float64], names: str) -> NDArray[np.float64]:
     """`out` if finite; otherwise an error naming the inputs whose size overflowed it."""
     if not np.all(np.isfinite(out)):
@@ -158,8 +151,8 @@ class TorqueSensor(Result):
         >>> TorqueSensor(coulomb=1.0, viscous=2.0).friction([-0.5, 0.0, 0.5], 0.0)
         array([-2.,  0.,  2.])
         """
-        v = _real_array(velocity, "velocity")
-        tau = _real_array(holding_torque, "holding_torque")
+        v = check_array(velocity, "velocity")
+        tau = check_array(holding_torque, "holding_torque")
         check_same_shape(velocity=v, holding_torque=tau)
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             level = self.coulomb + self.load_coefficient * np.abs(tau)
@@ -191,7 +184,7 @@ class TorqueSensor(Result):
         >>> float(r.round(12))
         0.1
         """
-        qq = _real_array(q, "q")
+        qq = check_array(q, "q")
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             angle = _finite(self.ripple_order * qq + self.ripple_phase, "`q`")
             out: NDArray[np.float64] = self.ripple_amplitude * np.sin(angle)
@@ -240,9 +233,9 @@ class TorqueSensor(Result):
         >>> sensor.measure(np.zeros(4), np.ones(4), np.ones(4), rng).shape
         (4,)
         """
-        qq = _real_array(q, "q")
-        v = _real_array(velocity, "velocity")
-        tau = _real_array(holding_torque, "holding_torque")
+        qq = check_array(q, "q")
+        v = check_array(velocity, "velocity")
+        tau = check_array(holding_torque, "holding_torque")
         shape = check_same_shape(q=qq, velocity=v, holding_torque=tau)
         if self.noise_std > 0 and rng is None:
             raise ValueError(
@@ -330,7 +323,7 @@ def realistic_sensors(
         raise ValueError(
             f"Expected `rng` to be a numpy.random.Generator, got {type(rng).__name__}."
         )
-    p = _real_array(peak, "peak")
+    p = check_array(peak, "peak")
     if p.ndim != 1 or p.size < 1:
         raise ValueError(f"Expected `peak` to have shape (n,) with n >= 1, got {p.shape}.")
     if np.any(p < 0) or not np.any(p > 0):

@@ -12,9 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive, check_vectors
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_positive,
+    check_rotation_matrix,
+    check_vectors,
+)
 from gravdir._results import Result
-from gravdir.poses import _check_rotations
 
 __all__ = ["SyntheticTouches", "touch_contacts"]
 
@@ -169,7 +174,7 @@ def touch_contacts(
     spot_jitter = check_positive(spot_jitter, "spot_jitter", allow_zero=True)
     planned = None
     if relative_rotations is not None:
-        planned = _check_rotations(relative_rotations, "relative_rotations")
+        planned = check_rotation_matrix(relative_rotations, "relative_rotations")
         if planned.shape != (n, 3, 3):
             raise ValueError(
                 f"Expected `relative_rotations` of shape ({n}, 3, 3), got {planned.shape}."

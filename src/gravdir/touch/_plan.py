@@ -8,9 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_count, check_positive
+from gravdir._checks import check_count, check_positive, check_rotation_matrix
 from gravdir._results import Result
-from gravdir.poses import _check_rotations
 from gravdir.touch._common import fmt
 
 # Most contacts a plan may have: far beyond any touch-up session, and it bounds the work of a call.
@@ -162,7 +161,7 @@ def plan_touches(
     if theta >= math.pi / 2:
         raise ValueError(f"Expected `max_tilt` in (0, pi/2) radians, got {max_tilt!r}.")
     radius = check_positive(radius, "radius")
-    nom = np.eye(3) if nominal is None else _check_rotations(nominal, "nominal")
+    nom = np.eye(3) if nominal is None else check_rotation_matrix(nominal, "nominal")
     with np.errstate(under="ignore"):  # a tiny radius or tiny rotation entries round to zero
         return _plan(n_contacts, theta, radius, nom)
 
