@@ -86,6 +86,7 @@ CASES: dict[str, Case] = {
         (_sweeps(),),
         {
             "up_hint": np.array([0.1, 0.2, 1.0]),
+            "moment_hints": {1: np.array([1.0, 0.1, 0.0])},  # along link x, as `_W` says
             "n_grid": 200,
             "n_starts": 2,
             "max_iter": 20,

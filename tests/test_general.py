@@ -211,11 +211,14 @@ def test_sign_from_moment_hint_overrides_hemisphere():
     com = np.average(centres[1:], axis=0, weights=arm.masses[1:])
     m_hint = frames.rotations[1].T @ (com - frames.joint_points[1])
     m_hint = m_hint + rng.normal(0.0, 0.1, 3) * np.linalg.norm(m_hint)
-    # A wrong hemisphere hint is overridden by the moment hint.
-    est = estimate_up(sweeps, up_hint=(0, 0, 1), moment_hints={1: m_hint})
+    # The default hemisphere (base +z, wrong here) is overridden by the moment hint.
+    est = estimate_up(sweeps, moment_hints={1: m_hint})
     assert est.sign_rule == "moment hint"
     assert float(angle_between(est.up, arm.up)) < 1e-8
     assert est.sign_margin > 0.5
+    # An up_hint the caller gives is checked instead: a wrong one is a contradiction.
+    with pytest.raises(ValueError, match="`up_hint` and `moment_hints` to select one sign"):
+        estimate_up(sweeps, up_hint=(0, 0, 1), moment_hints={1: m_hint})
 
 
 def test_marginal_sign_warns():

@@ -40,6 +40,7 @@ from gravdir.general._model import (
 from gravdir.general._sign import (
     SignRule,
     _check_moment_hints,
+    _check_sign_agreement,
     _sign,
     _sign_sigmas,
     _warn_if_marginal,
@@ -72,6 +73,10 @@ _MAX_COVARIANCE_FLOOR = 0.1
 _SIGNIFICANCE = 1e-6
 
 _MAX_SIGN_NSIGMA = 100.0
+
+# The hemisphere of the default `up_hint`: base +z, an upright mount.
+_UPRIGHT = np.array([0.0, 0.0, 1.0])
+_UPRIGHT.flags.writeable = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -145,7 +150,7 @@ class UpEstimate(UpResult):
 def estimate_up(
     sweeps: Sequence[JointSweep],
     *,
-    up_hint: ArrayLike = (0.0, 0.0, 1.0),
+    up_hint: ArrayLike | None = None,
     moment_hints: Mapping[Hashable, ArrayLike] | None = None,
     n_grid: int = 400,
     n_starts: int = 4,
@@ -167,14 +172,16 @@ def estimate_up(
         At least two sweeps, of which some group (one joint, one distal posture) has sweeps
         about non-parallel base-frame axes: e.g. J2 swept at J1 = θ1, θ1 + 90°, θ1 + 180°.
     up_hint : array_like, shape (3,), optional
-        Rough `up` for the hemisphere sign rule (default base +z, an upright mount; give
-        e.g. ``(0, 0, -1)`` for a ceiling mount, a horizontal vector for a wall mount). Any
-        non-zero finite vector, of any length; it is normalised.
+        Rough `up` for the hemisphere sign rule (None, the default, stands for base +z, an
+        upright mount; give e.g. ``(0, 0, -1)`` for a ceiling mount, a horizontal vector for a
+        wall mount). Any non-zero finite vector, of any length; it is normalised. Given
+        together with `moment_hints`, it is checked against them (see Raises).
     moment_hints : mapping, optional
         ``{group: m}`` with `m` a rough direction (3,) of the distal first moment of that
         group's joint in its link frame (from the joint axis toward the distal centre of mass,
         e.g. along the link). When given, the sign of `up` is chosen so that the estimated
-        moments agree with these hints and `up_hint` is ignored.
+        moments agree with these hints, and the result is checked against an `up_hint` the
+        caller gave and, with several hints, against each hint (see Raises).
     n_grid : int, optional
         Number of points of the Fibonacci sphere grid of global starting values (default 400,
         a spacing of about 10°; at most 20 000, 1.4° apart).
@@ -228,7 +235,13 @@ def estimate_up(
     ValueError
         If `sweeps` is not a sequence of :class:`JointSweep`, sweeps of one group differ in
         joint or axis, an option is not a number (or an int) within its range above, or the
-        moments leave the float range.
+        moments leave the float range. Also if the caller's sign knowledge contradicts itself
+        on these data: the `up` chosen by `moment_hints` lies more than 90° from a given
+        `up_hint`, or one hinted group's fitted moment points more than 90° from its hint while
+        the hints together decide the other way, each by a cosine of at least `sign_tol` and
+        `sign_nsigma` standard deviations. The two candidates are 180° apart and none is
+        returned; the message names ``fit_sweep(..., torque_sign=-1)``, since a flipped torque
+        sign is the usual cause.
     InsufficientDataError
         If fewer than two sweeps are given, or their amplitudes are not significant (see
         Notes).
@@ -242,7 +255,8 @@ def estimate_up(
     ConvergenceWarning
         If the iterations from the best start stop at `max_iter` (``converged=False``).
     GravdirWarning
-        If the sign of `up` is marginal (`sign_tol`, `sign_nsigma`), or a sweep's covariance
+        If the sign of `up` is marginal (`sign_tol`, `sign_nsigma`), if `up_hint` or a moment
+        hint disagrees with the chosen sign only within those margins, or a sweep's covariance
         overflows relative to the largest amplitude (that sweep then gets no weight: infinite
         variance, never zero).
 
@@ -275,7 +289,10 @@ def estimate_up(
 
     :math:`(\\mathrm{up}, w)` and :math:`(-\\mathrm{up}, -w)` give the same torques: the sign
     comes from `moment_hints` (the gain :math:`\\kappa` is positive, so
-    :math:`w \\cdot (a \\times m_{hint}) > 0`) or else from `up_hint`.
+    :math:`w \\cdot (a \\times m_{hint}) > 0`) or else from `up_hint`. Data fitted with the
+    wrong torque sign negate every :math:`(\\alpha, \\beta)`; the moment rule then returns
+    :math:`-\\mathrm{up}`, a 180° error that only a second, independent statement can expose:
+    give both `up_hint` and `moment_hints` and a contradiction between them is raised.
 
     Significance. Without gravity every whitened pair :math:`C_i^{-1/2} y_i` is standard
     normal, so :math:`T = \\sum_i \\lVert C_i^{-1/2} y_i \\rVert^2` is :math:`\\chi^2` with
@@ -314,19 +331,33 @@ def estimate_up(
     >>> q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 300)])
     >>> v = np.concatenate([np.full(300, 0.3), np.full(300, -0.3)])
     >>> w = np.array([0.0, 9.81, 0.0])  # g (a x m) for m along link x
-    >>> sweeps = []
+    >>> sweeps, wrong = [], []
     >>> for q1 in (0.0, np.pi / 2, np.pi):
     ...     frames = link_frames(chain, [q1, 0.0])
     ...     r, a = frames.rotations[1], chain.axes_in_link[1]
     ...     tau = [up_true @ r @ (np.cos(d) * w + np.sin(d) * np.cross(a, w)) for d in q]
-    ...     fit = fit_sweep(q, np.add(tau, 0.2 * np.sign(v)), v)
-    ...     sweeps.append(JointSweep(1, r, a, 0.0, fit))
+    ...     logged = np.add(tau, 0.2 * np.sign(v))
+    ...     sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, logged, v)))
+    ...     wrong.append(JointSweep(1, r, a, 0.0, fit_sweep(q, -logged, v)))
     >>> est = estimate_up(sweeps)
     >>> bool(np.allclose(est.up, up_true, atol=1e-9)), est.sign_rule, est.converged
     (True, 'hemisphere', True)
+
+    A controller reporting the opposite sign, fitted without ``torque_sign=-1``: a moment hint
+    alone turns `up` over; with an `up_hint` as well, the contradiction is raised.
+
+    >>> hint = {1: (1.0, 0.0, 0.0)}  # the distal mass lies along link x
+    >>> round(float(np.degrees(np.arccos(estimate_up(wrong, moment_hints=hint).up @ up_true))))
+    180
+    >>> try:
+    ...     estimate_up(wrong, up_hint=(0, 0, 1), moment_hints=hint)
+    ... except ValueError as err:
+    ...     print("torque_sign=-1" in str(err))
+    True
     """
     items = _check_sweep_list(sweeps, JointSweep)
-    hint = _check_up_hint(up_hint)
+    given_hint = None if up_hint is None else _check_up_hint(up_hint)
+    hint = _UPRIGHT if given_hint is None else given_hint
     n_grid = _check_search_count(n_grid, "n_grid", MAX_GRID)
     n_starts = _check_search_count(n_starts, "n_starts", MAX_STARTS)
     max_iter = _check_search_count(max_iter, "max_iter", MAX_ITER)
@@ -357,6 +388,9 @@ def estimate_up(
         if flip:
             up, x, scaled_moments = -up, -x, -scaled_moments
         information, condition = _up_information(prob, up, x, rcond, "sweeps")
+        _check_sign_agreement(
+            prob, up, x, information, given_hint, hints, groups.keys, sign_tol, sign_nsigma
+        )
         sigmas = _sign_sigmas(prob, up, x, information, hint, hints)
         _warn_if_marginal(rule, margin, sigmas, sign_tol, sign_nsigma)
         resid = _residuals(prob, up, x)

@@ -82,6 +82,46 @@ def _sign(
     return cosine < 0, "hemisphere", abs(cosine)
 
 
+def _moment_terms(
+    prob: _Problem,
+    up: NDArray[np.float64],
+    x: NDArray[np.float64],
+    hints: dict[int, NDArray[np.float64]],
+) -> tuple[NDArray[np.float64], dict[int, tuple[NDArray[np.float64], float]]]:
+    """The covariance of (t, x) and, per hinted group, the row `c` and value of ``w_g . d_g``.
+
+    ``w_g . d_g = (E_g x_g) . d_g = x_g . (E_g^T d_g)`` is linear in the moments; its variance
+    (with `up` free) is ``c^T C c`` with `C` the pseudo-inverse of the full Fisher information.
+    """
+    jac = _jacobian(prob, up, tangent_basis(up), x)
+    cov: NDArray[np.float64] = np.linalg.pinv(jac.T @ jac, rcond=1e-13, hermitian=True).astype(
+        np.float64
+    )
+    rows: dict[int, tuple[NDArray[np.float64], float]] = {}
+    for g, direction in hints.items():
+        coeff = prob.bases[g].T @ direction
+        c = np.zeros(jac.shape[1])
+        c[2 + 2 * g : 4 + 2 * g] = coeff
+        rows[g] = (c, float(coeff @ x[g]))
+    return cov, rows
+
+
+def _sigmas(value: float, variance: float) -> float:
+    """``|value|`` in standard deviations; infinite where the variance is zero."""
+    if not variance > 0.0:
+        return math.inf
+    return abs(value) / math.sqrt(variance)
+
+
+def _hemisphere_sigmas(
+    up: NDArray[np.float64], information: NDArray[np.float64], hint: NDArray[np.float64]
+) -> float:
+    """``up . hint`` in its standard deviations: variance ``h^T I^-1 h``, `h` the hint in the
+    tangent basis of `up` and `I` the reduced information."""
+    h = tangent_basis(up) @ hint
+    return _sigmas(float(up @ hint), float(h @ np.linalg.solve(information, h)))
+
+
 def _sign_sigmas(
     prob: _Problem,
     up: NDArray[np.float64],
@@ -97,23 +137,93 @@ def _sign_sigmas(
     by ``sum_g w_g . (a_g x m_g)``, linear in the moments, whose covariance (with `up` free) is
     the pseudo-inverse of the full Fisher information.
     """
-    if hints:
-        jac = _jacobian(prob, up, tangent_basis(up), x)
-        cov = np.linalg.pinv(jac.T @ jac, rcond=1e-13, hermitian=True)
-        c = np.zeros(jac.shape[1])
-        total = 0.0
+    if not hints:
+        return _hemisphere_sigmas(up, information, hint)
+    cov, rows = _moment_terms(prob, up, x, hints)
+    c = sum((row for row, _ in rows.values()), np.zeros(cov.shape[0]))
+    total = sum(value for _, value in rows.values())
+    return _sigmas(total, float(c @ cov @ c))
+
+
+def _check_sign_agreement(
+    prob: _Problem,
+    up: NDArray[np.float64],
+    x: NDArray[np.float64],
+    information: NDArray[np.float64],
+    hint: NDArray[np.float64] | None,
+    hints: dict[int, NDArray[np.float64]],
+    keys: list[Hashable],
+    sign_tol: float,
+    sign_nsigma: float,
+) -> None:
+    """Raise when the caller's sign knowledge contradicts itself on these data; warn when it
+    disagrees only within the margins.
+
+    Runs after the moment-hint rule has fixed the sign (`up`, `x` already flipped). `hint` is
+    the caller's own `up_hint` (None when not given). A statement disagrees when its cosine is
+    negative: `up` more than 90° from `up_hint`, or a hinted group's fitted moment more than 90°
+    from its hint (in the plane perpendicular to the axis). It contradicts decisively when the
+    cosine is at most ``-sign_tol`` and the deciding quantity is at least `sign_nsigma` of its
+    standard deviations beyond zero: the thresholds below which a sign counts as marginal.
+    """
+    if not hints:
+        return
+    decisive: list[str] = []
+    marginal: list[str] = []
+    subject = "`moment_hints`"
+    if hint is not None:
+        cosine = float(up @ hint)
+        if cosine < 0.0:
+            sigmas = _hemisphere_sigmas(up, information, hint)
+            line = (
+                f"the moment hints put `up` at {_angle_deg(cosine):.1f}° from `up_hint` "
+                f"(a cosine of {cosine:.3g}, {sigmas:.3g} standard deviation(s) beyond 90°; "
+                f"they give up = {np.array2string(up, precision=4)}, `up_hint` its opposite)"
+            )
+            if -cosine >= sign_tol and sigmas >= sign_nsigma:
+                decisive.append(line)
+                subject = "`up_hint` and `moment_hints`"
+            else:
+                marginal.append(line)
+    if len(hints) > 1:
+        cov, rows = _moment_terms(prob, up, x, hints)
         for g, direction in hints.items():
-            coeff = prob.bases[g].T @ direction  # w_g . d = (E_g x_g) . d = x_g . (E_g^T d)
-            c[2 + 2 * g : 4 + 2 * g] = coeff
-            total += float(coeff @ x[g])
-        variance = float(c @ cov @ c)
-    else:
-        h = tangent_basis(up) @ hint
-        total = float(up @ hint)
-        variance = float(h @ np.linalg.solve(information, h))
-    if not variance > 0.0:
-        return math.inf
-    return abs(total) / math.sqrt(variance)
+            w = prob.bases[g] @ x[g]
+            size = float(np.linalg.norm(w))
+            cosine = float(w @ direction) / size if size > 0.0 else 0.0
+            if cosine >= 0.0:
+                continue
+            c, value = rows[g]
+            sigmas = _sigmas(value, float(c @ cov @ c))
+            line = (
+                f"the fitted moment of group {keys[g]!r} points {_angle_deg(cosine):.1f}° away "
+                f"from `moment_hints[{keys[g]!r}]` (a cosine of {cosine:.3g}, {sigmas:.3g} "
+                "standard deviation(s) beyond 90°) while the hints together decide the other way"
+            )
+            (decisive if -cosine >= sign_tol and sigmas >= sign_nsigma else marginal).append(line)
+    if decisive:
+        raise ValueError(
+            f"Expected {subject} to select one sign of `up`, got a contradiction: "
+            f"{'; '.join(decisive)}. The two answers are 180° apart, so none is returned. "
+            "The torque sign may be flipped: a controller reporting the opposite of gravdir's "
+            "torque (the torque the actuator applies to the distal link about +axis, +dV/dq "
+            "when holding still) needs `fit_sweep(..., torque_sign=-1)` for those sweeps. "
+            "Otherwise a hint is wrong; see the torque-signal table in the documentation for "
+            "each controller's sign and a one-pose check."
+        )
+    if marginal:
+        warnings.warn(
+            f"The sign hints disagree within their margins: {'; '.join(marginal)}. The sign "
+            "was taken from `moment_hints`; check the torque sign of the sweeps "
+            "(`fit_sweep(..., torque_sign=-1)`) and the hints.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+
+
+def _angle_deg(cosine: float) -> float:
+    """The angle of `cosine`, in degrees."""
+    return float(np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0))))
 
 
 def _warn_if_marginal(
