@@ -1,12 +1,19 @@
-"""Fuzz cases for gravdir.urdf.
+"""Fuzz cases for gravdir.urdf and gravdir.pinocchio.
 
 The URDF text is a string, which the harness does not mutate; the hostile texts (entity
-declarations, cycles, missing links) are tested one by one in tests/test_urdf.py.
+declarations, cycles, missing links) are tested one by one in tests/test_urdf.py. A pinocchio
+model is not an array either: its case checks the valid call, a repeat and a misspelled
+keyword, and is skipped where pinocchio is not installed (it fails instead when
+GRAVDIR_REQUIRE_PINOCCHIO=1, as in CI).
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
+
+import pytest
 
 URDF_TEXT = """<?xml version="1.0"?>
 <robot name="fuzz_arm">
@@ -44,6 +51,16 @@ URDF_TEXT = """<?xml version="1.0"?>
 </robot>
 """
 
+
+
+def _pinocchio_model_case() -> tuple[tuple, dict]:
+    if os.environ.get("GRAVDIR_REQUIRE_PINOCCHIO") == "1":
+        pin = importlib.import_module("pinocchio")
+    else:
+        pin = pytest.importorskip("pinocchio", reason="pinocchio (PyPI `pin`) is not installed")
+    return (pin.buildModelFromXML(URDF_TEXT),), {"base_frame": "world", "tip_frame": "tool"}
+
+
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.urdf.chain_from_urdf": lambda: (
         (URDF_TEXT,),
@@ -53,6 +70,7 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (URDF_TEXT,),
         {"base_link": "base", "tip_link": "tool"},
     ),
+    "gravdir.pinocchio.chain_from_pinocchio": _pinocchio_model_case,
 }
 
 NOT_CALLED: dict[str, str] = {

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import pickle
+import subprocess
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -220,6 +223,28 @@ def test_chain_from_urdf_is_exported_at_top_level():
 
 
 # --------------------------------------------------------------------------------------------
+# chain_from_pinocchio without pinocchio (tests/test_pinocchio.py compares it with pinocchio)
+
+
+def test_importing_gravdir_does_not_import_pinocchio():
+    code = "import sys, gravdir; gravdir.chain_from_pinocchio; print('pinocchio' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_chain_from_pinocchio_says_how_to_install_pinocchio(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pinocchio", None)  # makes `import pinocchio` fail
+    with pytest.raises(ImportError, match=r"pip install 'gravdir\[pinocchio\]'.*`pin`"):
+        gravdir.chain_from_pinocchio(object())
+
+
+def test_chain_from_pinocchio_detects_the_unrelated_pinocchio_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pinocchio", types.ModuleType("pinocchio"))
+    with pytest.raises(ImportError, match=r"not the robotics library.*gravdir\[pinocchio\]"):
+        gravdir.chain_from_pinocchio(object())
+
+
+# --------------------------------------------------------------------------------------------
 # Refusals
 
 
@@ -281,6 +306,48 @@ EXTERNAL_ENTITY = """<?xml version="1.0"?>
 def test_entity_and_doctype_declarations_are_refused(text):
     with pytest.raises(ValueError, match=r"`urdf_text` without a DOCTYPE or ENTITY"):
         chain_from_urdf(text)
+
+
+# Entity expansion without a declaration in the text: a parameter entity, an undeclared entity
+# (expat would look for it in an external DTD), a DOCTYPE hidden by case or by whitespace, and
+# one pointing at an external DTD.
+HIDDEN_DECLARATIONS = [
+    '<?xml version="1.0"?>\n<!doctype robot [<!ENTITY % p SYSTEM "http://x/e.dtd"> %p;]>'
+    '<robot name="x"/>',
+    '<!DOCTYPE robot SYSTEM "http://example.invalid/robot.dtd"><robot name="x"/>',
+    '<?xml version="1.0"?>\n  <!DOCTYPE\n robot><robot name="x"><link name="a"/></robot>',
+]
+
+
+@pytest.mark.parametrize("text", HIDDEN_DECLARATIONS)
+def test_hidden_and_external_declarations_are_refused(text):
+    with pytest.raises(ValueError, match=r"`urdf_text` without a DOCTYPE or ENTITY"):
+        chain_from_urdf(text)
+
+
+def test_an_undeclared_entity_is_refused_not_resolved():
+    text = _robot(["a", "b"], [_joint_xml("j", "revolute", "a", "b")]).replace(
+        '<link name="a"/>', '<link name="&secret;"/>'
+    )
+    with pytest.raises(ValueError, match=r"`urdf_text` to be well-formed XML.*undefined entity"):
+        chain_from_urdf(text)
+
+
+def test_xinclude_is_not_followed():
+    # ElementTree does not process XInclude: the element is an unknown tag, ignored like any.
+    include = (
+        '<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" '
+        'parse="text"/>'
+    )
+    text = _robot(["a", "b"], [_joint_xml("j", "revolute", "a", "b")])
+    assert chain_from_urdf(text.replace("</robot>", include + "</robot>")) == chain_from_urdf(text)
+
+
+def test_oversized_text_and_too_many_links_are_refused():
+    with pytest.raises(ValueError, match=r"`urdf_text` to have at most 10000000 characters"):
+        chain_from_urdf("<robot>" + " " * 10_000_000 + "</robot>")
+    with pytest.raises(ValueError, match=r"`urdf_text`.*at most 10000 links"):
+        chain_from_urdf(_robot([f"l{i}" for i in range(10_001)], []))
 
 
 def test_comments_and_cdata_are_accepted():

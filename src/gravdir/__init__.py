@@ -87,6 +87,7 @@ from gravdir.kinematics import (
     chain_from_poe,
     link_frames,
 )
+from gravdir.pinocchio import chain_from_pinocchio
 from gravdir.poses import (
     abb_from_pose,
     fanuc_from_pose,
@@ -167,6 +168,7 @@ __all__ = [
     "azimuth_from_up",
     "canonical_from_up",
     "chain_from_dh",
+    "chain_from_pinocchio",
     "chain_from_poe",
     "chain_from_urdf",
     "contact_points",
