@@ -1,9 +1,14 @@
 """Synthetic robots and sensors for tests, examples, benchmarks and users' own pipelines.
 
+Arms from a DH table (:mod:`~gravdir.synthetic.robot`) or from URDF text
+(:mod:`~gravdir.synthetic.urdf_arm`), torque sensors with realistic errors
+(:mod:`~gravdir.synthetic.sensors`), recorded sweeps and whole controller logs
+(:mod:`~gravdir.synthetic.logs`), touch data, friction joints and harmonic drives.
+
 Everything here is written independently of the estimators (explicit homogeneous transforms and
 cross products), so a convention error cannot cancel out between the generator and gravdir: the
-package imports no estimator module, only gravdir's validators, constants, result base and
-frame conventions.
+package imports no estimator module, only gravdir's validators, constants, result base, URDF
+parser and frame conventions.
 """
 
 from gravdir.synthetic.friction_joint import (
@@ -18,6 +23,7 @@ from gravdir.synthetic.harmonic_drive import (
     oscillating_run,
     simulate_run,
 )
+from gravdir.synthetic.logs import ControllerLog, controller_log
 from gravdir.synthetic.robot import (
     SweepRecord,
     SyntheticArm,
@@ -35,17 +41,23 @@ from gravdir.synthetic.touch import (
     SyntheticTouches,
     touch_contacts,
 )
+from gravdir.synthetic.urdf_arm import UR5E_LIKE_URDF, SyntheticUrdfArm, arm_from_urdf
 
 __all__ = [
+    "ControllerLog",
     "HarmonicDriveJoint",
     "JointRun",
     "SweepRecord",
     "SyntheticArm",
     "SyntheticFrictionJoint",
     "SyntheticTouches",
+    "SyntheticUrdfArm",
     "TorqueSensor",
+    "UR5E_LIKE_URDF",
+    "arm_from_urdf",
     "canonical_arm",
     "constant_speed_run",
+    "controller_log",
     "holding_torque",
     "iiwa_arm",
     "oscillating_run",

@@ -84,7 +84,9 @@ class TorqueSensor(Result):
     friction it overcomes -- because a current-based torque estimate mis-scales the whole motor
     torque. Offset, ripple and noise are added after the gain: they belong to the measurement
     chain. With :math:`\\operatorname{sgn}(0) = 0`, samples at rest carry no friction; stiction
-    is not modelled. Inertial torques are not part of the model (quasi-static motion).
+    is not modelled. For a joint that accelerates, pass the rigid-body torque (holding torque
+    plus inertial torque) as the holding torque: the gain scales it, and the load-dependent
+    friction grows with it, as a loaded gear's friction grows with the torque it transmits.
 
     A frozen model with the result contract: ``==`` compares values, ``to_dict()`` gives plain
     Python types, and it pickles.
@@ -206,7 +208,8 @@ class TorqueSensor(Result):
         velocity : array_like, shape (...)
             Joint velocity, rad/s.
         holding_torque : array_like, shape (...)
-            True (noise-free, friction-free) holding torque, N·m.
+            True (noise-free, friction-free) holding torque, N·m -- or, for a joint that
+            accelerates, the whole rigid-body torque (holding plus inertial).
         rng : numpy.random.Generator, optional
             Source of the noise. Required when ``noise_std > 0``.
 
