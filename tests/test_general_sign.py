@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gravdir.errors import GravdirWarning
+from gravdir.errors import GravdirWarning, SignConflictError
 from gravdir.frames import angle_between
 from gravdir.general import estimate_up, joint_sweep_from_chain
 from gravdir.kinematics import SerialChain, chain_from_dh, link_frames
@@ -88,7 +88,7 @@ def test_wrong_torque_sign_with_both_hints_is_reported(make, tilt, azimuth, conf
     right = sweeps_of(arm, sensors, rng, config, 1, reported_sign=-1, torque_sign=-1)
 
     # This call used to return -up silently; now the contradiction is raised, naming the fix.
-    with pytest.raises(ValueError, match=r"torque_sign=-1") as info:
+    with pytest.raises(SignConflictError, match=r"torque_sign=-1") as info:
         estimate_up(wrong, up_hint=up_hint, moment_hints=hints)
     message = str(info.value)
     assert "`up_hint`" in message and "`moment_hints`" in message
@@ -144,7 +144,7 @@ def test_one_joint_with_a_flipped_sign_contradicts_the_other_hint():
     hemisphere = estimate_up([*j2, *j3_wrong])
     assert degrees_between(hemisphere.up, arm.up) < 0.5
     # ... but it contradicts that joint's moment hint, and this is reported.
-    with pytest.raises(ValueError, match=r"group 2 points 1[0-9]{2}\.\d° away.*torque_sign=-1"):
+    with pytest.raises(SignConflictError, match=r"group 2 points 1[0-9]{2}\.\d° away.*torque_sign=-1"):
         estimate_up([*j2, *j3_wrong], moment_hints=hints)
     # With the up_hint as well, still reported (and not a silent choice).
     with pytest.raises(ValueError, match="group 2"):
@@ -207,5 +207,5 @@ def test_default_up_hint_is_not_checked_against_moment_hints():
         est = estimate_up(sweeps, moment_hints=hints)
         assert estimate_up(sweeps, up_hint=(0.0, 0.1, -1.0), moment_hints=hints) == est
     assert degrees_between(est.up, arm.up) < 0.5
-    with pytest.raises(ValueError, match="torque_sign=-1"):
+    with pytest.raises(SignConflictError, match="torque_sign=-1"):
         estimate_up(sweeps, up_hint=(0.0, 0.0, 1.0), moment_hints=hints)

@@ -18,6 +18,7 @@ __all__ = [
     "DegenerateGeometryError",
     "GravdirWarning",
     "InsufficientDataError",
+    "SignConflictError",
 ]
 
 
@@ -35,6 +36,17 @@ class DegenerateGeometryError(ValueError):
 
     Raised, for example, for collinear contact points or sweeps whose joint axes leave the gravity
     direction undetermined. It is a :class:`ValueError`.
+    """
+
+
+class SignConflictError(ValueError):
+    """The caller's statements about the sign of `up` contradict each other.
+
+    Raised by :func:`gravdir.general.estimate_up` when an `up_hint` and the moment hints, or two
+    moment hints, select opposite signs of `up` decisively: the two candidate answers fit the
+    torques equally well and lie 180° apart, so none is returned. The usual cause is a torque
+    signal of the opposite sign (``fit_sweep(..., torque_sign=-1)``); see the torque-signal
+    table of the documentation. It is a :class:`ValueError`.
     """
 
 

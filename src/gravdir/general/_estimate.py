@@ -235,13 +235,14 @@ def estimate_up(
     ValueError
         If `sweeps` is not a sequence of :class:`JointSweep`, sweeps of one group differ in
         joint or axis, an option is not a number (or an int) within its range above, or the
-        moments leave the float range. Also if the caller's sign knowledge contradicts itself
-        on these data: the `up` chosen by `moment_hints` lies more than 90° from a given
-        `up_hint`, or one hinted group's fitted moment points more than 90° from its hint while
-        the hints together decide the other way, each by a cosine of at least `sign_tol` and
-        `sign_nsigma` standard deviations. The two candidates are 180° apart and none is
-        returned; the message names ``fit_sweep(..., torque_sign=-1)``, since a flipped torque
-        sign is the usual cause.
+        moments leave the float range.
+    SignConflictError
+        If the caller's sign knowledge contradicts itself on these data: the `up` chosen by
+        `moment_hints` lies more than 90° from a given `up_hint`, or one hinted group's fitted
+        moment points more than 90° from its hint while the hints together decide the other
+        way, each by a cosine of at least `sign_tol` and `sign_nsigma` standard deviations. The
+        two candidates are 180° apart and none is returned; the message names
+        ``fit_sweep(..., torque_sign=-1)``, since a flipped torque sign is the usual cause.
     InsufficientDataError
         If fewer than two sweeps are given, or their amplitudes are not significant (see
         Notes).

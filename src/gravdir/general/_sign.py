@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._results import tangent_basis
-from gravdir.errors import GravdirWarning
+from gravdir.errors import GravdirWarning, SignConflictError
 from gravdir.general._bilinear import _jacobian, _Problem
 from gravdir.general._model import _direction
 
@@ -202,7 +202,7 @@ def _check_sign_agreement(
             )
             (decisive if -cosine >= sign_tol and sigmas >= sign_nsigma else marginal).append(line)
     if decisive:
-        raise ValueError(
+        raise SignConflictError(
             f"Expected {subject} to select one sign of `up`, got a contradiction: "
             f"{'; '.join(decisive)}. The two answers are 180° apart, so none is returned. "
             "The torque sign may be flipped: a controller reporting the opposite of gravdir's "
