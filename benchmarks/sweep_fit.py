@@ -8,7 +8,8 @@
 # fit_sweep fits the linear form of the same model. Printed: time ratios per sweep and for the
 # batch, the batch against numpy's bare `sin` and `cos` of the same angles, and how often
 # curve_fit lands in a wrong minimum (residual RMS above fit_sweep's by more than 1e-6 relative,
-# or no convergence).
+# or no convergence). Then the cost of the optional inertia column (`acceleration=`), which the
+# default path does not pay.
 
 # %%
 from __future__ import annotations
@@ -115,6 +116,18 @@ def main() -> None:
         f"({100 * wrong_naive / N_SWEEPS:.1f}%), informed start {wrong_informed}/{N_SWEEPS}"
     )
     print(f"fit_sweep amplitude error, median relative: {np.median(amp_err):.2e}")
+
+    # The inertia column: the same sweeps with an acceleration column (its values matter for the
+    # fit, not for the time: an acceleration that changes along each pass).
+    acc = 0.5 * np.sin(3.0 * q) * s
+    torque_a = torque + 0.8 * acc
+    t_batch_a = best_of(lambda: fit_sweep(q, torque_a, v, acceleration=acc))
+    t_single_a = (
+        best_of(lambda: [fit_sweep(q[i], torque_a[i], v[i], acceleration=acc[i]) for i in idx], 3)
+        / N_TIMED_SINGLE
+    )
+    print(f"with acceleration, one call   : {t_single_a * 1e6:9.1f} us/sweep")
+    print(f"with acceleration, batched    : {t_batch_a / N_SWEEPS * 1e6:9.1f} us/sweep")
 
 
 # %% [markdown]

@@ -21,7 +21,9 @@ from gravdir.sweep import fit_sweep  # noqa: E402
 
 
 def _sweep(seed: int = 11) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A 2.2 rad forward/backward sweep whose speed varies within each pass, with noise."""
+    """A 2.2 rad forward/backward sweep whose speed varies within each pass, with noise; the
+    velocity is that of samples 0.02 s apart (the acceleration of the inertia column is
+    `_acceleration`)."""
     rng = np.random.default_rng(seed)
     half = 150
     fwd = np.linspace(-1.0, 1.2, half)
@@ -33,9 +35,18 @@ def _sweep(seed: int = 11) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return q, torque + rng.normal(0.0, 0.02, q.size), v
 
 
+def _acceleration() -> np.ndarray:
+    """The acceleration of `_sweep`'s velocity (samples 0.02 s apart); with inertia 0.4 in the
+    torque of `_fit_sweep`."""
+    _, _, v = _sweep()
+    return np.gradient(v, 0.02)
+
+
 def _fit_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, torque, v = _sweep()
+    acceleration = _acceleration()
     kwargs = dict(
+        acceleration=acceleration,
         min_speed=0.05,
         load_friction="abs",
         harmonics=[3.0],
@@ -44,18 +55,36 @@ def _fit_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
         max_iter=50,
         load_amplitude_rtol=1e-9,
         torque_sign=1,
+        nan_policy="raise",
     )
-    return (q, torque, v), kwargs
+    return (q, torque + 0.4 * acceleration, v), kwargs
 
 
 def _fit_sweep_common_mode() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, torque, v = _sweep()
-    return (q, torque, v), dict(min_speed=0.05, n_grid=64, min_arc=0.5, torque_sign=1)
+    return (q, torque, v), dict(
+        min_speed=0.05, n_grid=64, min_arc=0.5, torque_sign=1, nan_policy="raise"
+    )
 
 
 def _amplitude_phase_bound() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, _, v = _sweep()
-    return (q, v, 4.0, 0.5, 0.02), dict(min_speed=0.05, single_speed_rtol=1e-6)
+    return (q, v, 4.0, 0.5, 0.02), dict(
+        min_speed=0.05, single_speed_rtol=1e-6, acceleration=_acceleration()
+    )
+
+
+def _joint_acceleration() -> tuple[tuple[Any, ...], dict[str, Any]]:
+    _, _, v = _sweep()
+    rng = np.random.default_rng(5)
+    time = (np.arange(v.size) + rng.uniform(-0.2, 0.2, v.size)) * 0.02
+    return (time, v), dict(window=0.1, polyorder=3, nan_policy="raise")
+
+
+def _joint_velocity() -> tuple[tuple[Any, ...], dict[str, Any]]:
+    q, _, _ = _sweep()
+    time = np.arange(q.size) * 0.02
+    return (time, q), dict(window=0.1, polyorder=2, nan_policy="raise")
 
 
 def _wrap_angle() -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -94,6 +123,8 @@ CASES: dict[str, Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "gravdir.sweep.fit_sweep": _fit_sweep,
     "gravdir.sweep.fit_sweep_common_mode": _fit_sweep_common_mode,
     "gravdir.sweep.amplitude_phase_bound": _amplitude_phase_bound,
+    "gravdir.sweep.joint_acceleration": _joint_acceleration,
+    "gravdir.sweep.joint_velocity": _joint_velocity,
     "gravdir.sweep.wrap_angle": _wrap_angle,
     "gravdir.plot.plot_sweep": _plot_sweep,
 }

@@ -21,6 +21,8 @@ from gravdir.sweep import (
     amplitude_phase_bound,
     fit_sweep,
     fit_sweep_common_mode,
+    joint_acceleration,
+    joint_velocity,
     wrap_angle,
 )
 
@@ -706,11 +708,13 @@ def test_entries_of_a_batched_fit_feed_the_general_estimator():
 
     q, torque, v = batch_of_sweeps(np.random.default_rng(12), n_sweeps=3)
     fit = fit_sweep(q, torque, v)
-    sweep = JointSweep(joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0,
-                       fit=fit[2])
+    sweep = JointSweep(
+        joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=fit[2]
+    )
     single = fit_sweep(q[2], torque[2], v[2])
-    reference = JointSweep(joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]),
-                           q_ref=0.0, fit=single)
+    reference = JointSweep(
+        joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=single
+    )
     np.testing.assert_allclose(sweep.fit.coefficients, reference.fit.coefficients, rtol=1e-9)
 
 
@@ -757,8 +761,9 @@ def test_load_abs_stops_at_max_iter_with_a_convergence_warning():
     assert fit.n_iter == 1
     assert "converged=False" in repr(fit)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        batch = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v,
-                          load_friction="abs", max_iter=1)
+        batch = fit_sweep(
+            np.stack([q, q]), np.stack([torque, 2 * torque]), v, load_friction="abs", max_iter=1
+        )
     assert not batch.converged.any()
     assert np.all(batch.n_iter == 1)
     assert "not converged: 2 of 2" in repr(batch)
@@ -1065,3 +1070,209 @@ def test_a_strict_numpy_error_state_meets_no_underflow_error():
     with pytest.warns(GravdirWarning), np.errstate(all="raise"):
         common = fit_sweep_common_mode(q, torque, v)
     assert np.isfinite(common.amplitude)
+
+
+# --- nan_policy -----------------------------------------------------------------------------------
+
+
+def _noisy_sweep(seed: int = 4, n_sweeps: int = 3):
+    rng = np.random.default_rng(seed)
+    q, v = trapezoid_sweep(-0.9, 1.1, 0.4)
+    q, v = np.tile(q, (n_sweeps, 1)), np.tile(v, (n_sweeps, 1))
+    amp = np.array([3.0, 6.0, 9.0])[:n_sweeps, None]
+    torque = model_torque(q, v, amp, 0.4, 0.1, 0.5, 0.2) + rng.normal(0, 0.02, q.shape)
+    return q, torque, v
+
+
+def test_a_nan_sample_raises_with_the_way_out_and_omit_fits_the_clean_subset():
+    q, torque, v = _noisy_sweep(n_sweeps=1)
+    q, torque, v = q[0], torque[0].copy(), v[0]
+    torque[[7, 150]] = np.nan  # a dropped packet: it used to raise, with no way to drop it
+    with pytest.raises(ValueError, match=r'`torque` to be finite.*nan_policy="omit"'):
+        fit_sweep(q, torque, v)
+    keep = ~np.isnan(torque)
+    omitted = fit_sweep(q, torque, v, nan_policy="omit")
+    clean = fit_sweep(q[keep], torque[keep], v[keep])
+    assert omitted == clean
+    np.testing.assert_allclose(omitted.amplitude, 3.0, rtol=0.02)
+
+
+def test_omit_in_a_batch_drops_each_sweeps_own_nan_samples():
+    q, torque, v = _noisy_sweep()
+    q, torque, v = q.copy(), torque.copy(), v.copy()
+    acc = np.gradient(v, axis=-1) * 200.0
+    q[0, 40] = np.nan
+    torque[1, [3, 90, 91]] = np.nan
+    v[2, 200] = np.nan
+    acc[2, 17] = np.nan
+    batch = fit_sweep(q, torque, v, acceleration=acc, load_friction="abs", nan_policy="omit")
+    for i in range(3):
+        keep = ~(np.isnan(q[i]) | np.isnan(torque[i]) | np.isnan(v[i]) | np.isnan(acc[i]))
+        single = fit_sweep(
+            q[i][keep], torque[i][keep], v[i][keep], acceleration=acc[i][keep],
+            load_friction="abs",
+        )  # fmt: skip
+        assert batch.n_used[i] == single.n_used
+        np.testing.assert_allclose(batch[i].coefficients, single.coefficients, rtol=1e-9)
+        np.testing.assert_allclose(batch[i].covariance, single.covariance, rtol=1e-7, atol=1e-14)
+        np.testing.assert_allclose(batch[i].residual_rms, single.residual_rms, rtol=1e-9)
+    # Clean data: omit changes nothing.
+    q0, t0, v0 = _noisy_sweep()
+    assert fit_sweep(q0, t0, v0, nan_policy="omit") == fit_sweep(q0, t0, v0)
+
+
+def test_omit_refuses_infinities_all_nan_sweeps_and_unknown_policies():
+    q, torque, v = _noisy_sweep()
+    bad = torque.copy()
+    bad[1, 5] = np.inf
+    with pytest.raises(ValueError, match="infinite.*every `nan_policy`"):
+        fit_sweep(q, bad, v, nan_policy="omit")
+    bad = torque.copy()
+    bad[2] = np.nan
+    with pytest.raises(InsufficientDataError, match=r"\(2,\)\): every sample holds a NaN"):
+        fit_sweep(q, bad, v, nan_policy="omit")
+    with pytest.raises(InsufficientDataError, match="every sample holds a NaN"):
+        fit_sweep(q[0], bad[2], v[0], nan_policy="omit")
+    for policy in ("propagate", "OMIT", 1, None, True):
+        with pytest.raises(ValueError, match="`nan_policy`"):
+            fit_sweep(q, torque, v, nan_policy=policy)
+        with pytest.raises(ValueError, match="`nan_policy`"):
+            fit_sweep_common_mode(q, torque, v, nan_policy=policy)
+
+
+def test_common_mode_omit_equals_the_clean_subset_sweep_by_sweep():
+    q, torque, v = _noisy_sweep()
+    torque = torque.copy()
+    torque[0, 11] = np.nan
+    torque[2, [60, 61]] = np.nan
+    with pytest.raises(ValueError, match='nan_policy="omit"'):
+        fit_sweep_common_mode(q, torque, v)
+    batch = fit_sweep_common_mode(q, torque, v, nan_policy="omit", n_grid=100)
+    for i in range(3):
+        keep = ~np.isnan(torque[i])
+        single = fit_sweep_common_mode(q[i][keep], torque[i][keep], v[i][keep], n_grid=100)
+        np.testing.assert_allclose(batch[i].coefficients, single.coefficients, rtol=1e-12)
+
+
+# --- joint_velocity, joint_acceleration -------------------------------------------------------
+
+
+def _motion(t):
+    """Velocity and acceleration of q(t) = sin(1.3 t) + 0.3 sin(3.1 t + 0.5)."""
+    v = 1.3 * np.cos(1.3 * t) + 0.93 * np.cos(3.1 * t + 0.5)
+    a = -1.69 * np.sin(1.3 * t) - 2.883 * np.sin(3.1 * t + 0.5)
+    return v, a
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.2])
+def test_acceleration_matches_the_analytic_one_on_uniform_and_jittered_timestamps(jitter):
+    rng = np.random.default_rng(8)
+    n, dt = 1000, 0.01
+    t = (np.arange(n) + rng.uniform(-jitter, jitter, n)) * dt
+    v, a = _motion(t)
+    err = joint_acceleration(t, v) - a
+    inner, rms = slice(5, -5), np.sqrt(np.mean(err**2))
+    # Peak |a| is 4.6 rad/s^2. Uniform: the smoothing bias of a cubic over 0.07 s (measured
+    # 5.6e-7 inside, 1.9e-4 at the ends). Jittered: the linear interpolation onto the uniform
+    # grid and back, dt^2 |dv/dt^2| / 8 at worst (measured 5.5e-3 at most, 1.1e-3 RMS).
+    if not jitter:
+        assert np.abs(err[inner]).max() <= 1e-5 and rms <= 1e-4
+    else:
+        assert np.abs(err[inner]).max() <= 1e-2 and rms <= 2e-3
+        # Taking the jittered samples for uniform ones puts the timing error into the result
+        # (measured 0.13 rad/s^2 RMS).
+        from scipy.signal import savgol_filter
+
+        naive = savgol_filter(v, 7, 3, deriv=1, delta=dt) - a
+        assert np.sqrt(np.mean(naive**2)) >= 50 * rms
+
+
+def test_derivatives_are_exact_for_polynomials_and_chain_from_positions():
+    rng = np.random.default_rng(9)
+    t = np.arange(80) * 0.01 + 3.0
+    jittered = t + rng.uniform(-0.002, 0.002, t.size)
+    cubic = 0.1 + 0.4 * t - 0.3 * t**2 + 0.05 * t**3
+    np.testing.assert_allclose(
+        joint_acceleration(t, cubic), 0.4 - 0.6 * t + 0.15 * t**2, rtol=0, atol=1e-9
+    )
+    # Linear interpolation is exact for a linear velocity, whatever the jitter.
+    np.testing.assert_allclose(joint_acceleration(jittered, 1.0 + 2.0 * jittered), 2.0, atol=1e-9)
+    q = 0.2 + 0.5 * t + 0.25 * t**2
+    np.testing.assert_allclose(joint_velocity(t, q), 0.5 + 0.5 * t, atol=1e-9)
+    np.testing.assert_allclose(joint_acceleration(t, joint_velocity(t, q)), 0.5, atol=1e-9)
+
+
+def test_a_trapezoid_corner_is_blurred_over_half_a_window_each_side_only():
+    # A step of 2 rad/s^2 in the acceleration, between samples: the derivative is exact beyond
+    # half the window (three samples at 100 Hz and 0.07 s) from the corner, off by at most the
+    # measured 0.6 rad/s^2 next to it, and its error sums to zero (the speed change is kept).
+    t = np.arange(300) * 0.01
+    corner = 1.005
+    v = np.where(t < corner, 0.0, np.minimum(2.0 * (t - corner), 1.0))
+    a = np.where((t >= corner) & (2.0 * (t - corner) < 1.0), 2.0, 0.0)
+    err = joint_acceleration(t, v) - a
+    near = np.abs(t - corner) <= 0.035 + 1e-9
+    second = np.abs(t - (corner + 0.5)) <= 0.035 + 1e-9
+    assert np.abs(err[~(near | second)]).max() <= 1e-9
+    assert 0.5 <= np.abs(err[near]).max() <= 0.6
+    assert abs(err[near].sum()) <= 1e-9
+
+
+def test_derivative_batches_and_per_sweep_time_axes_equal_loops():
+    rng = np.random.default_rng(10)
+    t = np.arange(300) * 0.0133 + rng.uniform(-0.002, 0.002, (3, 300))
+    v = np.stack([_motion(ti)[0] * (i + 1) for i, ti in enumerate(t)])
+    batch = joint_acceleration(t, v)
+    for i in range(3):
+        np.testing.assert_allclose(batch[i], joint_acceleration(t[i], v[i]), rtol=0, atol=1e-12)
+    shared = joint_acceleration(t[0], v)
+    for i in range(3):
+        np.testing.assert_allclose(shared[i], joint_acceleration(t[0], v[i]), atol=1e-12)
+
+
+def test_derivative_omit_keeps_nan_where_it_was_and_fits_the_rest_alone():
+    rng = np.random.default_rng(11)
+    t = np.arange(400) * 0.01 + rng.uniform(-0.002, 0.002, 400)
+    v = np.stack([_motion(t)[0]] * 2)
+    v[0, [30, 31, 200]] = np.nan
+    tt = np.stack([t, t])
+    tt[1, 77] = np.nan
+    with pytest.raises(ValueError, match=r'`velocity` to be finite.*nan_policy="omit"'):
+        joint_acceleration(t, v)
+    out = joint_acceleration(tt, v, nan_policy="omit")
+    assert np.array_equal(np.isnan(out), np.isnan(v) | np.isnan(tt))
+    keep = ~np.isnan(v[0])
+    np.testing.assert_allclose(out[0, keep], joint_acceleration(t[keep], v[0, keep]), atol=1e-12)
+    # The omitted samples fit into fit_sweep's own omission.
+    q = np.sin(1.3 * t) + 0.3 * np.sin(3.1 * t + 0.5)
+    torque = 4.0 * np.sin(q + 0.2) + 0.7 * out[0]
+    f = fit_sweep(q, torque, v[0], acceleration=out[0], friction="none", nan_policy="omit")
+    np.testing.assert_allclose([f.amplitude, f.inertia], [4.0, 0.7], rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(time=np.r_[0.0, 0.01, 0.01, np.arange(3, 30) * 0.01]), ValueError, "increasing"),
+        (dict(time=np.arange(30)[::-1] * 0.01), ValueError, "strictly increasing"),
+        (dict(time=np.arange(30) * 10.0), ValueError, "seconds\\?"),
+        (dict(window=0.5), InsufficientDataError, "samples of `velocity`"),
+        (dict(time=np.r_[np.arange(15) * 0.01, 100 + np.arange(15) * 0.01]), ValueError, "gaps"),
+        (dict(window=-0.1), ValueError, "`window`"),
+        (dict(window=True), ValueError, "`window`"),
+        (dict(window="0.07"), ValueError, "`window`"),
+        (dict(polyorder=0), ValueError, "`polyorder`"),
+        (dict(polyorder=7), ValueError, "`polyorder`"),
+        (dict(polyorder=2.5), ValueError, "`polyorder`"),
+        (dict(velocity=np.ones(29)), ValueError, "share their last"),
+        (dict(velocity=np.ones((2, 30)), time=np.ones((3, 30))), ValueError, "broadcast"),
+        (dict(velocity=np.r_[np.inf, np.ones(29)]), ValueError, "infinite"),
+        (dict(time=np.r_[np.nan, np.arange(1, 30) * 0.01]), ValueError, "`time` to be finite"),
+        (dict(velocity=np.ones(1), time=np.zeros(1)), InsufficientDataError, "at least 2"),
+        (dict(nan_policy="ignore"), ValueError, "`nan_policy`"),
+    ],
+)
+def test_derivative_refuses_bad_input_naming_it(kwargs, error, match):
+    args = dict(time=np.arange(30) * 0.01, velocity=np.linspace(0, 1, 30)) | kwargs
+    with pytest.raises(error, match=match):
+        joint_acceleration(args.pop("time"), args.pop("velocity"), **args)

@@ -28,6 +28,7 @@ from gravdir.errors import (
     DegenerateGeometryError,
     GravdirWarning,
     InsufficientDataError,
+    SignConflictError,
 )
 from gravdir.frames import (
     CanonicalAngles,
@@ -113,6 +114,8 @@ from gravdir.sweep import (
     amplitude_phase_bound,
     fit_sweep,
     fit_sweep_common_mode,
+    joint_acceleration,
+    joint_velocity,
 )
 from gravdir.touch import (
     PlaneFit,
@@ -163,6 +166,7 @@ __all__ = [
     "RunSpectrum",
     "SerialChain",
     "SettingCheck",
+    "SignConflictError",
     "StribeckFriction",
     "SweepFit",
     "SweepPlan",
@@ -198,7 +202,9 @@ __all__ = [
     "harmonic_drive_orders",
     "identify_arm_friction",
     "identify_joint_friction",
+    "joint_acceleration",
     "joint_sweep_from_chain",
+    "joint_velocity",
     "kuka_from_pose",
     "link_frames",
     "load_dependent_friction",

@@ -1,17 +1,20 @@
 """Fit the gravity sinusoid of a forward/backward joint sweep.
 
-A joint swept forward and backward at constant speed, every other joint locked, measures
+A joint swept forward and backward, every other joint locked, measures
 
 .. math:: \\tau(q, v) = c + a \\sin q + b \\cos q + F_c\\, \\mathrm{sgn}\\, v + F_v v
-          \\; [+\\ \\text{load-dependent friction}] \\; [+\\ \\text{harmonics}] + \\varepsilon,
+          \\; [+\\ I \\ddot q] \\; [+\\ \\text{load-dependent friction}]
+          \\; [+\\ \\text{harmonics}] + \\varepsilon,
 
 whose gravity part is :math:`a \\sin q + b \\cos q = A \\sin(q + \\varphi)` with
 :math:`A = \\operatorname{hypot}(a, b) \\ge 0` and :math:`\\varphi = \\operatorname{atan2}(b, a)`.
 :func:`fit_sweep` estimates every term in one linear least-squares solve, batched over leading
-axes. :func:`fit_sweep_common_mode` is the forward/backward averaging of US 11,446,825 B2 (the
-mean of the two passes on a common grid), offered for comparison. :func:`amplitude_phase_bound`
-is the Cramér-Rao bound of a planned sweep, and :func:`wrap_angle` the angle wrapping the fits
-use.
+axes; the inertial torque :math:`I \\ddot q` joins the model where the joint acceleration is
+given (from :func:`joint_acceleration`, a Savitzky-Golay derivative of the logged velocity, or
+:func:`joint_velocity` for logs of positions). :func:`fit_sweep_common_mode` is the
+forward/backward averaging of US 11,446,825 B2 (the mean of the two passes on a common grid),
+offered for comparison. :func:`amplitude_phase_bound` is the Cramér-Rao bound of a planned
+sweep, and :func:`wrap_angle` the angle wrapping the fits use.
 
 References
 ----------
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 from gravdir.sweep._bound import amplitude_phase_bound
 from gravdir.sweep._common_mode import fit_sweep_common_mode
+from gravdir.sweep._derivative import joint_acceleration, joint_velocity
 from gravdir.sweep._fit import fit_sweep
 from gravdir.sweep._result import SweepFit, SweepZeros, wrap_angle
 
@@ -33,5 +37,7 @@ __all__ = [
     "amplitude_phase_bound",
     "fit_sweep",
     "fit_sweep_common_mode",
+    "joint_acceleration",
+    "joint_velocity",
     "wrap_angle",
 ]

@@ -33,6 +33,7 @@ def amplitude_phase_bound(
     friction: Friction = "auto",
     harmonics: Sequence[float] = (),
     single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
+    acceleration: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Cramér-Rao bound of ``(amplitude, phase)`` for a planned sweep under white noise.
 
@@ -49,6 +50,10 @@ def amplitude_phase_bound(
         Standard deviation of the white torque noise, positive.
     min_speed, friction, harmonics, single_speed_rtol
         As in :func:`~gravdir.sweep.fit_sweep`; the bound is that of the same model.
+    acceleration : array_like, shape (..., n), optional
+        The planned joint acceleration, rad/s², for the bound of the model with the inertia
+        column (:func:`~gravdir.sweep.fit_sweep` with `acceleration`); same shape rules as
+        `velocity`, non-zero at some used sample. Default: no inertia column.
 
     Returns
     -------
@@ -97,6 +102,13 @@ def amplitude_phase_bound(
     """
     qq = check_array(q, "q", min_ndim=1)
     vv = check_array(velocity, "velocity", min_ndim=1)
+    aa = None if acceleration is None else check_array(acceleration, "acceleration", min_ndim=1)
+    if aa is not None and aa.shape[-1] != qq.shape[-1]:
+        raise ValueError(
+            "Expected `q` and `acceleration` to share their last (sample) axis, got shapes "
+            f"{qq.shape} and {aa.shape}: leading axes broadcast over sweeps, the sample axis "
+            "does not."
+        )
     if qq.shape[-1] != vv.shape[-1]:
         raise ValueError(
             "Expected `q` and `velocity` to share their last (sample) axis, got shapes "
@@ -113,7 +125,11 @@ def amplitude_phase_bound(
         )
     if np.any(sd <= 0):
         raise ValueError(f"Expected `noise_std` > 0, got {float(np.min(sd)):g}.")
-    shape = check_same_shape(q=qq, velocity=vv)
+    shape = (
+        check_same_shape(q=qq, velocity=vv)
+        if aa is None
+        else check_same_shape(q=qq, velocity=vv, acceleration=aa)
+    )
     batch = check_same_shape(q_batch=np.empty(shape[:-1]), amplitude=amp, phase=ph, noise_std=sd)
     orders = check_harmonics(harmonics)
     check_friction_option(friction, "friction", FRICTION_OPTIONS)
@@ -133,6 +149,7 @@ def amplitude_phase_bound(
             orders,
             0.0,
             single_speed_rtol,
+            None if aa is None else np.broadcast_to(aa, shape),
         )
         _, inv_gram, _ = solve_normal(d.x, np.zeros(shape), d.gram, d.pinned)
     # The (sin, cos) block of the inverse does not depend on the scale of the viscous column.

@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_count
+from gravdir._checks import NanPolicy, check_count, drop_nan_samples
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -18,12 +18,12 @@ from gravdir.sweep._design import (
     check_sweep_inputs,
     design,
     is_unit,
-    per_sample,
     pow2_scale,
     unscale,
 )
+from gravdir.sweep._nan import check_nan_policy
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import extreme, solve_normal
+from gravdir.sweep._solve import solve_normal
 
 # Largest common grid: a million points per sweep bounds the memory and time of a call (the
 # default, the smaller pass's sample count, is never larger than the data).
@@ -67,6 +67,24 @@ def _pass_average(
     return grid, 0.5 * (tf + tb), 0.5 * (tf - tb)
 
 
+def _omit(
+    qi: NDArray[np.float64],
+    ti: NDArray[np.float64],
+    vi: NDArray[np.float64],
+    batch: tuple[int, ...],
+    i: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """One sweep without its NaN samples (``nan_policy="omit"``)."""
+    kept, keep = drop_nan_samples({"q": qi, "torque": ti, "velocity": vi}, "omit")
+    if not keep.any():
+        where = f" (at batch index {np.unravel_index(i, batch)})" if batch else ""
+        raise InsufficientDataError(
+            f"Expected samples without NaN in `q`, `torque` and `velocity`, got none{where}: "
+            "every sample holds a NaN."
+        )
+    return kept["q"], kept["torque"], kept["velocity"]
+
+
 def fit_sweep_common_mode(
     q: ArrayLike,
     torque: ArrayLike,
@@ -76,6 +94,7 @@ def fit_sweep_common_mode(
     n_grid: int | None = None,
     min_arc: float = DEFAULT_MIN_ARC,
     torque_sign: Literal[1, -1] = 1,
+    nan_policy: NanPolicy = "raise",
 ) -> SweepFit:
     """Forward/backward averaging: the mean of the two passes on a common grid, then a fit.
 
@@ -94,6 +113,11 @@ def fit_sweep_common_mode(
         Smallest accepted span of the overlap of the two passes, radians, from 0 to 4π.
     torque_sign : {1, -1}, optional
         As in :func:`~gravdir.sweep.fit_sweep`.
+    nan_policy : {"raise", "omit"}, optional
+        ``"raise"`` (default) refuses a NaN in `q`, `torque` or `velocity` with an error naming
+        the array; ``"omit"`` leaves out every sample that holds one, sweep by sweep (a sweep of
+        a batch loses only its own NaN samples) before the passes are averaged. Infinities are
+        refused under both.
 
     Returns
     -------
@@ -107,8 +131,8 @@ def fit_sweep_common_mode(
     Raises
     ------
     ValueError, InsufficientDataError
-        As :func:`~gravdir.sweep.fit_sweep`, and when the passes do not overlap by `min_arc`
-        or hold fewer than 4 samples each.
+        As :func:`~gravdir.sweep.fit_sweep` (a NaN under ``nan_policy="raise"`` included), and
+        when the passes do not overlap by `min_arc` or hold fewer than 4 samples each.
 
     Warns
     -----
@@ -144,9 +168,16 @@ def fit_sweep_common_mode(
     >>> print(f"{fit.amplitude:.4f} {fit.phase:.4f} {fit.coulomb:.4f}")
     5.0000 0.4000 0.8000
     """
-    qq, tt, vv = check_sweep_inputs(q, torque, velocity)
+    omit = check_nan_policy(nan_policy)
+    qq, tt, vv, _ = check_sweep_inputs(q, torque, velocity, finite=not omit)
     tt = apply_torque_sign(tt, torque_sign)
-    check_sweep_angles(extreme(np.maximum, qq), extreme(np.minimum, qq))
+    batch = qq.shape[:-1]
+    flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
+    rows = [(flat[0][i], flat[1][i], flat[2][i]) for i in range(flat[0].shape[0])]
+    if omit:
+        rows = [_omit(qi, ti, vi, batch, i) for i, (qi, ti, vi) in enumerate(rows)]
+    for qi, _, _ in rows:
+        check_sweep_angles(float(qi.max()), float(qi.min()))
     min_speed = check_min_speed(min_speed)
     min_arc = check_min_arc(min_arc)
     if n_grid is not None:
@@ -155,16 +186,14 @@ def fit_sweep_common_mode(
     with np.errstate(under="ignore"):
         # Torques of extreme magnitude are averaged and fitted in units of a power of two near their
         # largest magnitude (exact), undone on the results.
-        torque_scale = pow2_scale(np.maximum(extreme(np.maximum, tt), -extreme(np.minimum, tt)))
-        if not is_unit(torque_scale):
-            tt = tt / per_sample(torque_scale)
-        batch = qq.shape[:-1]
-        flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
+        peak = [float(np.max(np.abs(ti))) for _, ti, _ in rows]
+        torque_scale = pow2_scale(np.reshape(peak, batch) if batch else peak[0])
+        scale_rows = np.broadcast_to(torque_scale, batch).reshape(-1)
         grids, means, halves = [], [], []
-        for i in range(flat[0].shape[0]):
+        for i, (qi, ti, vi) in enumerate(rows):
             where = f" (at batch index {np.unravel_index(i, batch)})" if batch else ""
             grid, mean, half = _pass_average(
-                flat[0][i], flat[1][i], flat[2][i], min_speed, n_grid, min_arc, where
+                qi, ti / scale_rows[i], vi, min_speed, n_grid, min_arc, where
             )
             grids.append(grid)
             means.append(mean)

@@ -17,6 +17,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_same_shape,
+    drop_nan_samples,
 )
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
@@ -59,42 +60,80 @@ _BLOCK_BYTES = 1 << 20
 
 
 def check_sweep_inputs(
-    q: ArrayLike, torque: ArrayLike, velocity: ArrayLike, *, finite: bool = True
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Coerce and check the three sample arrays.
+    q: ArrayLike,
+    torque: ArrayLike,
+    velocity: ArrayLike,
+    acceleration: ArrayLike | None = None,
+    *,
+    finite: bool = True,
+) -> tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None
+]:
+    """Coerce and check the sample arrays (`acceleration` optional: None stays None).
 
-    Leading (batch) axes broadcast; the last (sample) axis must be the same in all three, so a
+    Leading (batch) axes broadcast; the last (sample) axis must be the same in all of them, so a
     column vector never broadcasts into many one-sample sweeps. With ``finite=False`` the caller
     checks finiteness itself, from reductions it computes anyway (see :func:`prepare` and
-    :func:`~gravdir.sweep.fit_sweep`), which saves three passes over a large batch.
+    :func:`~gravdir.sweep.fit_sweep`), which saves passes over a large batch.
     """
     qq = check_array(q, "q", min_ndim=1, finite=False)
     tt = check_array(torque, "torque", min_ndim=1, finite=False)
     vv = check_array(velocity, "velocity", min_ndim=1, finite=False)
-    same = qq.shape == tt.shape == vv.shape
-    if not same and (tt.shape[-1] != qq.shape[-1] or vv.shape[-1] != qq.shape[-1]):
+    aa = (
+        None
+        if acceleration is None
+        else check_array(acceleration, "acceleration", min_ndim=1, finite=False)
+    )
+    same = qq.shape == tt.shape == vv.shape and (aa is None or aa.shape == qq.shape)
+    n = qq.shape[-1]
+    if not same and (
+        tt.shape[-1] != n or vv.shape[-1] != n or (aa is not None and aa.shape[-1] != n)
+    ):
+        arrays = {"q": qq, "torque": tt, "velocity": vv}
+        if aa is not None:
+            arrays["acceleration"] = aa
+        *first, last = arrays
+        names = ", ".join(f"`{k}`" for k in first) + f" and `{last}`"
+        *first_shapes, last_shape = (a.shape for a in arrays.values())
+        shapes = ", ".join(str(s) for s in first_shapes) + f" and {last_shape}"
         raise ValueError(
-            "Expected `q`, `torque` and `velocity` to share their last (sample) axis, got "
-            f"shapes {qq.shape}, {tt.shape} and {vv.shape}: leading axes broadcast over "
-            "sweeps, the sample axis does not."
-        )
-    shape = qq.shape if same else check_same_shape(q=qq, torque=tt, velocity=vv)
-    if finite:
-        check_finite(qq, "q")
-        check_finite(tt, "torque")
-        check_finite(vv, "velocity")
-    if shape[-1] == 0:
-        raise InsufficientDataError(
-            f"Expected at least one sample, got `q` {qq.shape}, `torque` {tt.shape} and "
-            f"`velocity` {vv.shape}."
+            f"Expected {names} to share their last (sample) axis, got shapes {shapes}: "
+            "leading axes broadcast over sweeps, the sample axis does not."
         )
     if same:
-        return qq, tt, vv
+        shape = qq.shape
+    elif aa is None:
+        shape = check_same_shape(q=qq, torque=tt, velocity=vv)
+    else:
+        shape = check_same_shape(q=qq, torque=tt, velocity=vv, acceleration=aa)
+    if finite:
+        for arr, name in ((qq, "q"), (tt, "torque"), (vv, "velocity"), (aa, "acceleration")):
+            if arr is not None:
+                try:
+                    check_finite(arr, name)
+                except ValueError:
+                    refuse_non_finite(arr, name)
+    if shape[-1] == 0:
+        got = f"`q` {qq.shape}, `torque` {tt.shape} and `velocity` {vv.shape}"
+        raise InsufficientDataError(f"Expected at least one sample, got {got}.")
+    if same:
+        return qq, tt, vv, aa
     return (
         np.broadcast_to(qq, shape),
         np.broadcast_to(tt, shape),
         np.broadcast_to(vv, shape),
+        None if aa is None else np.broadcast_to(aa, shape),
     )
+
+
+def refuse_non_finite(x: NDArray[np.float64], name: str) -> None:
+    """Raise the ``nan_policy="raise"`` error for `x`, known to hold a NaN or an infinity.
+
+    A NaN is refused with the way out (``nan_policy="omit"``), an infinity under every policy
+    (:func:`gravdir._checks.drop_nan_samples`).
+    """
+    drop_nan_samples({name: x}, "raise")
+    check_finite(x, name)
 
 
 def check_sweep_angles(q_hi: Any, q_lo: Any, name: str = "q") -> None:
@@ -237,14 +276,16 @@ def unscale(
     velocity_scale: Any,
     solver: str,
     stacklevel: int = 3,
+    acceleration_scale: Any = 1.0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
     """Coefficients, covariance and residual RMS of a fit in scaled units, in the caller's units.
 
     Every coefficient is linear in the torque except the load coefficient ``load_abs`` (a ratio
-    of torques); the viscous one is per unit of velocity. A variance that leaves the normal float
-    range on the way (beyond about 1e308, or a non-zero variance below about 2e-308) is reported
-    as infinite with zero covariances, never as zero, and a
-    :class:`~gravdir.errors.GravdirWarning` says so; a coefficient beyond the range is refused.
+    of torques); the viscous one is per unit of velocity, the inertia per unit of acceleration.
+    A variance that leaves the normal float range on the way (beyond about 1e308, or a non-zero
+    variance below about 2e-308) is reported as infinite with zero covariances, never as zero,
+    and a :class:`~gravdir.errors.GravdirWarning` says so; a coefficient beyond the range is
+    refused.
     """
     # Per coefficient: times the torque scale (not the load ratio), the viscous one then divided
     # by the velocity scale, one factor at a time so that no product of scales overflows.
@@ -256,17 +297,18 @@ def unscale(
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         beta = beta * torque_w
         cov = (cov * torque_w[..., :, None]) * torque_w[..., None, :]
-        if "viscous" in names:
-            i = names.index("viscous")
-            vs = np.asarray(velocity_scale, dtype=np.float64)
-            beta[..., i] /= vs
-            cov[..., i, :] /= vs[..., None]
-            cov[..., :, i] /= vs[..., None]
+        for name, column_scale in (("viscous", velocity_scale), ("inertia", acceleration_scale)):
+            if name in names and not is_unit(column_scale):
+                i = names.index(name)
+                cs = np.asarray(column_scale, dtype=np.float64)
+                beta[..., i] /= cs
+                cov[..., i, :] /= cs[..., None]
+                cov[..., :, i] /= cs[..., None]
         rms = rms * torque_scale
     if not np.isfinite(beta).all():
         raise ValueError(
-            "Expected `torque` and `velocity` whose fitted coefficients lie within the float "
-            "range, got a coefficient beyond it."
+            "Expected `torque`, `velocity` and `acceleration` whose fitted coefficients lie "
+            "within the float range, got a coefficient beyond it."
         )
     var = cov.diagonal(0, -2, -1)
     lost = ~np.isfinite(cov).all(axis=-1) | (
@@ -295,11 +337,13 @@ def design(
     friction_terms: int,
     load_signed: bool,
     harmonics: tuple[float, ...],
+    acceleration: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], list[str], NDArray[np.float64]]:
     """Design matrix with columns first, shape (..., p, n), its names and its Gram matrix.
 
-    ``velocity`` and ``sgn`` (its sign, required for a sign column) arrive already zeroed at
-    unused samples, which become zero rows. Written in place into one array, block by block
+    ``velocity``, ``sgn`` (its sign, required for a sign column) and ``acceleration`` (the
+    inertia column, None for none) arrive already zeroed at unused samples, which become zero
+    rows. Written in place into one array, block by block
     along the first batch axis with the Gram matrix of each block formed while it is in cache:
     the batched fit is bound by memory traffic.
     """
@@ -308,6 +352,8 @@ def design(
         names.append("coulomb")
     if friction_terms == 2:
         names.append("viscous")
+    if acceleration is not None:
+        names.append("inertia")
     if load_signed:
         names += ["load_sin", "load_cos"]
     for k in harmonics:
@@ -343,6 +389,9 @@ def design(
         if friction_terms == 2:
             xb[..., col, :] = velocity[b]
             col += 1
+        if acceleration is not None:
+            xb[..., col, :] = acceleration[b]
+            col += 1
         if load_signed:
             assert sgn is not None
             np.multiply(sgn[b], xb[..., 1, :], out=xb[..., col, :])
@@ -374,18 +423,36 @@ class Design(NamedTuple):
     single_speed: NDArray[np.bool_] | np.bool_
     arc: NDArray[np.float64] | np.float64
     velocity_scale: Any  # the viscous column is velocity / velocity_scale (1.0: unscaled)
+    acceleration_scale: Any = 1.0  # likewise for the inertia column
 
 
 def _speed_mask(
-    qq: NDArray[np.float64], speed: NDArray[np.float64], threshold: Any, drop_standing: bool
+    qq: NDArray[np.float64],
+    speed: NDArray[np.float64],
+    threshold: Any,
+    drop_standing: bool,
+    keep: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.bool_] | None, NDArray[np.float64] | None]:
-    """The used samples (``|v| >= threshold``) as booleans and as 0/1 floats; None if all are."""
+    """The used samples (``|v| >= threshold``, and `keep` where given) as booleans and as 0/1
+    floats; None if all are."""
     slowest = extreme(np.minimum, speed)
-    if not any_(slowest < threshold) and not (drop_standing and any_(slowest <= 0)):
+    if (
+        keep is None
+        and not any_(slowest < threshold)
+        and not (drop_standing and any_(slowest <= 0))
+    ):
         return None, None
     used_b = speed >= (threshold if np.ndim(threshold) == 0 else threshold[..., None])
     if drop_standing:
         used_b &= speed > 0
+    if keep is not None:
+        no_data = np.asarray(~keep.any(axis=-1))
+        if no_data.any():
+            raise InsufficientDataError(
+                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
+                f"got none{batch_index(qq.shape[:-1], no_data)}: every sample holds a NaN."
+            )
+        used_b &= keep
     empty = ~used_b.any(axis=-1)
     if empty.any():
         raise InsufficientDataError(
@@ -453,10 +520,14 @@ def prepare(
     orders: tuple[float, ...],
     min_arc: float,
     single_speed_rtol: float,
+    aa: NDArray[np.float64] | None = None,
+    keep: NDArray[np.bool_] | None = None,
 ) -> Design:
     """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold.
 
-    `min_speed`, `min_arc` and `single_speed_rtol` arrive checked. Every check on the samples
+    `min_speed`, `min_arc` and `single_speed_rtol` arrive checked. `aa` is the joint
+    acceleration (an inertia column), None for none; `keep` (..., n) marks the samples that
+    remain after NaN samples were omitted, None for all. Every check on the samples
     (finiteness, units, the speed mask, directions, counts and the arc) comes before the design
     matrix is built.
     """
@@ -467,10 +538,10 @@ def prepare(
     # NaN), so they double as the finiteness checks, before sin and cos see the angles.
     fastest = extreme(np.maximum, speed)
     if not all_finite(fastest):
-        check_finite(vv, "velocity")
+        refuse_non_finite(vv, "velocity")
     q_hi, q_lo = extreme(np.maximum, qq), extreme(np.minimum, qq)
     if not (all_finite(q_hi) and all_finite(q_lo)):
-        check_finite(qq, "q")
+        refuse_non_finite(qq, "q")
     # Units: for one sweep three comparisons of Python floats settle the common case.
     if not isinstance(q_hi, float) or not (
         q_hi <= MAX_JOINT_ANGLE and q_lo >= -MAX_JOINT_ANGLE and q_hi - q_lo <= MAX_JOINT_ANGLE
@@ -481,7 +552,7 @@ def prepare(
     # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
     # direction: leave them out when friction is modelled, whatever `min_speed` says.
     drop_standing = needs_both and min_speed is not None and min_speed <= 0
-    used_b, used = _speed_mask(qq, speed, threshold, drop_standing)
+    used_b, used = _speed_mask(qq, speed, threshold, drop_standing, keep)
     # The viscous column in units of the fastest speed where speeds are extreme (exact: a power
     # of two), so that its sums of squares neither overflow nor underflow.
     velocity_scale = (
@@ -504,7 +575,8 @@ def prepare(
         vm, sgn, n_used, friction, single_speed_rtol, batch
     )
     load_signed = load_friction == "signed"
-    n_columns = 3 + friction_terms + 2 * load_signed + 2 * len(orders)
+    am, acceleration_scale = (None, 1.0) if aa is None else _inertia_column(aa, used, batch)
+    n_columns = 3 + friction_terms + (am is not None) + 2 * load_signed + 2 * len(orders)
     n_params = n_columns + (1 if load_friction == "abs" else 0)
     n_free = n_params - (0 if pin_viscous is None else pin_viscous.astype(np.int64))
     too_few = n_used <= n_free
@@ -525,13 +597,24 @@ def prepare(
             f"{batch_index(batch, arc < min_arc)}: the offset and the gravity sinusoid cannot "
             "be separated on a shorter arc."
         )
-    x, names, gram = design(qq, vm, sgn, used, friction_terms, load_signed, orders)
+    x, names, gram = design(qq, vm, sgn, used, friction_terms, load_signed, orders, am)
     pinned = None
     if pin_viscous is not None:
         pinned = np.zeros(batch + (len(names),), dtype=bool)
         pinned[..., names.index("viscous")] = pin_viscous
     if batch:
-        return Design(x, gram, names, used, n_used, pinned, single_speed, arc, velocity_scale)
+        return Design(
+            x,
+            gram,
+            names,
+            used,
+            n_used,
+            pinned,
+            single_speed,
+            arc,
+            velocity_scale,
+            acceleration_scale,
+        )
     return Design(
         x,
         gram,
@@ -542,4 +625,27 @@ def prepare(
         np.bool_(single_speed),
         np.float64(arc),
         velocity_scale,
+        acceleration_scale,
     )
+
+
+def _inertia_column(
+    aa: NDArray[np.float64], used: NDArray[np.float64] | None, batch: tuple[int, ...]
+) -> tuple[NDArray[np.float64], Any]:
+    """The inertia column (the acceleration, zero at unused samples, in units of a power of two
+    where its magnitude is extreme) and that unit; refuses a sweep whose used accelerations are
+    all zero, where the column says nothing of the inertia."""
+    biggest = extreme(np.maximum, np.abs(aa))  # carries any NaN or infinity
+    if not all_finite(biggest):
+        refuse_non_finite(aa, "acceleration")
+    if used is not None:
+        biggest = extreme(np.maximum, np.abs(aa * used))
+    if any_(biggest == 0):
+        raise InsufficientDataError(
+            "Expected `acceleration` to be non-zero at some used sample, got zero at every "
+            f"sample with |`velocity`| >= `min_speed`{batch_index(batch, np.asarray(biggest == 0))}"
+            ": a sweep at constant speed says nothing of the inertia; leave `acceleration` out."
+        )
+    scale = pow2_scale(biggest)
+    am = aa if is_unit(scale) else aa / per_sample(scale)
+    return (am if used is None else am * used), scale

@@ -9,7 +9,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_finite
+from gravdir._checks import NanPolicy
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -32,8 +32,10 @@ from gravdir.sweep._design import (
     is_unit,
     pow2_scale,
     prepare,
+    refuse_non_finite,
     unscale,
 )
+from gravdir.sweep._nan import check_nan_policy, omit_nan_samples
 from gravdir.sweep._result import SweepFit, make_fit
 from gravdir.sweep._solve import all_, all_finite, dot, extreme, predict, solve_normal
 
@@ -58,12 +60,12 @@ _MAX_HALVINGS = 48
 _RSS_SLACK = 1e-13
 
 
-
 def fit_sweep(
     q: ArrayLike,
     torque: ArrayLike,
     velocity: ArrayLike,
     *,
+    acceleration: ArrayLike | None = None,
     min_speed: float | None = None,
     friction: Friction = "auto",
     load_friction: LoadFriction = "none",
@@ -73,6 +75,7 @@ def fit_sweep(
     max_iter: int = 50,
     load_amplitude_rtol: float = DEFAULT_LOAD_AMPLITUDE_RTOL,
     torque_sign: Literal[1, -1] = 1,
+    nan_policy: NanPolicy = "raise",
 ) -> SweepFit:
     """Fit the gravity sinusoid, offset and friction of a joint sweep by linear least squares.
 
@@ -87,13 +90,26 @@ def fit_sweep(
         magnitude.
     velocity : array_like, shape (..., n)
         Joint velocity, rad/s; its sign says the direction of motion. The leading axes of the
-        three arrays broadcast together and are independent sweeps, fitted in one batched
-        solve; the last (sample) axis must be the same in all three (a column vector does not
+        sample arrays broadcast together and are independent sweeps, fitted in one batched
+        solve; the last (sample) axis must be the same in all of them (a column vector does not
         broadcast into one-sample sweeps).
+    acceleration : array_like, shape (..., n), optional
+        Joint acceleration, rad/s², with the same shape rules as `velocity` (for a log, from
+        :func:`~gravdir.sweep.joint_acceleration`). Given, the model gains the inertial torque
+        :math:`I \\ddot q` (the column ``"inertia"``; :math:`I` is the joint's effective
+        inertia about its axis times the sensor's gain, reported as ``inertia`` and
+        ``inertia_std``), so that reversals and speed changes fit instead of inflating the
+        residual. It must be non-zero at some used sample of each sweep. With
+        ``load_friction="abs"`` the load-dependent friction then grows with the whole torque
+        the joint transmits, :math:`\\mu |\\tau_g + I \\ddot q|`. Default: no inertial
+        torque (quasi-static sweeps).
     min_speed : float, optional
         Samples with ``|velocity| < min_speed`` (reversals, the slow ends of acceleration ramps,
         where stiction is not modelled) are dropped: a finite number >= 0. Default: 10% of the
-        largest ``|velocity|`` of each sweep.
+        largest ``|velocity|`` of each sweep, with or without `acceleration`: the inertia column
+        models the torque of the acceleration, not the friction of a joint near standstill
+        (whose sign is undefined at :math:`v = 0` and which is not Coulomb-like below the
+        Stribeck speed), so the slowest samples stay out (docs/sweep.md).
     friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
         Friction columns. ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``; ``"coulomb"`` only
         ``sign(v)``; ``"none"`` neither. ``"auto"`` (default) fits both unless each direction
@@ -137,6 +153,12 @@ def fit_sweep(
         ``-1`` for a controller that reports the torque with the opposite sign to gravdir's
         (the torque the actuator applies to the distal link about +axis); `torque` is negated
         before the fit. Never guessed: a wrong sign moves the phase by pi.
+    nan_policy : {"raise", "omit"}, optional
+        ``"raise"`` (default) refuses a NaN in any sample array with an error naming the array.
+        ``"omit"`` leaves out every sample that holds a NaN in any of them, sweep by sweep: a
+        sweep of a batch loses only its own NaN samples (they become zero rows of its batched
+        solve), and the fit equals that of the remaining samples alone; ``n_used`` counts
+        them. Infinities are refused under both.
 
     Returns
     -------
@@ -148,15 +170,17 @@ def fit_sweep(
     Raises
     ------
     ValueError
-        If an array is not real and numeric (numeric strings included), contains NaN or
-        infinity, or the arrays do not share their sample axis or do not broadcast; if `q`
+        If an array is not real and numeric (numeric strings included), contains infinity or
+        (under ``nan_policy="raise"``) NaN, or the arrays do not share their sample axis or do
+        not broadcast; if `q`
         looks like degrees (a position beyond ±4π or a span beyond two turns: the message says
         "degrees?"); if an option is unknown, a number is a string or a bool, or a value lies
         outside its documented range; or if a fitted coefficient itself lies beyond the float
         range.
     InsufficientDataError
-        If, in any sweep, no sample or too few samples remain after the speed mask, a direction
-        has no samples while friction columns are on, the arc is shorter than `min_arc`, or the
+        If, in any sweep, no sample or too few samples remain after the speed mask (and the
+        omitted NaN samples), `acceleration` is zero at every used sample, a direction has no
+        samples while friction columns are on, the arc is shorter than `min_arc`, or the
         samples do not determine every coefficient (too few distinct angles, or a harmonic order
         too close to another column: condition number of the equilibrated normal equations
         above 1e13).
@@ -180,9 +204,12 @@ def fit_sweep(
     -----
     The model is linear in its coefficients,
     :math:`\\tau = X\\beta + \\varepsilon` with columns
-    :math:`[1, \\sin q, \\cos q, \\mathrm{sgn}\\,v, v, \\dots]`, so one least-squares solve gives
-    the maximum-likelihood estimate under white Gaussian noise; no interpolation of the forward
-    and backward passes is needed. Then :math:`A = \\operatorname{hypot}(a, b)` and
+    :math:`[1, \\sin q, \\cos q, \\mathrm{sgn}\\,v, v, [\\ddot q,] \\dots]`, so one least-squares
+    solve gives the maximum-likelihood estimate under white Gaussian noise; no interpolation of
+    the forward and backward passes is needed. The inertia column is exact for a single joint
+    moving with every other joint locked: the rigid-body torque is then
+    :math:`M_{jj} \\ddot q_j + g_j(q)` with :math:`M_{jj}` independent of :math:`q_j`, so no
+    Coriolis or centrifugal term (docs/sweep.md). Then :math:`A = \\operatorname{hypot}(a, b)` and
     :math:`\\varphi = \\operatorname{atan2}(b, a)`. The covariance is
     :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`; amplitude and phase variances follow to first order
     (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated normal equations,
@@ -227,8 +254,19 @@ def fit_sweep(
     >>> fits = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
     >>> len(fits), f"{fits[1].amplitude:.6f}"
     (2, '10.000000')
+
+    A sweep that accelerates: the inertial torque 0.9 kg·m² times the acceleration joins the
+    model, and a NaN sample is left out on request:
+
+    >>> acc = -0.5 * np.sin(3 * q) * np.sign(v)
+    >>> torque_acc = torque + 0.9 * acc
+    >>> torque_acc[10] = np.nan
+    >>> fit = fit_sweep(q, torque_acc, v, acceleration=acc, nan_policy="omit")
+    >>> print(f"{fit.amplitude:.6f} {fit.inertia:.6f} {int(fit.n_used)}")
+    5.000000 0.900000 399
     """
-    qq, tt, vv = check_sweep_inputs(q, torque, velocity, finite=False)
+    qq, tt, vv, aa = check_sweep_inputs(q, torque, velocity, acceleration, finite=False)
+    omit = check_nan_policy(nan_policy)
     tt = apply_torque_sign(tt, torque_sign)
     if (
         not (isinstance(friction, str) and isinstance(load_friction, str))
@@ -243,16 +281,19 @@ def fit_sweep(
     single_speed_rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
     max_iter = check_max_iter(max_iter)
     rtol = check_rtol(load_amplitude_rtol, "load_amplitude_rtol")
+    keep = None
+    if omit:
+        (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
-        return _fit(*args, max_iter, rtol)
+        return _fit(*args, max_iter, rtol, aa, keep)
     except FloatingPointError:
         # numpy's default error state ignores underflow, which only rounds towards zero (a sample
         # of 1e-300 beside one of 1); a caller's stricter state would turn it into an error, so
         # the fit is repeated with underflow ignored. (Entering np.errstate on every call would
         # cost a few percent of a single-sweep fit.)
         with np.errstate(under="ignore"):
-            return _fit(*args, max_iter, rtol)
+            return _fit(*args, max_iter, rtol, aa, keep)
 
 
 def _fit(
@@ -267,10 +308,14 @@ def _fit(
     single_speed_rtol: float,
     max_iter: int,
     rtol: float,
+    aa: NDArray[np.float64] | None = None,
+    keep: NDArray[np.bool_] | None = None,
 ) -> SweepFit:
     """:func:`fit_sweep` on checked arguments."""
     tt, torque_scale, yy = _scaled_torque(tt)
-    d = prepare(qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
+    d = prepare(
+        qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol, aa, keep
+    )
     y, yy = (tt, yy) if d.used is None else (tt * d.used, None)
     names = d.names
     pinned = d.pinned
@@ -309,10 +354,10 @@ def _fit(
         rms = np.sqrt(rss / n_used)
     else:
         rms = np.float64(math.sqrt(rss / n_used))
-    vscale = d.velocity_scale
-    if not (is_unit(torque_scale) and is_unit(vscale)):
+    vscale, ascale = d.velocity_scale, d.acceleration_scale
+    if not (is_unit(torque_scale) and is_unit(vscale) and is_unit(ascale)):
         beta, cov, rms = unscale(
-            beta, cov, rms, names, torque_scale, vscale, "fit_sweep", stacklevel=4
+            beta, cov, rms, names, torque_scale, vscale, "fit_sweep", 4, ascale
         )
     if load_friction == "abs":
         load = beta[..., -1] if beta.ndim > 1 else beta[-1]
@@ -348,7 +393,7 @@ def _scaled_torque(tt: NDArray[np.float64]) -> tuple[NDArray[np.float64], Any, A
         if SCALE_LO <= top <= SCALE_HI:
             return tt, 1.0, None
         if not math.isfinite(top):
-            check_finite(tt, "torque")
+            refuse_non_finite(tt, "torque")
         scale = pow2_scale(top)
         return (tt, 1.0, None) if scale == 1.0 else (tt / scale, scale, None)
     # A batch: torque . torque is needed for the residuals anyway, and carries any NaN or
@@ -361,7 +406,7 @@ def _scaled_torque(tt: NDArray[np.float64]) -> tuple[NDArray[np.float64], Any, A
         return tt, 1.0, yy
     hi, lo = extreme(np.maximum, tt), extreme(np.minimum, tt)
     if not (all_finite(hi) and all_finite(lo)):
-        check_finite(tt, "torque")
+        refuse_non_finite(tt, "torque")
     scale = pow2_scale(np.maximum(hi, -lo))
     if is_unit(scale):
         return tt, 1.0, yy
@@ -384,12 +429,14 @@ def _fit_load_abs(
     max_iter: int,
     amplitude_rtol: float,
 ) -> _GaussNewton:
-    """Gauss-Newton for torque = X beta + mu sgn(v) |a sin q + b cos q|, from the load-free fit.
+    """Gauss-Newton for torque = X beta + mu sgn(v) |a sin q + b cos q [+ I acc]|, from the
+    load-free fit (the inertial torque I acc is part of the load where an inertia column is).
 
     Where the load-free amplitude is at most `amplitude_rtol` times the RMS of `y`, mu is pinned
     at zero and the load-free coefficients, inverse Gram matrix and RSS are kept as they are.
     """
     x = d.x
+    ii = d.names.index("inertia") if "inertia" in d.names else None
     batch = x.shape[:-2]
     beta0, inv0, rss0 = solve_normal(x, y, d.gram, d.pinned)
     n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
@@ -410,11 +457,11 @@ def _fit_load_abs(
     if not negligible.any():
         gn_pinned = pinned if d.pinned is not None else None
         beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
-            x, y, v, d.used, beta, gn_pinned, max_iter
+            x, y, v, d.used, beta, gn_pinned, max_iter, ii
         )
         return _GaussNewton(beta_gn, inv_gn, rss_gn, gn_pinned, converged, n_iter)
     beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
-        x, y, v, d.used, beta, pinned, max_iter
+        x, y, v, d.used, beta, pinned, max_iter, ii
     )
     # Sweeps without gravity load keep the load-free fit exactly.
     keep = negligible[..., None]
@@ -436,8 +483,10 @@ def _gauss_newton(
     beta: NDArray[np.float64],
     pinned: NDArray[np.bool_] | None,
     max_iter: int,
+    ii: int | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], Any, NDArray[np.bool_], NDArray[np.int64]]:
-    """The Gauss-Newton iteration of the load column from `beta` (its last entry is mu).
+    """The Gauss-Newton iteration of the load column from `beta` (its last entry is mu); `ii`
+    is the index of the inertia column, whose torque is part of the load (None: no column).
 
     Returns the coefficients, the inverse Gram matrix of the last Jacobian, the RSS, and per
     sweep whether a step met the `_STEP_RTOL` test and after how many steps (`max_iter` if not).
@@ -451,14 +500,16 @@ def _gauss_newton(
     converged = np.zeros(batch, dtype=bool)
     n_iter = np.full(batch, max_iter, dtype=np.int64)
     for it in range(1, max_iter + 1):
-        a, b, mu = beta[..., 1:2], beta[..., 2:3], beta[..., -1:]
-        tg = a * x[..., 1, :] + b * x[..., 2, :]
+        mu = beta[..., -1:]
+        tg = _load_torque(beta, x, ii)
         model[..., -1, :] = sgn * np.abs(tg)
-        # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b).
+        # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b and I).
         jac[...] = model
         factor = 1 + mu * sgn * np.sign(tg)
         jac[..., 1, :] *= factor
         jac[..., 2, :] *= factor
+        if ii is not None:
+            jac[..., ii, :] *= factor
         resid = y - predict(beta, model)
         rss = dot(resid, resid)
         step, inv_step, _ = solve_normal(jac, resid, None, pinned)
@@ -469,7 +520,7 @@ def _gauss_newton(
             inv_gram = np.where(converged[..., None, None], inv_gram, inv_step)
         else:
             inv_gram = inv_step
-        step, rss_new = _backtrack(beta, step, rss, x, y, sgn)
+        step, rss_new = _backtrack(beta, step, rss, x, y, sgn, ii)
         beta = beta + step
         change = predict(step, jac)
         small = np.all(np.abs(step) <= _STEP_RTOL * (1.0 + np.abs(beta)), axis=-1)
@@ -481,17 +532,30 @@ def _gauss_newton(
         converged = converged | small
         if converged.all():
             break
-    tg = beta[..., 1:2] * x[..., 1, :] + beta[..., 2:3] * x[..., 2, :]
-    model[..., -1, :] = sgn * np.abs(tg)
+    model[..., -1, :] = sgn * np.abs(_load_torque(beta, x, ii))
     resid = y - predict(beta, model)
     return beta, inv_gram, dot(resid, resid), converged, n_iter
 
 
-def _load_rss(
-    beta: NDArray[np.float64], x: NDArray[np.float64], y: NDArray[np.float64], sgn: Any
-) -> Any:
-    """The residual sum of squares of ``X beta[:-1] + mu sgn(v) |a sin q + b cos q|``."""
+def _load_torque(
+    beta: NDArray[np.float64], x: NDArray[np.float64], ii: int | None
+) -> NDArray[np.float64]:
+    """The torque the load friction grows with: ``a sin q + b cos q`` [``+ I acc``]."""
     tg = beta[..., 1:2] * x[..., 1, :] + beta[..., 2:3] * x[..., 2, :]
+    if ii is not None:
+        tg = tg + beta[..., ii : ii + 1] * x[..., ii, :]
+    return tg
+
+
+def _load_rss(
+    beta: NDArray[np.float64],
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    sgn: Any,
+    ii: int | None = None,
+) -> Any:
+    """The residual sum of squares of ``X beta[:-1] + mu sgn(v) |load torque|``."""
+    tg = _load_torque(beta, x, ii)
     resid = y - predict(beta[..., :-1], x) - beta[..., -1:] * sgn * np.abs(tg)
     return dot(resid, resid)
 
@@ -503,6 +567,7 @@ def _backtrack(
     x: NDArray[np.float64],
     y: NDArray[np.float64],
     sgn: Any,
+    ii: int | None = None,
 ) -> tuple[NDArray[np.float64], Any]:
     """`step`, halved for each sweep until it does not raise that sweep's residual, and the
     residual sum of squares after it.
@@ -517,7 +582,7 @@ def _backtrack(
     limit = rss * (1.0 + _RSS_SLACK)
     scale = np.ones(step.shape[:-1] + (1,))
     for halvings in range(_MAX_HALVINGS + 1):
-        rss_new = _load_rss(beta + scale * step, x, y, sgn)
+        rss_new = _load_rss(beta + scale * step, x, y, sgn, ii)
         worse = np.asarray(rss_new > limit)
         if not worse.any():
             return (step if halvings == 0 else scale * step), rss_new

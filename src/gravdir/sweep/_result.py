@@ -193,6 +193,13 @@ class SweepFit(Result):
         Load-dependent friction :math:`\\mu` in :math:`\\mu\\,|\\tau_g|\\,\\mathrm{sgn}\\,v`;
         zero when ``load_friction="none"``, and held at zero (with infinite variance in
         ``covariance``) where ``load_friction="abs"`` met a negligible gravity sinusoid.
+    inertia : ndarray, shape (...)
+        Coefficient :math:`I` of the joint acceleration (the ``"inertia"`` column, fitted when
+        ``acceleration`` is given): the swept joint's effective inertia about its axis times
+        the torque sensor's gain, kg·m² for a torque in N·m. Zero where no acceleration was
+        given: the model then holds no inertial torque (a choice of model, not an estimate;
+        ``"inertia"`` is then absent from ``column_names``). Its standard deviation is
+        :attr:`inertia_std`.
     harmonic_orders : tuple of float
         Orders :math:`k` of the nuisance harmonics :math:`\\sin kq, \\cos kq` that were fitted.
     harmonic_coefficients : ndarray, shape (..., len(harmonic_orders), 2)
@@ -238,6 +245,7 @@ class SweepFit(Result):
     coulomb: NDArray[np.float64]
     viscous: NDArray[np.float64]
     load_coefficient: NDArray[np.float64]
+    inertia: NDArray[np.float64]
     harmonic_orders: tuple[float, ...]
     harmonic_coefficients: NDArray[np.float64]
     coefficients: NDArray[np.float64]
@@ -304,6 +312,20 @@ class SweepFit(Result):
     def amplitude_std(self) -> NDArray[np.float64]:
         """Standard deviation of ``amplitude``, shape (...)."""
         return np.sqrt(self.amplitude_phase_covariance[..., 0, 0])
+
+    @property
+    def inertia_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``inertia``, shape (...); zero where no inertia was fitted.
+
+        Zero, like ``inertia`` itself, where the fit had no ``"inertia"`` column: the model held
+        the inertial torque at zero by choice (as ``viscous`` at a single speed), so the value
+        carries no uncertainty of the data.
+        """
+        if "inertia" not in self.column_names:
+            return np.zeros_like(self.amplitude)
+        i = self.column_names.index("inertia")
+        out: NDArray[np.float64] = np.sqrt(self.covariance[..., i, i])
+        return out
 
     @property
     def phase_std(self) -> NDArray[np.float64]:
@@ -377,11 +399,13 @@ class SweepFit(Result):
             )
         z = self.zeros()
         load = ""
+        if "inertia" in self.column_names:
+            load = f"inertia={float(self.inertia):.4g} ± {float(self.inertia_std):.2g} kg·m², "
         if "load_abs" in self.column_names:
             std = float(np.sqrt(self.covariance[-1, -1]))
-            load = f"load_coefficient={float(self.load_coefficient):.4g} ± {std:.2g}, "
+            load += f"load_coefficient={float(self.load_coefficient):.4g} ± {std:.2g}, "
         elif "load_sin" in self.column_names:
-            load = f"load_coefficient={float(self.load_coefficient):.4g}, "
+            load += f"load_coefficient={float(self.load_coefficient):.4g}, "
         stalled = "" if self.converged else f", converged=False after {int(self.n_iter)} steps"
         return (
             f"SweepFit(amplitude={float(self.amplitude):.6g} ± {float(self.amplitude_std):.2g}, "
@@ -489,6 +513,7 @@ def make_fit(
         coulomb=coef("coulomb"),
         viscous=coef("viscous"),
         load_coefficient=load,
+        inertia=coef("inertia"),
         harmonic_orders=orders,
         harmonic_coefficients=harm,
         coefficients=beta,

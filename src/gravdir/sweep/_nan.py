@@ -1,0 +1,72 @@
+"""``nan_policy="omit"`` for the sweep fits: the samples holding a NaN, sweep by sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir._checks import NAN_POLICIES, check_option, drop_nan_samples
+from gravdir.errors import InsufficientDataError
+from gravdir.sweep._solve import batch_index
+
+Arrays = tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None
+]
+
+
+def check_nan_policy(nan_policy: object) -> bool:
+    """Whether `nan_policy` asks to omit NaN samples; refuses anything but the two options."""
+    if isinstance(nan_policy, str) and nan_policy == "raise":
+        return False
+    return bool(check_option(nan_policy, "nan_policy", NAN_POLICIES) == "omit")
+
+
+def _named(arrays: Arrays) -> dict[str, NDArray[np.float64]]:
+    names = ("q", "torque", "velocity", "acceleration")
+    return {name: a for name, a in zip(names, arrays, strict=True) if a is not None}
+
+
+def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
+    """The sample arrays of a fit (one shape, already broadcast) with their NaN samples omitted.
+
+    One sweep (1-D): the samples holding a NaN in any array are removed
+    (:func:`gravdir._checks.drop_nan_samples`), and the mask is None. A batch: each sweep loses
+    only its own NaN samples, so the arrays keep their shape; the omitted samples are replaced
+    by finite stand-ins (a kept angle of the sweep, zero torque, speed and acceleration) and the
+    returned mask (..., n), false there, takes them out of the fit as zero rows (weights of zero
+    are exact in least squares). None when no sample holds a NaN. Infinities are refused.
+    """
+    q = arrays[0]
+    if q.ndim == 1:
+        kept, keep = drop_nan_samples(_named(arrays), "omit")
+        if not keep.any():
+            raise InsufficientDataError(
+                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
+                "got none: every sample holds a NaN."
+            )
+        out = (kept["q"], kept["torque"], kept["velocity"], kept.get("acceleration"))
+        return out, None
+    nan = np.zeros(q.shape, dtype=bool)
+    for a in arrays:
+        if a is not None:
+            nan |= np.isnan(a)
+    if not nan.any():
+        return arrays, None
+    batch = q.shape[:-1]
+    keep = np.ones(q.shape, dtype=bool)
+    for index in zip(*np.nonzero(nan.any(axis=-1)), strict=True):
+        row = tuple(None if a is None else a[index] for a in arrays)
+        keep[index] = drop_nan_samples(_named(row), "omit")[1]  # type: ignore[arg-type]
+    empty = ~keep.any(axis=-1)
+    if empty.any():
+        raise InsufficientDataError(
+            "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
+            f"got none{batch_index(batch, np.asarray(empty))}: every sample holds a NaN."
+        )
+    first = np.argmax(keep, axis=-1)[..., None]
+    q_fill = np.take_along_axis(q, first, axis=-1)
+    filled = (
+        np.where(keep, q, q_fill),
+        *(None if a is None else np.where(keep, a, 0.0) for a in arrays[1:]),
+    )
+    return filled, keep  # type: ignore[return-value]
