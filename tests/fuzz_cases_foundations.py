@@ -96,7 +96,12 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
             np.array([1.0, 2.0, 0.5]),
             np.array([[0.0, 0.1, 0.0], [-0.2, 0.0, 0.0], [0.1, 0, 0]]),
         ),
-        {"up": _UP, "gravity": 9.81, "name": "fuzz"},
+        {
+            "up": _UP,
+            "gravity": 9.81,
+            "name": "fuzz",
+            "inertias": np.array([np.diag([0.01, 0.02, 0.02]), np.eye(3) * 0.03, np.zeros((3, 3))]),
+        },
     ),
     "gravdir.synthetic.robot.canonical_arm": lambda: (
         (),
@@ -135,6 +140,7 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
 NOT_CALLED: dict[str, str] = {
     "gravdir.errors.ConvergenceWarning": "a warning type gravdir issues, never called",
     "gravdir.errors.DegenerateGeometryError": "an exception type gravdir raises, never called",
+    "gravdir.errors.SignConflictError": "an exception type gravdir raises, never called",
     "gravdir.errors.GravdirWarning": "a warning type gravdir issues, never called",
     "gravdir.errors.InsufficientDataError": "an exception type gravdir raises, never called",
     "gravdir.frames.CanonicalAngles": "a result returned by canonical_from_up",

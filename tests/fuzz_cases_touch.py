@@ -139,8 +139,8 @@ CASES: dict[str, Case] = {
     ),
     "gravdir.poses.fanuc_from_pose": lambda: ((_pose(),), {"unit": "m", "angles": "rad"}),
     "gravdir.poses.pose_from_abb": lambda: (
-        (np.array([600.0, 0.0, 400.0, 0.0, 0.0, 1.0, 0.0]),),
-        {"unit": "mm", "atol": 1e-4},
+        (np.array([600.0, 0.0, 400.0]),),
+        {"quaternion_wxyz": np.array([0.0, 0.0, 1.0, 0.0]), "unit": "mm", "atol": 1e-5},
     ),
     "gravdir.poses.abb_from_pose": lambda: ((_pose(),), {"unit": "mm"}),
 }

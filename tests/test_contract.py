@@ -259,6 +259,21 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "UrdfInertials": lambda: [inertials_from_urdf(URDF_TEXT, tip_link="tool")],
     "SweepRecord": lambda: [_sweep_results()["record"]],
     "SyntheticArm": lambda: [_sweep_results()["arm"]],
+    "SyntheticUrdfArm": lambda: [
+        gravdir.synthetic.arm_from_urdf(URDF_TEXT, base_link="base", tip_link="tool", up=UP)
+    ],
+    "ControllerLog": lambda: [
+        gravdir.synthetic.controller_log(
+            ur5_arm(up=UP),
+            [0, 1],
+            np.zeros((2, 6)),
+            [[-0.5, 0.5], [-1.0, 0.0]],
+            0.5,
+            realistic_sensors(np.random.default_rng(4), ur5_arm().peak_gravity_torque()),
+            np.random.default_rng(5),
+            time_jitter=0.001,
+        )
+    ],
     "TorqueSensor": lambda: [_sweep_results()["sensor"], TorqueSensor()],
     "ClosedFormEstimate": lambda: [_closed_form_results()[k] for k in ("point", "l2")],
     "ClosedFormRoot": lambda: [_closed_form_results()["root"]],
@@ -289,6 +304,24 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "LoadDependentFriction": lambda: [_friction_results()["load_model"]],
     "CoulombViscousFriction": lambda: [_friction_results()["coulomb_viscous"]],
     "StribeckFriction": lambda: [_friction_results()["stribeck"]],
+    "GravityDirection": lambda: [
+        gravdir.express_up(_sweep_results()["estimate"], gravdir.controllers.BASE_FROM_ROOT["ur"]),
+        gravdir.up_from_setting("abb_gravity_beta", [0.1, 3.0], values_cov=[1e-6, 1e-6]),
+        gravdir.up_from_setting("ur_set_gravity", [0.0, 0.1, 9.8]),
+    ],
+    "ControllerSetting": lambda: [
+        gravdir.setting_from_up(_sweep_results()["estimate"], "ur_set_gravity"),
+        gravdir.setting_from_up([UP, -UP], "epson_gravity_direction", up_cov=np.eye(3) * 1e-6),
+        gravdir.setting_from_up(
+            [np.sin(0.3), 0.0, np.cos(0.3)], "abb_gravity_beta", up_cov=np.eye(3) * 1e-6
+        ),
+    ],
+    "SettingCheck": lambda: [
+        gravdir.compare_setting(
+            _sweep_results()["estimate"], gravdir.up_from_setting("ur_set_gravity", [0, 0, 9.82])
+        ),
+        gravdir.compare_setting([UP, -UP], [0.0, 0.0, 1.0], up_cov=np.eye(3) * 1e-6),
+    ],
 }
 
 

@@ -431,7 +431,7 @@ def test_angle_between_batched_and_errors() -> None:
 
 def test_vector_in_target_frame_inverts_rotation() -> None:
     rng = np.random.default_rng(5)
-    r = Rotation.random(6, rng=rng).as_matrix()
+    r = Rotation.random(6, rng).as_matrix()
     v_target = random_unit(rng, (6,))
     v_base = np.einsum("nij,nj->ni", r, v_target)
     np.testing.assert_allclose(vector_in_target_frame(v_base, r), v_target, atol=1e-15)
@@ -567,3 +567,28 @@ def test_directions_are_scale_invariant(u: np.ndarray, v: np.ndarray, exponent: 
     assert tilt == pytest.approx(tilt_from_up(u), abs=1e-15)
     assert angle == pytest.approx(angle_between(u, v), abs=1e-15)
     np.testing.assert_allclose(matrix, rotation_matrix_from_up(u), atol=1e-15)
+
+
+def test_vector_in_target_frame_takes_a_scipy_rotation():
+    # Seen to fail: a scipy Rotation was refused where a rotation is taken.
+    rng = np.random.default_rng(12)
+    rot = Rotation.random(4, rng)
+    v = rng.normal(size=(4, 3))
+    want = vector_in_target_frame(v, rot.as_matrix())
+    np.testing.assert_array_equal(vector_in_target_frame(v, rot), want)
+    one = rot[0]
+    np.testing.assert_array_equal(
+        vector_in_target_frame(v[0], one), vector_in_target_frame(v[0], one.as_matrix())
+    )
+    # Explicitly: the target frame's axes are the rotation's columns.
+    np.testing.assert_allclose(want[0], one.as_matrix().T @ v[0], atol=1e-15)
+
+
+def test_rotation_from_up_refuses_an_empty_batch_by_name():
+    # Seen at the SciPy floor: an empty `up` leaked SciPy's "Invalid shape in axis 0: 0."
+    with pytest.raises(ValueError, match="`up` to hold at least one vector"):
+        rotation_from_up(np.empty((0, 3)))
+    ups = up_from_tilt_azimuth([0.2, 0.5], [1.0, -2.0])
+    np.testing.assert_allclose(
+        rotation_from_up(ups).as_matrix(), rotation_matrix_from_up(ups), atol=1e-15
+    )

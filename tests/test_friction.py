@@ -1034,3 +1034,91 @@ def test_models_and_geometry_survive_extreme_values():
             gravity_free_check(UP, AXIS, [0, 0, 0], [1e200, 0, 0], 1e200)
         with pytest.raises(ValueError, match="`tolerance` below 1"):
             gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], 1.0, tolerance=1.0)
+
+
+# ------------------------------------------------------------------- guards for real logs
+
+
+def _noisy_runs(plan, gravity, seed: int = 5):
+    rng = np.random.default_rng(seed)
+    joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
+    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    loaded = joint.measure(
+        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+    )
+    return free, loaded
+
+
+def test_fit_friction_nan_sample_raise_names_the_option_and_omit_drops_it(plan, gravity):
+    # Seen to fail: one NaN in a logged torque raised with no way to drop the sample.
+    free, _ = _noisy_runs(plan, gravity)
+    v, a = np.array(plan.velocity), np.array(plan.acceleration)
+    bad = [17, 400, 1203]
+    torque = free.copy()
+    torque[bad[:2]] = np.nan
+    acc = a.copy()
+    acc[bad[2]] = np.nan
+    with pytest.raises(ValueError, match=r'`torque` to be finite, got 2 NaN.*nan_policy="omit"'):
+        fit_friction(v, torque, model="coulomb-viscous", acceleration=acc)
+    fit = fit_friction(v, torque, model="coulomb-viscous", acceleration=acc, nan_policy="omit")
+    keep = np.ones(v.size, dtype=bool)
+    keep[bad] = False
+    clean = fit_friction(v[keep], free[keep], model="coulomb-viscous", acceleration=a[keep])
+    assert fit.n_omitted == 3 and clean.n_omitted == 0
+    assert fit.mask.shape == (v.size - 3,)
+    np.testing.assert_array_equal(fit.parameters, clean.parameters)
+    np.testing.assert_array_equal(fit.residuals, clean.residuals)
+    assert "3 omitted (NaN)" in repr(fit)
+    # Infinities are faults, refused under both policies.
+    torque[5] = -np.inf
+    with pytest.raises(ValueError, match="`torque` to be finite, got 1 infinite"):
+        fit_friction(v, torque, model="coulomb-viscous", nan_policy="omit")
+
+
+def test_fit_friction_omit_still_needs_both_directions():
+    v = np.array([0.1, 0.2, 0.3, -0.1, -0.2])
+    torque = np.array([1.0, 1.1, 1.2, np.nan, np.nan])
+    with pytest.raises(InsufficientDataError, match="after omitting 2 sample"):
+        fit_friction(v, torque, model="coulomb-viscous", nan_policy="omit")
+
+
+def test_load_dependent_friction_nan_sample(plan, gravity):
+    free, loaded = _noisy_runs(plan, gravity)
+    v, a = np.array(plan.velocity), np.array(plan.acceleration)
+    fit0 = fit_friction(v, free, model="stribeck", acceleration=a, exponent=2.0)
+    g = gravity.copy()
+    g[250] = np.nan
+    with pytest.raises(ValueError, match=r'`gravity_torque` to be finite.*nan_policy="omit"'):
+        load_dependent_friction(fit0, v, loaded, g, acceleration=a)
+    res = load_dependent_friction(fit0, v, loaded, g, acceleration=a, nan_policy="omit")
+    keep = np.arange(v.size) != 250
+    ref = load_dependent_friction(fit0, v[keep], loaded[keep], gravity[keep], acceleration=a[keep])
+    assert res.n_omitted == 1 and ref.n_omitted == 0
+    assert res.load_coefficient == ref.load_coefficient
+    assert res.load_friction.shape == (v.size - 1,) and "1 omitted (NaN)" in repr(res)
+
+
+def test_friction_run_omits_nan_samples_for_the_identification(plan, gravity):
+    free, loaded = _noisy_runs(plan, gravity)
+    v, a = np.array(plan.velocity), np.array(plan.acceleration)
+    logged = loaded.copy()
+    logged[[30, 31]] = np.nan
+    with pytest.raises(ValueError, match=r'`torque` to be finite.*nan_policy="omit"'):
+        FrictionRun(v, logged, a, gravity_torque=gravity)
+    run = FrictionRun(v, logged, a, gravity_torque=gravity, nan_policy="omit")
+    assert run.n_omitted == 2 and run.velocity.size == v.size - 2
+    assert "2 omitted (NaN)" in repr(run) and run.to_dict()["n_omitted"] == 2
+    assert pickle.loads(pickle.dumps(run)) == run
+    keep = np.ones(v.size, dtype=bool)
+    keep[[30, 31]] = False
+    ref = FrictionRun(v[keep], loaded[keep], a[keep], gravity_torque=gravity[keep])
+    assert ref.n_omitted == 0 and run != ref  # equal samples, different omission counts
+    np.testing.assert_array_equal(run.torque, ref.torque)
+    free_run = FrictionRun(v, free, a)
+    got = identify_joint_friction(free_run, run, model="stribeck", exponent=2.0)
+    want = identify_joint_friction(free_run, ref, model="stribeck", exponent=2.0)
+    assert got.load.load_coefficient == want.load.load_coefficient
+    with pytest.raises(ValueError, match="`nan_policy` to be one of 'raise', 'omit'"):
+        FrictionRun(v, free, nan_policy="ignore")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least one sample, got none after omitting 2"):
+        FrictionRun([np.nan, 0.1], [1.0, np.nan], nan_policy="omit")

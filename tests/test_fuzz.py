@@ -53,6 +53,8 @@ CASE_MODULES = [
     "fuzz_cases_friction",
     "fuzz_cases_foundations",
     "fuzz_cases_urdf",
+    "fuzz_cases_synthetic",
+    "fuzz_cases_controllers",
 ]
 CALL_SECONDS = 10
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"

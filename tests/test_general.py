@@ -372,6 +372,20 @@ def good_sweeps():
     return [joint_sweep_from_chain(chain, c, 1, fit) for _, c, fit, _ in data], j1, chain
 
 
+def test_joint_sweep_takes_a_scipy_rotation(good_sweeps):
+    # A Rotation object used to be refused ("Expected `rotation` to be numeric").
+    from scipy.spatial.transform import Rotation
+
+    sweeps, _, _ = good_sweeps
+    s = sweeps[0]
+    as_object = JointSweep(1, Rotation.from_matrix(s.rotation), s.axis, s.q_ref, s.fit)
+    as_matrix = JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit)
+    np.testing.assert_allclose(as_object.rotation, as_matrix.rotation, rtol=0, atol=1e-15)
+    assert as_object.rotation.shape == (3, 3)
+    with pytest.raises(ValueError, match=r"`rotation` to have shape"):
+        JointSweep(1, Rotation.from_matrix([s.rotation] * 2), s.axis, s.q_ref, s.fit)
+
+
 def test_joint_sweep_rejects_bad_records(good_sweeps):
     sweeps, _, _ = good_sweeps
     s = sweeps[0]

@@ -647,3 +647,18 @@ def test_model_coefficients_and_orders_are_bounded() -> None:
         motor_speed_for_resonance(10.0, order=1e5)
     with pytest.raises(ValueError, match="`min_samples_per_period`"):
         order_spectrum(np.linspace(0, 20, 200), np.zeros(200), [1.0], min_samples_per_period=1.5)
+
+
+def test_records_with_nan_raise_and_offer_no_omit():
+    # Order spectra and the moving-average expected value need gap-free, uniformly sampled
+    # records: a NaN raises (naming the array) and there is no `nan_policy` to drop it.
+    th = np.linspace(0, 2 * np.pi * 12, 4801)
+    acc = np.zeros((th.size, 3))
+    acc[:, 1] = 0.2 * np.cos(2 * th)
+    acc[100, 0] = np.nan
+    with pytest.raises(ValueError, match="`signal` to be finite"):
+        order_spectrum(th, acc.T, [1.0, 2.0])
+    with pytest.raises(ValueError, match="`acceleration`"):
+        measure_run(th, acc, [1.0, 2.0])
+    with pytest.raises(TypeError, match="nan_policy"):
+        order_spectrum(th, acc.T, [1.0, 2.0], nan_policy="omit")  # type: ignore[call-arg]

@@ -257,7 +257,7 @@ def test_batched_equals_loop_and_shapes() -> None:
 def test_base_pose_moves_everything() -> None:
     rng = np.random.default_rng(15)
     base = np.eye(4)
-    base[:3, :3] = Rotation.random(rng=rng).as_matrix()
+    base[:3, :3] = Rotation.random(None, rng).as_matrix()
     base[:3, 3] = rng.normal(size=3)
     q = random_q(rng, (5,))
     plain = link_frames(chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, UR5_ALPHA), q)

@@ -91,9 +91,10 @@ def test_abb_quaternion_scalar_first_and_round_trips(q: list[float]) -> None:
     v = np.array([x, y, z])
     vx = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
     want = np.eye(3) + 2 * w * vx + 2 * vx @ vx
-    t = pose_from_abb(np.r_[600.0, 0.0, 400.0, qa], unit="mm")
+    t = pose_from_abb([600.0, 0.0, 400.0], quaternion_wxyz=qa, unit="mm")
     assert np.allclose(t[:3, :3], want, atol=1e-12)
     back = abb_from_pose(t, unit="mm")
+    assert back[3] >= 0.0
     sign = 1.0 if qa[0] >= 0 else -1.0
     if abs(qa[0]) > 1e-9:
         assert np.allclose(back[3:], sign * qa, atol=1e-9)
@@ -105,7 +106,8 @@ def test_documented_examples() -> None:
     # Tool pointing down: pi about y (UR), quaternion [0, 0, 1, 0] (ABB), C = 180 (KUKA).
     down = np.array([0.0, 0.0, -1.0])
     assert np.allclose(pose_from_ur([0.4, 0, 0.3, 0, np.pi, 0], unit="m")[:3, 2], down)
-    assert np.allclose(pose_from_abb([600, 0, 400, 0, 0, 1, 0], unit="mm")[:3, 2], down)
+    tool_down = pose_from_abb([600, 0, 400], quaternion_wxyz=[0, 0, 1, 0], unit="mm")
+    assert np.allclose(tool_down[:3, 2], down)
     tk = pose_from_kuka([500, 0, 800, 0, 0, 180], unit="mm", angles="deg")
     assert np.allclose(tk[:3, 2], down)
     tf = pose_from_fanuc([500, 0, 800, 180, 0, 0], unit="mm", angles="deg")
@@ -135,8 +137,8 @@ def test_errors_name_the_argument() -> None:
         pose_from_kuka([0, 0, 0, 0, 0, 0], unit="mm", angles="grad")
     with pytest.raises(ValueError, match=r"`xyzwpr` to have shape \(\.\.\., 6\)"):
         pose_from_fanuc([0, 0, 0, 0, 0], unit="mm", angles="deg")
-    with pytest.raises(ValueError, match="quaternion in `pose` to have unit norm"):
-        pose_from_abb([0, 0, 0, 1, 1, 0, 0], unit="mm")
+    with pytest.raises(ValueError, match="`quaternion_wxyz` to have unit norm"):
+        pose_from_abb([0, 0, 0], quaternion_wxyz=[1, 1, 0, 0], unit="mm")
     with pytest.raises(ValueError, match="`pose` to be finite"):
         pose_from_ur([0, 0, np.nan, 0, 0, 0], unit="m")
     bad = np.eye(4)
@@ -156,7 +158,9 @@ def test_atol_is_checked_and_named() -> None:
         with pytest.raises(ValueError, match="`atol`"):
             check_poses(np.eye(4), "pose", atol=atol)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="`atol`"):
-            pose_from_abb([0, 0, 0, 1, 0, 0, 0], unit="mm", atol=atol)  # type: ignore[arg-type]
+            pose_from_abb(
+                [0, 0, 0], quaternion_wxyz=[1, 0, 0, 0], unit="mm", atol=atol  # type: ignore[arg-type]
+            )
     assert check_poses(np.eye(4), "pose", atol=0.5).shape == (4, 4)
 
 
@@ -169,9 +173,11 @@ def test_pose_from_ur_accepts_read_only_input() -> None:
     t = pose_from_ur(pose, unit="m")
     t.flags.writeable = False
     np.testing.assert_array_equal(ur_from_pose(t, unit="m"), ur_from_pose(t.copy(), unit="m"))
-    quat = np.array([600.0, 0.0, 400.0, 0.0, 0.0, 1.0, 0.0])
+    trans = np.array([600.0, 0.0, 400.0])
+    quat = np.array([0.0, 0.0, 1.0, 0.0])
+    trans.flags.writeable = False
     quat.flags.writeable = False
-    assert np.all(np.isfinite(pose_from_abb(quat, unit="mm")))
+    assert np.all(np.isfinite(pose_from_abb(trans, quaternion_wxyz=quat, unit="mm")))
 
 
 def test_angles_beyond_two_turns_are_refused() -> None:
@@ -204,5 +210,100 @@ def test_extreme_entries_give_clear_errors() -> None:
         tiny = pose_from_ur([1e-310, 0.0, 0.0, 1e-300, 0.0, 0.0], unit="mm")
         np.testing.assert_allclose(tiny[:3, :3], np.eye(3), rtol=0, atol=2e-300)
         assert abs(tiny[0, 3]) < 1e-312
-        with pytest.raises(ValueError, match="quaternion in `pose` to have unit norm"):
-            pose_from_abb([0, 0, 0, 1e300, 1e300, 0, 0], unit="mm")
+        with pytest.raises(ValueError, match="`quaternion_wxyz` to have unit norm"):
+            pose_from_abb([0, 0, 0], quaternion_wxyz=[1e300, 1e300, 0, 0], unit="mm")
+
+
+# --- quaternion guards -----------------------------------------------------------------------
+
+
+def _angle_between_rotations(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle of the rotation a^T b, from its trace (explicit, not via scipy)."""
+    return float(np.degrees(np.arccos(np.clip((np.trace(a.T @ b) - 1.0) / 2.0, -1.0, 1.0))))
+
+
+def test_scalar_last_quaternion_cannot_be_passed_unnamed() -> None:
+    # Seen to fail: a scalar-last quaternion in the 7-vector of pose_from_abb gave a pose 176°
+    # off, with no error: both orders are unit quaternions, so no check on the values can tell.
+    half = np.radians(4.0) / 2  # 4° about z: RAPID's rot = [cos, 0, 0, sin]
+    wxyz = np.array([np.cos(half), 0.0, 0.0, np.sin(half)])
+    xyzw = wxyz[[1, 2, 3, 0]]
+    right = pose_from_abb([600.0, 0.0, 400.0], quaternion_wxyz=wxyz, unit="mm")
+    np.testing.assert_allclose(right[:3, :3], rz(np.radians(4.0)), atol=1e-12)
+    # The scalar-last values read as scalar-first are a valid rotation 176° away ...
+    wrong = pose_from_abb([600.0, 0.0, 400.0], quaternion_wxyz=xyzw, unit="mm")
+    # (the relative rotation has scalar part sin(4°)/2: 2 acos(0.0349) = 176.0°)
+    assert _angle_between_rotations(right[:3, :3], wrong[:3, :3]) == pytest.approx(176.0, abs=0.01)
+    # ... so the order is in the name: the old unnamed 7-vector call is refused,
+    with pytest.raises(ValueError, match=r"exactly one of `quaternion_wxyz`.*7 columns"):
+        pose_from_abb(np.r_[600.0, 0.0, 400.0, xyzw], unit="mm")
+    # a scalar-last quaternion has its own name and gives the right pose,
+    named = pose_from_abb([600.0, 0.0, 400.0], quaternion_xyzw=xyzw, unit="mm")
+    np.testing.assert_allclose(named, right, atol=1e-15)
+    # and one of the two names is required, never both.
+    with pytest.raises(ValueError, match="exactly one of `quaternion_wxyz`.*got neither"):
+        pose_from_abb([600.0, 0.0, 400.0], unit="mm")
+    with pytest.raises(ValueError, match="exactly one of `quaternion_wxyz`.*got both"):
+        pose_from_abb([0, 0, 0], quaternion_wxyz=wxyz, quaternion_xyzw=xyzw, unit="mm")
+
+
+def test_printed_six_decimal_quaternion_is_accepted_and_renormalised() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        printed = np.round(q, 6)  # a log printed with 6 decimals
+        assert abs(np.linalg.norm(printed) - 1.0) <= 2e-6
+        t = pose_from_abb([0.0, 0.0, 0.0], quaternion_wxyz=printed, unit="m")
+        r = t[:3, :3]
+        np.testing.assert_allclose(r.T @ r, np.eye(3), atol=1e-14)  # renormalised
+        exact = pose_from_abb([0.0, 0.0, 0.0], quaternion_wxyz=q, unit="m")
+        assert _angle_between_rotations(r, exact[:3, :3]) < 1e-3  # degrees
+
+
+def test_quaternion_off_unit_by_1e_3_is_refused() -> None:
+    # Seen to pass silently: the old default tolerance (1e-4) was loose, and a caller's
+    # quaternion off by 1e-3 was normalised without a word.
+    q = np.array([0.5, 0.5, 0.5, 0.5]) * 1.001
+    msg = r"`quaternion_wxyz` to have unit norm \(within `atol`=1e-05"
+    with pytest.raises(ValueError, match=msg):
+        pose_from_abb([0, 0, 0], quaternion_wxyz=q, unit="mm")
+    with pytest.raises(ValueError, match="`quaternion_xyzw` to have unit norm"):
+        pose_from_abb([0, 0, 0], quaternion_xyzw=q, unit="mm")
+    # 1e-5 is the edge; a log printed with 4 decimals passes with a looser, stated `atol`.
+    ok = np.array([1.0, 0.0, 0.0, 0.0]) * (1 + 0.9e-5)
+    assert pose_from_abb([0, 0, 0], quaternion_wxyz=ok, unit="mm").shape == (4, 4)
+    bad = np.array([1.0, 0.0, 0.0, 0.0]) * (1 + 1.1e-5)
+    with pytest.raises(ValueError, match="unit norm"):
+        pose_from_abb([0, 0, 0], quaternion_wxyz=bad, unit="mm")
+    four = np.round(np.array([0.1, 0.7, 0.7, 0.1]) / np.linalg.norm([0.1, 0.7, 0.7, 0.1]), 4)
+    assert pose_from_abb([0, 0, 0], quaternion_wxyz=four, unit="mm", atol=1e-4).shape == (4, 4)
+
+
+def test_abb_round_trip_and_batch() -> None:
+    rng = np.random.default_rng(8)
+    q = rng.normal(size=(5, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    trans = rng.uniform(-800, 800, (5, 3))
+    t = pose_from_abb(trans, quaternion_wxyz=q, unit="mm")
+    assert t.shape == (5, 4, 4)
+    for i in range(5):
+        np.testing.assert_array_equal(
+            t[i], pose_from_abb(trans[i], quaternion_wxyz=q[i], unit="mm")
+        )
+    r = abb_from_pose(t, unit="mm")
+    assert np.all(r[:, 3] >= 0)
+    np.testing.assert_allclose(r[:, 3:], q * np.sign(q[:, :1]), atol=1e-12)
+    back = pose_from_abb(r[:, :3], quaternion_wxyz=r[:, 3:], unit="mm")
+    np.testing.assert_allclose(back, t, atol=1e-12)
+    # One quaternion broadcasts over many positions.
+    many = pose_from_abb(trans, quaternion_wxyz=q[0], unit="mm")
+    np.testing.assert_allclose(many[:, :3, :3], np.broadcast_to(t[0, :3, :3], (5, 3, 3)))
+    with pytest.raises(ValueError, match="`trans` .* `quaternion_wxyz` .* broadcast"):
+        pose_from_abb(trans[:2], quaternion_wxyz=q[:3], unit="mm")
+
+
+def test_abb_canonical_sign_where_the_scalar_is_zero() -> None:
+    # q1 = 0: a half turn; the first non-zero component is made positive.
+    t = pose_from_abb([0, 0, 0], quaternion_wxyz=[0.0, 0.0, -1.0, 0.0], unit="m")
+    np.testing.assert_allclose(abb_from_pose(t, unit="m")[3:], [0, 0, 1, 0], atol=1e-15)

@@ -708,3 +708,95 @@ def test_overflowing_geometry_is_refused_by_name() -> None:
     with pytest.warns(GravdirWarning, match="information on `up` underflows"):
         huge = up_from_touch_points(data.contacts, noise_std=1e300)
     assert np.isposinf(huge.up_std_deg)
+
+
+# ------------------------------------------------------------------- guards for real logs
+
+
+def _same_fit(a, b) -> None:
+    """Two plane fits equal in every field that does not count omitted samples."""
+    for name in ("up", "up_information", "offset", "residuals", "rms", "noise_std", "inliers"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12, atol=1e-15)
+
+
+def test_nan_contact_point_raises_by_default_and_is_dropped_with_omit() -> None:
+    # Seen to fail: one NaN in a logged contact raised with no way to drop the sample.
+    rng = np.random.default_rng(41)
+    data = touch_contacts(rng, 9, noise_std=SIGMA)
+    logged = data.contacts.copy()
+    logged[4, 1] = np.nan
+    with pytest.raises(ValueError, match=r'`points` to be finite.*nan_policy="omit"'):
+        up_from_touch_points(logged)
+    fit = up_from_touch_points(logged, nan_policy="omit")
+    clean = up_from_touch_points(np.delete(data.contacts, 4, axis=0))
+    _same_fit(fit, clean)
+    assert fit.n_omitted == 1 and clean.n_omitted == 0
+    assert fit.residuals.shape == (8,) and "n_omitted=1" in repr(fit)
+    assert angle(fit.up, data.up) < 5 * np.radians(fit.up_std_deg)
+    # Infinity is a fault, not a missing value: refused under both policies.
+    logged[2, 0] = np.inf
+    with pytest.raises(ValueError, match="`points` to be finite, got 1 infinite"):
+        up_from_touch_points(logged, nan_policy="omit")
+    with pytest.raises(ValueError, match="`nan_policy` to be one of 'raise', 'omit'"):
+        up_from_touch_points(data.contacts, nan_policy="drop")  # type: ignore[arg-type]
+
+
+def test_omit_still_needs_enough_contacts() -> None:
+    pts = np.array([[0, 0, 1.0], [1, 0, 1.0], [0, 1, 1.0], [np.nan, 1, 1.0]])
+    with pytest.raises(InsufficientDataError, match="at least 3 points, got 2 after omitting 2"):
+        up_from_touch_points(np.r_[pts[:2], pts[3:], pts[3:]], nan_policy="omit")
+    assert up_from_touch_points(pts, noise_std=1e-3, nan_policy="omit").n_omitted == 1
+
+
+def test_nan_in_a_batch_drops_that_contact_from_every_set() -> None:
+    rng = np.random.default_rng(42)
+    data = touch_contacts(rng, 7, size=(3,), noise_std=SIGMA)
+    logged = data.contacts.copy()
+    logged[1, 5, 2] = np.nan
+    fit = up_from_touch_points(logged, nan_policy="omit")
+    clean = up_from_touch_points(np.delete(data.contacts, 5, axis=1))
+    _same_fit(fit, clean)
+    assert fit.n_omitted == 1 and fit.residuals.shape == (3, 6)
+
+
+def test_nan_flange_pose_with_omit_in_both_pose_fits() -> None:
+    rng = np.random.default_rng(43)
+    data = touch_contacts(rng, 10, noise_std=SIGMA, orientation_spread=np.radians(30))
+    poses = data.flange_poses.copy()
+    poses[7, 0, 3] = np.nan
+    with pytest.raises(ValueError, match=r'`flange_poses` to be finite.*nan_policy="omit"'):
+        up_from_touches(poses, data.tool_tip)
+    with pytest.raises(ValueError, match=r'`flange_poses` to be finite.*nan_policy="omit"'):
+        tool_tip_and_up_from_touches(poses)
+    kept = np.delete(data.flange_poses, 7, axis=0)
+    fit = up_from_touches(poses, data.tool_tip, nan_policy="omit")
+    _same_fit(fit, up_from_touches(kept, data.tool_tip))
+    assert fit.n_omitted == 1 and fit.sign_rule == "flange side"
+    joint = tool_tip_and_up_from_touches(poses, nan_policy="omit")
+    ref = tool_tip_and_up_from_touches(kept)
+    assert joint.n_omitted == 1 and ref.n_omitted == 0 and "n_omitted=1" in repr(joint)
+    np.testing.assert_allclose(joint.up, ref.up, atol=1e-12)
+    np.testing.assert_allclose(joint.tool_tip, ref.tool_tip, atol=1e-12)
+    # The tool tip is not a sample: its NaN is never omitted.
+    with pytest.raises(ValueError, match="`tool_tip` to be finite"):
+        up_from_touches(data.flange_poses, [np.nan, 0, 0.1], nan_policy="omit")
+    # Six contacts are needed after omission.
+    few = poses[[0, 1, 2, 3, 4, 5, 7]]  # six clean contacts and the NaN one
+    assert tool_tip_and_up_from_touches(few, noise_std=SIGMA, nan_policy="omit").n_omitted == 1
+    with pytest.raises(InsufficientDataError, match="got 5 after omitting 1 with NaN"):
+        tool_tip_and_up_from_touches(np.delete(few, 0, axis=0), nan_policy="omit")
+
+
+def test_plan_touches_takes_a_scipy_rotation() -> None:
+    # Seen to fail: a scipy Rotation was refused where a rotation is taken.
+    from scipy.spatial.transform import Rotation
+
+    rot = Rotation.from_rotvec([np.pi, 0.0, 0.2])
+    by_matrix = plan_touches(8, nominal=rot.as_matrix())
+    by_rotation = plan_touches(8, nominal=rot)
+    np.testing.assert_array_equal(by_rotation.flange_rotations, by_matrix.flange_rotations)
+    np.testing.assert_array_equal(by_rotation.spots, by_matrix.spots)
+    stack = Rotation.from_rotvec([[np.pi, 0.0, 0.2], [0.0, 0.3, 0.0]])
+    batch = plan_touches(8, nominal=stack)
+    assert batch.flange_rotations.shape == (2, 8, 3, 3)
+    np.testing.assert_array_equal(batch.flange_rotations[0], by_matrix.flange_rotations)

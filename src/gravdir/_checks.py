@@ -8,11 +8,15 @@ the argument in backticks and says what was expected and what was got.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import sys
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from scipy.spatial.transform import Rotation
 
 __all__ = [
     "check_angle_span",
@@ -26,8 +30,22 @@ __all__ = [
     "check_same_shape",
     "check_unit_vector",
     "check_vectors",
+    "drop_nan_samples",
+    "matrix_if_rotation",
     "norm",
+    "NAN_POLICIES",
+    "NanPolicy",
+    "RotationLike",
 ]
+
+#: What an argument that takes rotations accepts: rotation matrices ``(..., 3, 3)`` (array-like)
+#: or a :class:`scipy.spatial.transform.Rotation` (one, or a stack of them).
+RotationLike: TypeAlias = "ArrayLike | Rotation"
+
+#: The values a ``nan_policy`` argument takes: ``"raise"`` (the default everywhere) refuses a NaN
+#: with an error that names the array; ``"omit"`` drops every sample that holds one.
+NAN_POLICIES: tuple[str, ...] = ("raise", "omit")
+NanPolicy = Literal["raise", "omit"]
 
 
 def _describe_shape(shape: tuple[int, ...]) -> str:
@@ -183,17 +201,47 @@ def check_unit_vector(
     return v
 
 
-def check_rotation_matrix(x: ArrayLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
+def matrix_if_rotation(x: Any) -> Any:
+    """`x` as rotation matrices if it is a SciPy ``Rotation``, else `x` unchanged.
+
+    A single ``Rotation`` gives shape ``(3, 3)``, a stack of ``n`` gives ``(n, 3, 3)``. SciPy is
+    not imported for the test: if :mod:`scipy.spatial.transform` has not been imported, `x`
+    cannot be one of its rotations.
+
+    Examples
+    --------
+    >>> from scipy.spatial.transform import Rotation
+    >>> matrix_if_rotation(Rotation.from_rotvec([[0, 0, 1.0], [0, 1.0, 0]])).shape
+    (2, 3, 3)
+    >>> matrix_if_rotation([[1, 0, 0], [0, 1, 0], [0, 0, 1]])[0]
+    [1, 0, 0]
+    """
+    module = sys.modules.get("scipy.spatial.transform")
+    rotation = getattr(module, "Rotation", None)
+    if rotation is not None and isinstance(x, rotation):
+        with np.errstate(under="ignore"):
+            return np.array(x.as_matrix(), dtype=np.float64)
+    return x
+
+
+def check_rotation_matrix(
+    x: RotationLike, name: str, *, atol: float = 1e-6
+) -> NDArray[np.float64]:
     """Check `x` is a stack of proper rotation matrices, shape ``(..., 3, 3)``.
 
-    ``R^T R = I`` and ``det R = +1`` must hold within `atol`.
+    ``R^T R = I`` and ``det R = +1`` must hold within `atol`. A SciPy
+    :class:`~scipy.spatial.transform.Rotation` is accepted and turned into its matrices: shape
+    ``(3, 3)`` for a single rotation, ``(n, 3, 3)`` for a stack of ``n``.
 
     Examples
     --------
     >>> check_rotation_matrix(np.eye(3), "rotation").shape
     (3, 3)
+    >>> from scipy.spatial.transform import Rotation
+    >>> check_rotation_matrix(Rotation.from_rotvec([0, 0, np.pi / 2]), "rotation").round(12)[0]
+    array([ 0., -1.,  0.])
     """
-    r = check_array(x, name, tail=(3, 3))
+    r = check_array(matrix_if_rotation(x), name, tail=(3, 3))
     # Entries of a rotation are at most 1 in magnitude; refusing larger ones first keeps the
     # product below from overflowing into NaN, which would pass the comparison.
     big = float(np.max(np.abs(r))) if r.size else 0.0
@@ -335,3 +383,98 @@ def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:
         listed = ", ".join(repr(o) for o in opts)
         raise ValueError(f"Expected `{name}` to be one of {listed}, got {value!r}.")
     return value
+
+
+def drop_nan_samples(
+    arrays: Mapping[str, NDArray[Any]], nan_policy: str, *, axis: int = -1
+) -> tuple[dict[str, NDArray[Any]], NDArray[np.bool_]]:
+    """Drop the samples that hold a NaN in any of `arrays` (``nan_policy="omit"``), or refuse them.
+
+    A *sample* is one index along `axis`; it is dropped when any array holds a NaN anywhere at
+    that index (in any of its other axes, so a NaN in one row of a batch drops that sample from
+    every row and the arrays stay rectangular). Infinities are refused under both policies: an
+    infinite reading is a fault of the log, not a missing value.
+
+    Parameters
+    ----------
+    arrays : mapping of str to ndarray
+        The sample arrays by argument name (the names appear in error messages), already validated
+        for shape but not for finiteness. Each has the same length ``n`` along `axis`, or length 1
+        there (or is 0-d): those broadcast over the samples and are returned unchanged.
+    nan_policy : {"raise", "omit"}
+        ``"raise"``: a NaN raises ``ValueError`` naming the array and suggesting
+        ``nan_policy="omit"``. ``"omit"``: the samples holding a NaN are removed.
+    axis : int, optional
+        The sample axis of every array (``-1`` for ``(..., n)`` series, ``-2`` for ``(..., n, 3)``
+        point sets, ``-3`` for ``(..., n, 4, 4)`` poses).
+
+    Returns
+    -------
+    arrays : dict of str to ndarray
+        The arrays with the dropped samples removed (the same objects when none is dropped).
+    keep : ndarray of bool, shape (n,)
+        ``True`` for every sample kept; ``(~keep).sum()`` is the number omitted.
+
+    Raises
+    ------
+    ValueError
+        If `nan_policy` is not one of the options, an array holds an infinity, an array holds a
+        NaN under ``"raise"``, or the arrays disagree on the number of samples.
+
+    Notes
+    -----
+    The caller checks afterwards that enough samples are left for its fit (it knows how many it
+    needs) and reports how many were omitted.
+
+    Examples
+    --------
+    >>> q = np.array([0.0, 0.1, 0.2, 0.3])
+    >>> tau = np.array([1.0, np.nan, 1.2, 1.3])
+    >>> kept, keep = drop_nan_samples({"q": q, "tau": tau}, "omit")
+    >>> kept["q"].tolist(), int((~keep).sum())
+    ([0.0, 0.2, 0.3], 1)
+    """
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    items = {name: np.asarray(a) for name, a in arrays.items()}
+
+    def along(a: NDArray[Any]) -> int:
+        # Length along the sample axis; 1 for an array too small to have that axis (broadcast).
+        return int(a.shape[axis]) if a.ndim >= (-axis if axis < 0 else axis + 1) else 1
+
+    lengths = {name: along(a) for name, a in items.items() if along(a) != 1}
+    n = max(lengths.values(), default=1)
+    if any(m != n for m in lengths.values()):
+        shapes = ", ".join(f"`{k}` {_describe_shape(items[k].shape)}" for k in items)
+        raise ValueError(f"Expected the same number of samples along axis {axis}, got {shapes}.")
+    sliced = {name for name, a in items.items() if along(a) == n and a.ndim}
+    keep = np.ones(n, dtype=np.bool_)
+    for name, a in items.items():
+        if a.dtype.kind not in "fc":
+            continue  # integer and boolean arrays hold no NaN or infinity
+        n_inf = int(np.count_nonzero(np.isinf(a)))
+        if n_inf:
+            raise ValueError(
+                f"Expected `{name}` to be finite, got {n_inf} infinite value(s) "
+                "(refused under every `nan_policy`)."
+            )
+        nan = np.isnan(a)
+        if not nan.any():
+            continue
+        if nan_policy == "raise":
+            raise ValueError(
+                f"Expected `{name}` to be finite, got {int(np.count_nonzero(nan))} NaN value(s); "
+                'pass nan_policy="omit" to drop the samples that hold them.'
+            )
+        if name not in sliced:
+            keep[:] = False  # a NaN in an array broadcast over the samples spoils every sample
+            continue
+        ax = axis % a.ndim
+        other = tuple(i for i in range(a.ndim) if i != ax)
+        keep &= ~(nan.any(axis=other) if other else nan)
+    if keep.all():
+        return dict(items), keep
+    out = {
+        name: (np.compress(keep, a, axis=axis) if name in sliced else a)
+        for name, a in items.items()
+    }
+    return out, keep

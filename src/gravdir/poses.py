@@ -18,6 +18,9 @@ Fanuc         X, Y, Z, W, P, R       ``R = Rz(R) Ry(P) Rx(W)`` (fixed axes X, Y,
 ABB           x, y, z, q1..q4        unit quaternion, scalar first (q1 = w)
 ============  =====================  ===============================================
 
+Wherever a quaternion is taken its order is in the argument's name (``quaternion_wxyz``,
+``quaternion_xyzw``); where one is returned the docstring gives the layout.
+
 KUKA's A, B, C and Fanuc's W, P, R describe the same matrix with the roles of the first and last
 angle exchanged: ``(A, B, C) = (R, P, W)``.
 """
@@ -42,6 +45,7 @@ from gravdir._checks import (
 from gravdir.errors import GravdirWarning
 
 __all__ = [
+    "QUATERNION_ATOL",
     "abb_from_pose",
     "check_poses",
     "fanuc_from_pose",
@@ -59,6 +63,11 @@ _RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
 # controller reports orientations within one turn; beyond two the numbers are degrees passed as
 # radians, or not angles at all.
 MAX_ANGLE = 4 * np.pi
+# Accepted deviation of a quaternion's norm from 1 (`pose_from_abb`): a unit quaternion printed
+# with 6 decimals has each component off by at most 5e-7 and its norm by at most
+# 5e-7 * sum|q_i| <= 1e-6 (first order; 2e-6 with margin); 1e-5 keeps a factor of five above that
+# and refuses a quaternion whose norm is off by 1e-3 (a value rounded to 3 decimals, or edited).
+QUATERNION_ATOL = 1e-5
 # The two Euler conventions: KUKA's intrinsic Z-Y'-X'' and Fanuc's fixed X, Y, Z (scipy's names).
 _EulerSequence = Literal["ZYX", "xyz"]
 
@@ -477,68 +486,154 @@ def fanuc_from_pose(
     return _pose_to_euler(pose, unit=unit, angles=angles, seq="xyz")
 
 
+def _check_quaternion(q: ArrayLike, name: str, tol: float) -> NDArray[np.float64]:
+    """A stack of quaternions ``(..., 4)`` of unit norm within `tol`, returned normalised."""
+    arr = check_array(q, name, tail=(4,))
+    with np.errstate(under="ignore"):
+        size = norm(arr)
+    worst = float(np.max(np.abs(size - 1.0))) if size.size else 0.0
+    if worst > tol:
+        raise ValueError(
+            f"Expected `{name}` to have unit norm (within `atol`={tol:g}; a unit quaternion "
+            f"printed with 6 decimals is off by at most 2e-6), got norms off by {worst:.3g}."
+        )
+    with np.errstate(under="ignore"):
+        out: NDArray[np.float64] = arr / size[..., None]
+    return out
+
+
 def pose_from_abb(
-    pose: ArrayLike, *, unit: Literal["mm", "m"], atol: float = 1e-4
+    trans: ArrayLike,
+    *,
+    quaternion_wxyz: ArrayLike | None = None,
+    quaternion_xyzw: ArrayLike | None = None,
+    unit: Literal["mm", "m"],
+    atol: float = QUATERNION_ATOL,
 ) -> NDArray[np.float64]:
-    """4x4 pose from an ABB ``robtarget``'s ``trans`` and ``rot`` ``[x, y, z, q1, q2, q3, q4]``.
+    """4x4 pose from an ABB ``robtarget``'s ``trans`` and ``rot``.
+
+    The quaternion's order is in the argument's name, and exactly one of the two is given:
+    RAPID's ``rot`` ``[q1, q2, q3, q4]`` has the scalar first and goes in `quaternion_wxyz`; a
+    quaternion with the scalar last (SciPy's default order in ``Rotation.from_quat`` and
+    ``Rotation.as_quat``) goes in `quaternion_xyzw`. The values cannot tell the two orders
+    apart -- both are unit quaternions, and a quaternion read in the wrong order is a valid
+    rotation, typically far (up to 180°) from the intended one -- so the name is the guard.
 
     Parameters
     ----------
-    pose : array_like, shape (..., 7)
-        Position, then the unit quaternion with the scalar first (``q1 = w``), as RAPID writes
-        it. RAPID shows millimetres.
+    trans : array_like, shape (..., 3)
+        Position ``[x, y, z]`` (RAPID's ``trans``; RAPID shows millimetres).
+    quaternion_wxyz : array_like, shape (..., 4), keyword-only
+        Unit quaternion with the scalar first, ``[w, x, y, z]`` = RAPID's ``[q1, q2, q3, q4]``.
+    quaternion_xyzw : array_like, shape (..., 4), keyword-only
+        The same rotation with the scalar last, ``[x, y, z, w]``.
     unit : {"mm", "m"}
-        Length unit of the position.
+        Length unit of `trans`.
     atol : float, optional
         Accepted deviation of the quaternion's norm from 1 before it is normalised, in (0, 1).
-        The default 1e-4 admits quaternions printed with RAPID's usual 4-6 decimals.
+        The default `QUATERNION_ATOL` = 1e-5 admits quaternions printed with 6 decimals (each
+        component off by at most 5e-7, the norm by at most 2e-6) and refuses a norm off by 1e-3
+        (a quaternion rounded to 3 decimals, or edited by hand). Pass ``atol=1e-4`` for a log
+        printed with 4 decimals.
 
     Returns
     -------
     ndarray, shape (..., 4, 4)
-        ``base_from_flange``, translation in metres.
+        ``base_from_flange``, translation in metres. The leading axes of `trans` and the
+        quaternion broadcast.
 
     Raises
     ------
     ValueError
-        If `pose` is not ``(..., 7)`` and finite, `unit` is unknown, `atol` is not a number in
-        (0, 1), or the quaternion is not of unit norm within `atol`.
+        If `trans` is not ``(..., 3)`` and finite, not exactly one quaternion argument is given
+        (the 7-column form ``pose_from_abb([x, y, z, q1, q2, q3, q4], unit=...)`` of earlier
+        versions is refused this way, the message showing the call that replaces it),
+        the quaternion is not ``(..., 4)`` and finite or not of unit norm within `atol`, the two
+        do not broadcast, `unit` is unknown, or `atol` is not a number in (0, 1).
 
     Notes
     -----
-    With ``q = (w, x, y, z)``: ``R = I + 2w[v]_x + 2[v]_x^2``, ``v = (x, y, z)``.
+    With ``q = (w, x, y, z)`` normalised: ``R = I + 2w[v]_x + 2[v]_x^2``, ``v = (x, y, z)``.
 
     References
     ----------
     ABB, *RAPID Reference Manual*, data type ``orient``: a normalised quaternion
-    ``[q1, q2, q3, q4]`` with ``[1, 0, 0, 0]`` no rotation (scalar first).
+    ``[q1, q2, q3, q4]`` (the sum of squares equals 1) with ``[1, 0, 0, 0]`` no rotation
+    (scalar first). SciPy, ``scipy.spatial.transform.Rotation.from_quat``: scalar-last
+    ``(x, y, z, w)`` unless ``scalar_first=True``.
 
     Examples
     --------
     The quaternion ``[0, 0, 1, 0]`` (pi about y) is ABB's usual tool-down orientation:
 
-    >>> T = pose_from_abb([600, 0, 400, 0, 0, 1, 0], unit="mm")
+    >>> T = pose_from_abb([600, 0, 400], quaternion_wxyz=[0, 0, 1, 0], unit="mm")
     >>> T[:3, 2].round(12) + 0.0
     array([ 0.,  0., -1.])
+
+    The same rotation with the scalar last gives the same pose:
+
+    >>> bool(np.allclose(pose_from_abb([600, 0, 400], quaternion_xyzw=[0, 1, 0, 0], unit="mm"), T))
+    True
     """
     tol = _check_atol(atol)
-    xyz, q, scale = _split(pose, "pose", 7, unit)
-    with np.errstate(under="ignore"):
-        size = norm(q)
-    worst = float(np.max(np.abs(size - 1.0))) if size.size else 0.0
-    if worst > tol:
+    if (quaternion_wxyz is None) == (quaternion_xyzw is None):
+        hint = ""
+        try:
+            columns = np.shape(trans)[-1:]
+        except ValueError:  # a ragged sequence: its own check below names it
+            columns = ()
+        if columns == (7,):
+            hint = (
+                " (`trans` has 7 columns: for a [x, y, z, q1, q2, q3, q4] row pass "
+                "`trans=r[..., :3], quaternion_wxyz=r[..., 3:]`)"
+            )
         raise ValueError(
-            f"Expected the quaternion in `pose` to have unit norm (within {tol:g}), "
-            f"got norms off by {worst:.3g}."
+            "Expected exactly one of `quaternion_wxyz` (scalar first, RAPID's [q1, q2, q3, q4]) "
+            "and `quaternion_xyzw` (scalar last), got "
+            f"{'both' if quaternion_wxyz is not None else 'neither'}{hint}."
         )
-    # A writable copy: scipy refuses read-only buffers.
+    check_option(unit, "unit", tuple(_METRES_PER))
+    xyz = check_array(trans, "trans", tail=(3,))
+    if quaternion_wxyz is not None:
+        q = _check_quaternion(quaternion_wxyz, "quaternion_wxyz", tol)
+        xyzw = q[..., [1, 2, 3, 0]]
+        qname = "quaternion_wxyz"
+    elif quaternion_xyzw is not None:
+        xyzw = _check_quaternion(quaternion_xyzw, "quaternion_xyzw", tol)
+        qname = "quaternion_xyzw"
+    try:
+        batch = tuple(np.broadcast_shapes(xyz.shape[:-1], xyzw.shape[:-1]))
+    except ValueError:
+        raise ValueError(
+            f"Expected `trans` (..., 3) and `{qname}` (..., 4) with leading axes that broadcast, "
+            f"got shapes {xyz.shape} and {xyzw.shape}."
+        ) from None
+    xyz = np.broadcast_to(xyz, (*batch, 3))
+    # A writable copy: scipy refuses read-only buffers. Scalar last is SciPy's own order.
     with np.errstate(under="ignore"):
-        rot = Rotation.from_quat(np.array(q.reshape(-1, 4)), scalar_first=True)
-    return _assemble(rot, xyz, scale, xyz.shape[:-1])
+        rot = Rotation.from_quat(np.array(np.broadcast_to(xyzw, (*batch, 4)).reshape(-1, 4)))
+    return _assemble(rot, xyz, _METRES_PER[unit], batch)
+
+
+def _canonical_wxyz(xyzw: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Scalar-first quaternions ``(..., 4)`` from scalar-last ones, with ``w >= 0``.
+
+    ``q`` and ``-q`` are the same rotation; where ``w = 0`` the first non-zero of x, y, z is
+    made positive, so the choice is unique.
+    """
+    wxyz = xyzw[..., [3, 0, 1, 2]]
+    lead = np.zeros(wxyz.shape[:-1])
+    for i in range(4):  # the first non-zero component decides the sign
+        lead = np.where(lead == 0.0, wxyz[..., i], lead)
+    return np.asarray(np.where((lead < 0)[..., None], -wxyz, wxyz) + 0.0, dtype=np.float64)
 
 
 def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.float64]:
-    """ABB ``[x, y, z, q1, q2, q3, q4]`` (scalar-first quaternion) from a 4x4 pose.
+    """ABB ``[x, y, z, q1, q2, q3, q4]`` from a 4x4 pose, the quaternion scalar first.
+
+    The layout is RAPID's ``robtarget`` ``trans`` then ``rot``: ``q1`` is the scalar ``w``, so
+    the quaternion is ``[w, x, y, z]``. Back to a pose:
+    ``pose_from_abb(r[..., :3], quaternion_wxyz=r[..., 3:], unit=unit)``.
 
     Parameters
     ----------
@@ -550,7 +645,9 @@ def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.fl
     Returns
     -------
     ndarray, shape (..., 7)
-        Position and quaternion with ``q1 >= 0`` (``q`` and ``-q`` are the same rotation).
+        Position ``[x, y, z]`` in `unit`, then the quaternion ``[q1, q2, q3, q4]`` =
+        ``[w, x, y, z]`` with ``q1 >= 0`` (``q`` and ``-q`` are the same rotation; where
+        ``q1 = 0`` the first non-zero component is positive).
 
     Raises
     ------
@@ -564,10 +661,11 @@ def abb_from_pose(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.fl
 
     Examples
     --------
-    >>> abb_from_pose(pose_from_abb([600, 0, 400, 0, 0, 1, 0], unit="mm"), unit="mm").round(9)
+    >>> T = pose_from_abb([600, 0, 400], quaternion_wxyz=[0, 0, 1, 0], unit="mm")
+    >>> abb_from_pose(T, unit="mm").round(9)
     array([600.,   0., 400.,   0.,   0.,   1.,   0.])
     """
     rot, xyz = _rotation(pose, "pose", unit)
     with np.errstate(under="ignore"):
-        q = rot.as_quat(canonical=True, scalar_first=True).reshape(*xyz.shape[:-1], 4)
+        q = _canonical_wxyz(rot.as_quat().reshape(*xyz.shape[:-1], 4))
     return np.concatenate([xyz, q], axis=-1)

@@ -136,7 +136,9 @@ def rotation_from_up(
     Raises
     ------
     ValueError
-        As :func:`rotation_matrix_from_up`.
+        As :func:`rotation_matrix_from_up`; also for an empty `up`, and for more than one
+        leading axis where the installed SciPy's ``Rotation`` holds only flat stacks (older
+        releases; :func:`rotation_matrix_from_up` takes any batch shape).
 
     Notes
     -----
@@ -147,7 +149,7 @@ def rotation_from_up(
     --------
     >>> from gravdir.frames import up_from_tilt_azimuth
     >>> rot = rotation_from_up(up_from_tilt_azimuth(0.3, -2.0))
-    >>> float(rot.magnitude().round(12))
+    >>> round(float(rot.magnitude()), 12)
     0.3
     """
     from scipy.spatial.transform import Rotation
@@ -155,5 +157,19 @@ def rotation_from_up(
     matrix = rotation_matrix_from_up(
         up, atol=atol, normalize=normalize, vertical_atol=vertical_atol
     )
-    with np.errstate(under="ignore"):  # SciPy's determinant of a nearly trivial rotation
-        return Rotation.from_matrix(matrix)
+    if matrix.size == 0:  # SciPy before 1.15 cannot hold an empty stack: refused everywhere
+        raise ValueError(
+            f"Expected `up` to hold at least one vector, got shape {matrix.shape[:-2] + (3,)}."
+        )
+    try:
+        with np.errstate(under="ignore"):  # SciPy's determinant of a nearly trivial rotation
+            return Rotation.from_matrix(matrix)
+    except ValueError:
+        if matrix.ndim <= 3:
+            raise
+        # Older SciPy holds only flat stacks of rotations.
+        raise ValueError(
+            f"Expected `up` of shape (3,) or (n, 3) with this SciPy (its Rotation holds no "
+            f"deeper batch), got shape {matrix.shape[:-2] + (3,)}; use "
+            "`rotation_matrix_from_up` for any batch shape."
+        ) from None

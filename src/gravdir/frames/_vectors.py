@@ -5,22 +5,25 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_rotation_matrix, check_same_shape, check_vectors
+from gravdir._checks import RotationLike, check_rotation_matrix, check_same_shape, check_vectors
 from gravdir.frames._common import _scalar_or_array, _unit_vectors
 
 __all__ = ["angle_between", "vector_in_target_frame"]
 
 
-def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> NDArray[np.float64]:
+def vector_in_target_frame(
+    v_base: ArrayLike, base_from_target: RotationLike
+) -> NDArray[np.float64]:
     """Express base-frame vectors in a target frame.
 
     Parameters
     ----------
     v_base : array_like, shape (..., 3)
         Vectors (for example `up`) in the base frame.
-    base_from_target : array_like, shape (..., 3, 3)
+    base_from_target : array_like, shape (..., 3, 3), or scipy.spatial.transform.Rotation
         Orientation of the target frame in the base frame: its columns are the target's x, y, z
-        axes written in base coordinates. Broadcasts against `v_base`.
+        axes written in base coordinates. Broadcasts against `v_base`. A SciPy ``Rotation``
+        stands for its matrix (a stack of ``n`` rotations for shape ``(n, 3, 3)``).
 
     Returns
     -------
@@ -51,6 +54,12 @@ def vector_in_target_frame(v_base: ArrayLike, base_from_target: ArrayLike) -> ND
 
     >>> R = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
     >>> vector_in_target_frame([0, 0, 1], R).round(12) + 0.0
+    array([0., 1., 0.])
+
+    The same frame as a SciPy rotation:
+
+    >>> from scipy.spatial.transform import Rotation
+    >>> vector_in_target_frame([0, 0, 1], Rotation.from_rotvec([np.pi / 2, 0, 0])).round(12) + 0.0
     array([0., 1., 0.])
     """
     v = check_vectors(v_base, "v_base")

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from typing import Generic, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
+from gravdir._checks import NanPolicy
 from gravdir._results import Result
 from gravdir.friction._columns import FrictionModelName
-from gravdir.friction._estimate import (
-    FrictionFit,
-    check_like_velocity,
-    check_velocity,
-    fit_friction,
-)
+from gravdir.friction._estimate import FrictionFit, fit_friction
+from gravdir.friction._inputs import check_series
 from gravdir.friction._load import (
     GravityFreeCheck,
     LoadFrictionFit,
@@ -41,7 +38,19 @@ class FrictionRun(Result):
     """One run of an excitation plan on one joint.
 
     The arrays are copied (as float64, read-only): changing the caller's arrays afterwards does
-    not change the run.
+    not change the run. A run is where a joint's samples enter the two-pose identification, so
+    this is where NaN samples are refused or dropped: ``FrictionRun(..., nan_policy="omit")``
+    drops every sample where any of the arrays holds a NaN (the default ``"raise"`` refuses a
+    NaN, naming the array); :func:`identify_joint_friction` and :func:`identify_arm_friction`
+    take runs and have no `nan_policy` of their own.
+
+    Parameters
+    ----------
+    velocity, torque, acceleration, gravity_torque
+        As the attributes below.
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN does (keyword or fifth argument; not stored). Infinities are refused under
+        both.
 
     Attributes
     ----------
@@ -53,29 +62,45 @@ class FrictionRun(Result):
         Joint acceleration, rad/s² (enables the inertia term).
     gravity_torque : ndarray, shape (n,) or None
         Gravity torque, N·m: None for the gravity-free run, required for the loaded run.
+    n_omitted : int
+        Samples dropped because an array held a NaN there (``nan_policy="omit"``; 0 otherwise);
+        the arrays above hold the samples kept.
 
     Raises
     ------
     ValueError
-        If `velocity` is not shape (n,) with n >= 1, real and finite, or another array is not
-        real and finite or differs from its shape (a column vector is refused, not broadcast).
+        If `velocity` is not shape (n,) with n >= 1 (after omitting NaN samples), real and
+        finite, or another array is not real and finite or differs from its shape (a column
+        vector is refused, not broadcast), or `nan_policy` is not "raise" or "omit".
     """
 
     velocity: NDArray[np.float64]
     torque: NDArray[np.float64]
     acceleration: NDArray[np.float64] | None = None
     gravity_torque: NDArray[np.float64] | None = None
+    nan_policy: InitVar[NanPolicy] = "raise"
+    n_omitted: int = field(default=0, init=False)
 
-    def __post_init__(self) -> None:
-        v = np.array(check_velocity(self.velocity), dtype=np.float64)
-        if v.size == 0:
-            raise ValueError("Expected `velocity` to hold at least one sample, got none.")
-        object.__setattr__(self, "velocity", v)
-        for name in ("torque", "acceleration", "gravity_torque"):
-            value: ArrayLike | None = getattr(self, name)
+    def __post_init__(self, nan_policy: NanPolicy) -> None:
+        series, n_omitted = check_series(
+            nan_policy,
+            {
+                "velocity": self.velocity,
+                "torque": self.torque,
+                "acceleration": self.acceleration,
+                "gravity_torque": self.gravity_torque,
+            },
+            optional=("acceleration", "gravity_torque"),
+        )
+        for name, value in series.items():
             if value is not None:
-                arr = np.array(check_like_velocity(value, name, v), dtype=np.float64)
-                object.__setattr__(self, name, arr)
+                object.__setattr__(self, name, np.array(value, dtype=np.float64))
+        if self.velocity.size == 0:
+            raise ValueError(
+                "Expected `velocity` to hold at least one sample, got none"
+                f"{f' after omitting {n_omitted} with NaN' if n_omitted else ''}."
+            )
+        object.__setattr__(self, "n_omitted", n_omitted)
         super().__post_init__()
 
     def __repr__(self) -> str:
@@ -83,7 +108,8 @@ class FrictionRun(Result):
             name for name in ("acceleration", "gravity_torque") if getattr(self, name) is not None
         ]
         with_ = f" with {' and '.join(extras)}" if extras else ""
-        return f"FrictionRun({self.velocity.size} samples{with_})"
+        omitted = f", {self.n_omitted} omitted (NaN)" if self.n_omitted else ""
+        return f"FrictionRun({self.velocity.size} samples{with_}{omitted})"
 
 
 @dataclass(frozen=True, eq=False, repr=False)

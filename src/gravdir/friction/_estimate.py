@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import least_squares
 
 from gravdir._checks import (
+    NanPolicy,
     check_array,
     check_count,
     check_option,
@@ -26,7 +29,13 @@ from gravdir.friction._columns import (
     columns_for_model,
     columns_for_name,
 )
-from gravdir.friction._inputs import ignore_underflow, lost_in_scaling, pow2_exponent
+from gravdir.friction._inputs import (
+    check_series,
+    ignore_underflow,
+    lost_in_scaling,
+    omitted_text,
+    pow2_exponent,
+)
 from gravdir.friction._model import (
     FrictionModel,
     LoadDependentFriction,
@@ -88,7 +97,8 @@ class FrictionFit(Result):
     residuals : ndarray, shape (m,)
         Torque minus model at the `m` samples used, N·m.
     mask : ndarray of bool, shape (n,)
-        Which input samples were used (``|velocity| >= min_speed``).
+        Which samples were used (``|velocity| >= min_speed``), over the input samples less any
+        that ``nan_policy="omit"`` dropped.
     residual_rms : float
         Root mean square of `residuals`, N·m.
     min_speed : float
@@ -99,6 +109,8 @@ class FrictionFit(Result):
     n_iter : int
         Number of residual evaluations of that search (scipy ``least_squares``' ``nfev``: one
         per trial step, which is what `max_iter` bounds); 0 for ``"coulomb-viscous"``.
+    n_omitted : int
+        Samples dropped because a series held a NaN there (``nan_policy="omit"``; 0 otherwise).
     """
 
     model: FrictionModel
@@ -114,6 +126,7 @@ class FrictionFit(Result):
     min_speed: float
     converged: bool
     n_iter: int
+    n_omitted: int = 0
 
     def parameter(self, name: str) -> float:
         """The estimate of the parameter called `name`."""
@@ -161,7 +174,8 @@ class FrictionFit(Result):
         solver = "" if self.converged else f", not converged after {self.n_iter} evaluations"
         return (
             f"FrictionFit({self.model_name!r}, {terms}; rms={self.residual_rms:.3g} N·m, "
-            f"{int(self.mask.sum())}/{self.mask.size} samples{solver})"
+            f"{int(self.mask.sum())}/{self.mask.size} samples"
+            f"{f', {self.n_omitted} omitted (NaN)' if self.n_omitted else ''}{solver})"
         )
 
 
@@ -247,6 +261,7 @@ class _Samples:
     torque_exponent: int
     acceleration_exponent: int
     load_exponent: int
+    n_omitted: int
 
     def parameter_exponents(self, names: list[str]) -> NDArray[np.int64]:
         """Per parameter, the power of two that turns its scaled value into the caller's units."""
@@ -274,18 +289,23 @@ def _select_samples(
     acceleration: ArrayLike | None,
     gravity_torque: ArrayLike | None,
     min_speed: float,
+    nan_policy: str,
 ) -> _Samples:
     """Validate the series and keep the samples at or above `min_speed`, in both directions."""
-    v_all = check_velocity(velocity)
-    torque_all = check_like_velocity(torque, "torque", v_all)
-    a_all = (
-        None if acceleration is None else check_like_velocity(acceleration, "acceleration", v_all)
+    series, n_omitted = check_series(
+        nan_policy,
+        {
+            "velocity": velocity,
+            "torque": torque,
+            "acceleration": acceleration,
+            "gravity_torque": gravity_torque,
+        },
+        optional=("acceleration", "gravity_torque"),
     )
-    g_all = (
-        None
-        if gravity_torque is None
-        else check_like_velocity(gravity_torque, "gravity_torque", v_all)
-    )
+    # `velocity` and `torque` are required, so never None here.
+    v_all = cast("NDArray[np.float64]", series["velocity"])
+    torque_all = cast("NDArray[np.float64]", series["torque"])
+    a_all, g_all = series["acceleration"], series["gravity_torque"]
     mask = np.abs(v_all) >= min_speed
     v = v_all[mask]
     n_pos = int(np.count_nonzero(v > 0))
@@ -296,8 +316,9 @@ def _select_samples(
             which = "none"
         raise InsufficientDataError(
             f"Expected `velocity` to hold samples in both directions with |velocity| >= "
-            f"`min_speed`={min_speed:g}, got {which} ({n_pos} positive, {n_neg} negative): the "
-            "offset (or per-direction levels) cannot be separated from Coulomb friction."
+            f"`min_speed`={min_speed:g}, got {which} ({n_pos} positive, {n_neg} negative"
+            f"{omitted_text(n_omitted)}): the offset (or per-direction levels) cannot be "
+            "separated from Coulomb friction."
         )
     # Scaled units (exact powers of two, none for data of ordinary size): no square or product
     # of the fit overflows or underflows, whatever the size of the data.
@@ -322,6 +343,7 @@ def _select_samples(
         torque_exponent=kt,
         acceleration_exponent=ka,
         load_exponent=kg,
+        n_omitted=n_omitted,
     )
 
 
@@ -480,6 +502,7 @@ def fit_friction(
     min_speed: float = 1e-3,
     speed_resolution: float = 0.05,
     max_iter: int = 200,
+    nan_policy: NanPolicy = "raise",
 ) -> FrictionFit:
     """Fit a friction model (optionally with inertia and load dependence) to joint torque.
 
@@ -515,6 +538,12 @@ def fit_friction(
         Largest number of residual evaluations of the search over the Stribeck velocities and
         exponents (scipy ``least_squares``' ``max_nfev``; default 200, far above the 10-30 a
         typical plan needs), from 1 to `MAX_ITER_CAP` = 10 000.
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN in a series does. ``"raise"`` (default): a ValueError naming the series.
+        ``"omit"``: every sample where any series holds a NaN is dropped (samples are
+        independent given velocity and acceleration, so the rest still fit); `n_omitted` counts
+        them, and `mask` and `residuals` refer to the samples kept. Infinities are refused
+        under both; the minimums of data below apply to the samples kept.
 
     Returns
     -------
@@ -612,7 +641,7 @@ def fit_friction(
     v_min = check_positive(min_speed, "min_speed")
     resolution = _check_resolution(speed_resolution)
     limit = check_count(max_iter, "max_iter", minimum=1, maximum=MAX_ITER_CAP)
-    data = _select_samples(velocity, torque, acceleration, gravity_torque, v_min)
+    data = _select_samples(velocity, torque, acceleration, gravity_torque, v_min, nan_policy)
     design = Design(strategy, data.velocity, data.acceleration, data.gravity_torque, exponent)
     _check_support(design, data.raw_velocity, resolution)
 
@@ -628,7 +657,8 @@ def fit_friction(
     _warn_unresolved(design, p_hat, cov, at_edge)
     if not converged:
         warn_not_converged("fit_friction", limit, stacklevel=4)
-    return _unscaled_fit(name, design, data, theta, p_hat, cov, resid, v_min, converged, n_iter)
+    fit = _unscaled_fit(name, design, data, theta, p_hat, cov, resid, v_min, converged, n_iter)
+    return dataclasses.replace(fit, n_omitted=data.n_omitted) if data.n_omitted else fit
 
 
 def _unscaled_fit(

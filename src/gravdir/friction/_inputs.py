@@ -18,16 +18,25 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_scalar, check_vectors
+from gravdir._checks import (
+    NAN_POLICIES,
+    check_array,
+    check_option,
+    check_scalar,
+    check_vectors,
+    drop_nan_samples,
+)
 
 __all__ = [
     "FLOAT_TINY",
     "check_real",
+    "check_series",
     "check_unit",
     "direction",
     "ignore_underflow",
     "length",
     "lost_in_scaling",
+    "omitted_text",
     "pow2_exponent",
     "representable",
     "vector3",
@@ -135,3 +144,39 @@ def vector3(x: ArrayLike, name: str) -> NDArray[np.float64]:
     if v.shape != (3,):
         raise ValueError(f"Expected `{name}` to have shape (3,), got {v.shape}.")
     return v
+
+
+def check_series(
+    nan_policy: str, series: dict[str, ArrayLike | None], optional: tuple[str, ...] = ()
+) -> tuple[dict[str, NDArray[np.float64] | None], int]:
+    """The sample series of one run, validated together, without the NaN samples under "omit".
+
+    The first entry of `series` is the reference (``velocity``), shape (n,); every other one
+    must have its shape exactly (a column vector is refused, not broadcast). Entries named in
+    `optional` may be None (and stay None). A sample is dropped when any series holds a NaN
+    there (``nan_policy="omit"``); under ``"raise"`` a NaN raises naming the series and the
+    option; an infinity raises under both. Returns the series and the number of samples omitted.
+    """
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    arrays: dict[str, NDArray[np.float64]] = {}
+    ref_name = next(iter(series))
+    for name, x in series.items():
+        if x is None and name in optional:
+            continue
+        arr = check_array(x, name, finite=False)  # type: ignore[arg-type]  # None is refused
+        if name == ref_name and arr.ndim != 1:
+            raise ValueError(f"Expected `{name}` to have shape (n,), got {arr.shape}.")
+        if name != ref_name and arr.shape != arrays[ref_name].shape:
+            raise ValueError(
+                f"Expected `{name}` to have the shape of `{ref_name}` "
+                f"{arrays[ref_name].shape}, got {arr.shape}."
+            )
+        arrays[name] = arr
+    kept, keep = drop_nan_samples(arrays, nan_policy)
+    out: dict[str, NDArray[np.float64] | None] = {name: kept.get(name) for name in series}
+    return out, int(keep.size - np.count_nonzero(keep))
+
+
+def omitted_text(n_omitted: int) -> str:
+    """`` after omitting k sample(s) with NaN`` for an error about too few samples, or nothing."""
+    return f" after omitting {n_omitted} sample(s) with NaN" if n_omitted else ""

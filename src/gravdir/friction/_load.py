@@ -5,27 +5,24 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive
+from gravdir._checks import NanPolicy, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
-from gravdir.friction._estimate import (
-    FrictionFit,
-    check_like_velocity,
-    check_velocity,
-    fit_jacobian,
-)
+from gravdir.friction._estimate import FrictionFit, fit_jacobian
 from gravdir.friction._inputs import (
+    check_series,
     check_unit,
     direction,
     ignore_underflow,
     length,
     lost_in_scaling,
+    omitted_text,
     pow2_exponent,
     representable,
     vector3,
@@ -248,9 +245,12 @@ class LoadFrictionFit(Result):
         `load_friction` minus :math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q` at the samples
         used, N·m.
     mask : ndarray of bool, shape (n,)
-        Samples used (``|velocity| >= min_speed``).
+        Samples used (``|velocity| >= min_speed``), over the input samples less any that
+        ``nan_policy="omit"`` dropped (as `load_friction`).
     residual_rms : float
         RMS of `residuals`, N·m.
+    n_omitted : int
+        Samples dropped because a series held a NaN there (``nan_policy="omit"``; 0 otherwise).
     """
 
     load_coefficient: float
@@ -260,12 +260,14 @@ class LoadFrictionFit(Result):
     residuals: NDArray[np.float64]
     mask: NDArray[np.bool_]
     residual_rms: float
+    n_omitted: int = 0
 
     def __repr__(self) -> str:
+        omitted = f", {self.n_omitted} omitted (NaN)" if self.n_omitted else ""
         return (
             f"LoadFrictionFit(load_coefficient={self.load_coefficient:.5g}"
             f"±{self.load_coefficient_std:.2g}, rms={self.residual_rms:.3g} N·m, "
-            f"{int(self.mask.sum())}/{self.mask.size} samples)"
+            f"{int(self.mask.sum())}/{self.mask.size} samples{omitted})"
         )
 
 
@@ -280,6 +282,7 @@ def load_dependent_friction(
     free_pose: GravityFreeCheck | None = None,
     min_speed: float | None = None,
     min_load: float = 1e-6,
+    nan_policy: NanPolicy = "raise",
 ) -> LoadFrictionFit:
     """Split the friction of a gravity-loaded run into gravity-free and load-dependent parts.
 
@@ -303,6 +306,12 @@ def load_dependent_friction(
     min_load : float, optional
         Smallest peak ``|gravity_torque|`` (N·m) for which μ is identifiable (default 1e-6,
         round-off level of a gravity model in N·m).
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN in `velocity`, `torque`, `gravity_torque` or `acceleration` does.
+        ``"raise"`` (default): a ValueError naming the series. ``"omit"``: every sample where
+        any of them holds a NaN is dropped; `n_omitted` counts them, and `load_friction`, `mask`
+        and `residuals` refer to the samples kept. Infinities are refused under both; the
+        minimums below apply to the samples kept.
 
     Returns
     -------
@@ -369,10 +378,21 @@ def load_dependent_friction(
     if not isinstance(free_fit, FrictionFit):
         raise ValueError(f"Expected `free_fit` to be a FrictionFit, got {type(free_fit).__name__}.")
     refuse_loaded_pose(free_pose)
-    v = check_velocity(velocity)
-    drive = check_like_velocity(torque, "torque", v)
-    g = check_like_velocity(gravity_torque, "gravity_torque", v)
-    acc = None if acceleration is None else check_like_velocity(acceleration, "acceleration", v)
+    series, n_omitted = check_series(
+        nan_policy,
+        {
+            "velocity": velocity,
+            "torque": torque,
+            "gravity_torque": gravity_torque,
+            "acceleration": acceleration,
+        },
+        optional=("acceleration",),
+    )
+    # The three required series are never None here.
+    v = cast("NDArray[np.float64]", series["velocity"])
+    drive = cast("NDArray[np.float64]", series["torque"])
+    g = cast("NDArray[np.float64]", series["gravity_torque"])
+    acc = series["acceleration"]
     if free_fit.inertia is not None and acc is None:
         raise ValueError("Expected `acceleration`: `free_fit` includes an inertia term, got None.")
     v_min = free_fit.min_speed if min_speed is None else check_positive(min_speed, "min_speed")
@@ -392,7 +412,7 @@ def load_dependent_friction(
     if not np.any(mask):
         raise InsufficientDataError(
             f"Expected `velocity` to hold samples with |velocity| >= `min_speed`={v_min:g}, got "
-            "none."
+            f"none{omitted_text(n_omitted)}."
         )
     peak = float(np.max(np.abs(g[mask])))
     if peak < floor:
@@ -404,7 +424,7 @@ def load_dependent_friction(
     if loaded < MIN_LOAD_SAMPLES:
         raise InsufficientDataError(
             f"Expected `gravity_torque` non-zero at {MIN_LOAD_SAMPLES} or more samples with "
-            f"|velocity| >= `min_speed`={v_min:g}, got {loaded}."
+            f"|velocity| >= `min_speed`={v_min:g}, got {loaded}{omitted_text(n_omitted)}."
         )
     x = np.abs(g[mask]) * np.sign(v[mask])
     f = load_friction[mask]
@@ -444,6 +464,7 @@ def load_dependent_friction(
         residuals=resid,
         mask=mask,
         residual_rms=rms,
+        n_omitted=n_omitted,
     )
 
 

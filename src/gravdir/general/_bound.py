@@ -160,7 +160,7 @@ class PlannedSweep(Result):
     ----------
     joint : int
         Index of the joint to sweep (0-based).
-    rotation : array_like, shape (3, 3)
+    rotation : array_like, shape (3, 3), or scipy.spatial.transform.Rotation
         Orientation of the joint's link frame in the base frame at `q_ref`.
     axis : array_like, shape (3,)
         The joint's axis in its link frame, unit.

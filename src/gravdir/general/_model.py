@@ -16,6 +16,7 @@ from gravdir._checks import (
     check_scalar,
     check_unit_vector,
     check_vectors,
+    matrix_if_rotation,
     norm,
 )
 from gravdir._constants import STANDARD_GRAVITY
@@ -108,7 +109,7 @@ def _check_bounded(
 
 
 def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    arr = check_array(x, name, tail=(3, 3))
+    arr = check_array(matrix_if_rotation(x), name, tail=(3, 3))
     if arr.shape != (3, 3):
         raise ValueError(f"Expected `{name}` to have shape (3, 3), got {_describe(arr.shape)}.")
     # The entries of a rotation are cosines: anything larger is not one (and squaring it could
@@ -267,7 +268,7 @@ class JointSweep(Result):
     ----------
     joint : int
         Index of the swept joint (0-based: ``0`` is J1).
-    rotation : array_like, shape (3, 3)
+    rotation : array_like, shape (3, 3), or scipy.spatial.transform.Rotation
         Orientation of the swept joint's link frame in the base frame at `q_ref` (columns: the
         link frame's axes in base coordinates). Validated as a proper rotation within 1e-6 and
         replaced by the nearest exact rotation.

@@ -219,6 +219,10 @@ def moving_average_expected(
     with gain :math:`\\mathrm{sinc}(qW)` (for :math:`2z_f/z_c = 1.98` and :math:`W = 1`: −0.01);
     the slow gravity term is biased by about :math:`(2\\pi W/N)^2/24` of its amplitude.
 
+    There is no ``nan_policy``: a NaN raises. The average integrates the record over a window of
+    motor angle, so a dropped sample would be bridged by interpolation without a word; cut the
+    record at the gap and average the pieces instead.
+
     References
     ----------
     US 2025/0065499 A1, paragraph 17 and claim 3.
@@ -468,6 +472,11 @@ def measure_run(
     speed the response to a given correction is the same. The two directions are kept apart
     because the response of a vibration mode to order :math:`q` at speed :math:`-\\omega` is the
     complex conjugate of that at :math:`+\\omega`.
+
+    There is no ``nan_policy``: a record with a NaN raises. The expected value (a moving
+    average over motor angle) and the spectrum's leakage bounds assume a gap-free, uniformly
+    sampled record; cut a logged run at a gap into records that each span the orders' periods
+    (or repeat the run) rather than dropping samples.
 
     References
     ----------

@@ -199,6 +199,11 @@ def order_spectrum(
     :math:`1/R` (the Rayleigh limit) cannot be separated by any method and raise instead of being
     silently mixed.
 
+    There is no ``nan_policy``: a record with a NaN raises. The leakage figures above and the
+    sampling check hold for uniformly sampled, gap-free records; samples dropped from the
+    middle change both without a word. Cut the record at the gap and analyse the pieces (each
+    must span a period of the lowest order), or repeat the run.
+
     References
     ----------
     US 2025/0065499 A1, paragraph 22 and claims 8-9.

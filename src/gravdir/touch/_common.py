@@ -8,11 +8,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    NAN_POLICIES,
     check_array,
     check_count,
+    check_option,
     check_positive,
     check_unit_vector,
     check_vectors,
+    drop_nan_samples,
 )
 from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.poses import check_poses
@@ -79,6 +82,29 @@ def check_pose_stack(flange_poses: ArrayLike) -> NDArray[np.float64]:
             "pose (4, 4); pass `flange_poses[None]` for one contact."
         )
     return check_poses(poses, "flange_poses")
+
+
+def omit_nan_contacts(
+    x: ArrayLike, name: str, tail: tuple[int, ...], nan_policy: str
+) -> tuple[NDArray[np.float64], int]:
+    """`x` (..., N, *tail) without the contacts that hold a NaN (``nan_policy="omit"``).
+
+    Returns the array and the number of contacts omitted (a contact with a NaN in any batch
+    item is omitted from every item, so the sets stay of one size). Under ``"raise"`` a NaN
+    raises, naming `name` and the option; an infinity raises under both. An array without the
+    contact axis is returned as it is, for the caller's own shape check to refuse.
+    """
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    arr = check_array(x, name, tail=tail, finite=False)
+    if arr.ndim < len(tail) + 1:
+        return arr, 0
+    kept, keep = drop_nan_samples({name: arr}, nan_policy, axis=-len(tail) - 1)
+    return kept[name], int(keep.size - np.count_nonzero(keep))
+
+
+def omitted_text(n_omitted: int) -> str:
+    """`` after omitting k with NaN`` for an error about too few contacts, or nothing."""
+    return f" after omitting {n_omitted} with NaN" if n_omitted else ""
 
 
 def check_limit(value: object, name: str, maximum: int) -> int:

@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from gravdir._checks import check_count, check_positive, check_rotation_matrix
+from gravdir._checks import RotationLike, check_count, check_positive, check_rotation_matrix
 from gravdir._results import Result
 from gravdir.touch._common import fmt
 
@@ -69,7 +69,7 @@ def plan_touches(
     *,
     max_tilt: float = math.radians(30.0),
     radius: float = 0.1,
-    nominal: ArrayLike | None = None,
+    nominal: RotationLike | None = None,
 ) -> TouchPlan:
     """Orientations and contact spots that pin the tool tip's lateral components.
 
@@ -83,10 +83,11 @@ def plan_touches(
     radius : float, optional
         Radius of the circle of contact spots, in the unit of the poses (default 0.1, i.e.
         100 mm for metres).
-    nominal : array_like, shape (..., 3, 3), optional
+    nominal : array_like, shape (..., 3, 3), or scipy.spatial.transform.Rotation, optional
         ``base_from_flange`` rotation at which the tool points straight into the plane, flange
         +z toward it. Default identity: the rotations are then relative to that orientation and
-        the spots are in its flange frame.
+        the spots are in its flange frame. A SciPy ``Rotation`` stands for its matrix (a stack
+        of ``n`` rotations for a batch of shape ``(n,)``).
 
     Returns
     -------

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import t as student_t
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import NanPolicy, check_array, check_positive
 from gravdir._results import UpResult, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
 from gravdir.touch._common import (
@@ -29,6 +29,8 @@ from gravdir.touch._common import (
     in_units,
     noise_floor,
     noise_in_units,
+    omit_nan_contacts,
+    omitted_text,
     orient,
     plane_information,
     plane_normal_variance,
@@ -79,6 +81,9 @@ class PlaneFit(UpResult):
         (always True without `robust`).
     n_iter : ndarray of int, shape (...)
         Tests of the outlier deletion (each rejects at most one point; 0 without `robust`).
+    n_omitted : int
+        Contacts dropped because they held a NaN (``nan_policy="omit"``; 0 otherwise).
+        `residuals` and `inliers` then index the contacts kept, in their input order.
     up_cov, up_std_deg
         Covariance of `up` (..., 3, 3), rad², and ``sqrt(trace(up_cov))`` in degrees, the RMS
         angle between estimate and truth (properties, see :class:`~gravdir._results.UpResult`).
@@ -95,6 +100,7 @@ class PlaneFit(UpResult):
     inliers: NDArray[np.bool_]
     converged: NDArray[np.bool_]
     n_iter: NDArray[np.int64]
+    n_omitted: int = 0
 
     @property
     def outliers(self) -> NDArray[np.bool_]:
@@ -107,6 +113,7 @@ class PlaneFit(UpResult):
             f"conditioning={fmt(self.conditioning)}, "
             f"outliers={np.flatnonzero(~self.inliers).tolist() if self.up.ndim == 1 else '...'}, "
             f"sign_rule={self.sign_rule!r}"
+            + (f", n_omitted={self.n_omitted}" if self.n_omitted else "")
         )
         return batch_repr("PlaneFit", self.up, extra)
 
@@ -122,6 +129,7 @@ def _fit_plane(
     min_conditioning: float,
     sign_rule: SignRule,
     deletion: tuple[NDArray[np.bool_], NDArray[np.int64]],
+    n_omitted: int,
 ) -> PlaneFit:
     """The plane of the inliers of `points` (..., N, 3), given in units of `scale` (...).
 
@@ -167,6 +175,7 @@ def _fit_plane(
         sign_rule=sign_rule,
         converged=deletion[0],
         n_iter=deletion[1],
+        n_omitted=n_omitted,
     )
 
 
@@ -258,6 +267,7 @@ def _check_plane_options(
     false_alarm: float,
     max_iter: int | None,
     min_conditioning: float,
+    n_omitted: int,
 ) -> tuple[float | None, float, int | None, float]:
     """Validate the options shared by the plane fits."""
     robust = check_bool(robust, "robust")
@@ -266,7 +276,7 @@ def _check_plane_options(
         raise InsufficientDataError(
             f"Expected `{data_name}` to hold at least {need} "
             f"{'points' if data_name == 'points' else 'contacts'}"
-            f"{' for the robust fit' if robust else ''}, got {n_pts}."
+            f"{' for the robust fit' if robust else ''}, got {n_pts}{omitted_text(n_omitted)}."
         )
     noise = check_noise_std(noise_std)
     alarm = check_positive(false_alarm, "false_alarm")
@@ -288,6 +298,7 @@ def up_from_touch_points(
     false_alarm: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
+    nan_policy: NanPolicy = "raise",
 ) -> PlaneFit:
     """`up` as the total-least-squares normal of N >= 3 contact points.
 
@@ -318,6 +329,11 @@ def up_from_touch_points(
     min_conditioning : float, optional
         Smallest accepted ``sqrt(lambda_2 / lambda_1)``, in (0, 1] (default 1e-6, where
         round-off starts to dominate the normal).
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN coordinate does. ``"raise"`` (default): a ValueError naming `points`.
+        ``"omit"``: the points holding one are dropped (in a batch, from every set, so the sets
+        keep one size) and the fit uses the rest; `n_omitted` counts them. An infinity is
+        refused under both.
 
     Returns
     -------
@@ -326,7 +342,7 @@ def up_from_touch_points(
     Raises
     ------
     InsufficientDataError
-        If N < 3 (N < 5 with `robust`).
+        If N < 3 (N < 5 with `robust`), counted after omitting points with NaN.
     DegenerateGeometryError
         If the (inlier) points are collinear or coincide, or `up_hint` lies in the plane.
     ValueError
@@ -378,7 +394,8 @@ def up_from_touch_points(
     >>> round(float(fit.up_std_deg), 4)
     0.081
     """
-    pts = check_array(points, "points", tail=(3,))
+    pts, n_omitted = omit_nan_contacts(points, "points", (3,), nan_policy)
+    pts = check_array(pts, "points", tail=(3,))
     if pts.ndim < 2:
         raise ValueError(
             "Expected `points` to have shape (..., N, 3) with N points, got a single point (3,)."
@@ -386,7 +403,14 @@ def up_from_touch_points(
     hint = check_hint(up_hint, "up_hint")
     check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
     noise, alarm, limit, min_conditioning = _check_plane_options(
-        pts.shape[-2], "points", noise_std, robust, false_alarm, max_iter, min_conditioning
+        pts.shape[-2],
+        "points",
+        noise_std,
+        robust,
+        false_alarm,
+        max_iter,
+        min_conditioning,
+        n_omitted,
     )
     scale = set_scale(pts)
     unit = in_units(pts, scale[..., None, None])
@@ -402,6 +426,7 @@ def up_from_touch_points(
         min_conditioning,
         "side of `up_hint`",
         deletion,
+        n_omitted,
     )
 
 
@@ -445,6 +470,7 @@ def up_from_touches(
     false_alarm: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
+    nan_policy: NanPolicy = "raise",
 ) -> PlaneFit:
     """`up` from the flange poses of N >= 3 contacts with a known tool tip.
 
@@ -462,6 +488,11 @@ def up_from_touches(
         target coordinates.
     noise_std, robust, false_alarm, max_iter, min_conditioning
         As in :func:`up_from_touch_points`.
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN in `flange_poses` does: ``"raise"`` (default) refuses it naming
+        `flange_poses`; ``"omit"`` drops the contacts whose pose holds one (in a batch, from
+        every set) and `n_omitted` counts them. `tool_tip`, `up_hint` and `base_from_target` are
+        not samples: a NaN there always raises.
 
     Returns
     -------
@@ -506,14 +537,21 @@ def up_from_touches(
     >>> fit.up + 0.0, fit.sign_rule
     (array([0., 0., 1.]), 'flange side')
     """
-    raw = contact_points(flange_poses, tool_tip, base_from_target=base_from_target)
-    poses = np.asarray(flange_poses, dtype=np.float64)
+    poses, n_omitted = omit_nan_contacts(flange_poses, "flange_poses", (4, 4), nan_policy)
+    raw = contact_points(poses, tool_tip, base_from_target=base_from_target)
     bt = None if base_from_target is None else np.asarray(base_from_target, dtype=np.float64)
     hint = None if up_hint is None else check_hint(up_hint, "up_hint")
     if hint is not None:
         check_vector_batch(hint, "up_hint", raw.shape[:-2], poses, "flange_poses")
     noise, alarm, limit, min_conditioning = _check_plane_options(
-        raw.shape[-2], "flange_poses", noise_std, robust, false_alarm, max_iter, min_conditioning
+        raw.shape[-2],
+        "flange_poses",
+        noise_std,
+        robust,
+        false_alarm,
+        max_iter,
+        min_conditioning,
+        n_omitted,
     )
     scale = set_scale(raw)
     pts = in_units(raw, scale[..., None, None])
@@ -526,5 +564,15 @@ def up_from_touches(
     names = "`flange_poses`"
     inliers, deletion = _inliers(pts, robust, alarm, limit, min_conditioning, names)
     return _fit_plane(
-        pts, scale, inliers, hint, hint_name, names, noise, min_conditioning, rule, deletion
+        pts,
+        scale,
+        inliers,
+        hint,
+        hint_name,
+        names,
+        noise,
+        min_conditioning,
+        rule,
+        deletion,
+        n_omitted,
     )

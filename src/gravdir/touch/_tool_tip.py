@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -9,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_vectors
+from gravdir._checks import NanPolicy, check_positive, check_vectors
 from gravdir._results import UpResult, warn_not_converged
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.touch._common import (
@@ -30,6 +31,8 @@ from gravdir.touch._common import (
     inverse_variance,
     noise_floor,
     noise_in_units,
+    omit_nan_contacts,
+    omitted_text,
     orient,
     scatter,
     set_scale,
@@ -93,6 +96,9 @@ class ToolPlaneFit(UpResult):
         its scale) within `max_iter` iterations.
     n_iter : ndarray of int, shape (...)
         Gauss-Newton iterations of the refinement that gave the result.
+    n_omitted : int
+        Contacts dropped because their pose held a NaN (``nan_policy="omit"``; 0 otherwise).
+        `residuals` then index the contacts kept, in their input order.
     up_cov, up_std_deg
         Covariance of `up` (..., 3, 3), rad², and ``sqrt(trace(up_cov))`` in degrees
         (properties, see :class:`~gravdir._results.UpResult`).
@@ -116,6 +122,7 @@ class ToolPlaneFit(UpResult):
     sign_rule: SignRule
     converged: NDArray[np.bool_]
     n_iter: NDArray[np.int64]
+    n_omitted: int = 0
 
     @property
     def orientation_spread_deg(self) -> NDArray[np.float64]:
@@ -129,6 +136,7 @@ class ToolPlaneFit(UpResult):
             f"weak_axis_std={fmt(self.weak_axis_std)}, rms={fmt(self.rms)}, "
             f"orientation_spread_deg={fmt(self.orientation_spread_deg)} deg, "
             f"converged={fmt(self.converged)}"
+            + (f", n_omitted={self.n_omitted}" if self.n_omitted else "")
         )
         return batch_repr("ToolPlaneFit", self.up, extra)
 
@@ -344,6 +352,7 @@ def tool_tip_and_up_from_touches(
     n_directions: int = 600,
     search_max_iter: int = 3,
     n_starts: int = 4,
+    nan_policy: NanPolicy = "raise",
 ) -> ToolPlaneFit:
     """Tool-tip offset, `up` and plane offset together, from N >= 6 contacts.
 
@@ -380,6 +389,10 @@ def tool_tip_and_up_from_touches(
     n_starts : int, optional
         Lowest results of that search refined to convergence (default 4); the lowest final cost
         wins.
+    nan_policy : {"raise", "omit"}, optional
+        What a NaN in `flange_poses` does: ``"raise"`` (default) refuses it naming
+        `flange_poses`; ``"omit"`` drops the contacts whose pose holds one (in a batch, from
+        every set) and `n_omitted` counts them. An infinity is refused under both.
 
     Returns
     -------
@@ -388,7 +401,7 @@ def tool_tip_and_up_from_touches(
     Raises
     ------
     InsufficientDataError
-        If N < 6.
+        If N < 6 (counted after omitting contacts with NaN).
     DegenerateGeometryError
         If the orientations are too similar to separate the tool tip from the plane offset
         (`noise_gain` above `max_noise_gain`), or the contacts do not span a plane.
@@ -462,12 +475,13 @@ def tool_tip_and_up_from_touches(
     >>> bool(fit.converged)
     True
     """
-    poses = check_pose_stack(flange_poses)
+    kept, n_omitted = omit_nan_contacts(flange_poses, "flange_poses", (4, 4), nan_policy)
+    poses = check_pose_stack(kept)
     n_pts = poses.shape[-3]
     if n_pts < 6:
         raise InsufficientDataError(
             f"Expected `flange_poses` to hold at least 6 contacts for tool tip and plane, "
-            f"got {n_pts}."
+            f"got {n_pts}{omitted_text(n_omitted)}."
         )
     noise = check_noise_std(noise_std)
     max_noise_gain = check_positive(max_noise_gain, "max_noise_gain")
@@ -516,6 +530,8 @@ def tool_tip_and_up_from_touches(
     if not np.all(best.converged):
         warn_not_converged("The Gauss-Newton refinement of tool tip and plane", max_iter)
     fit = _assemble(batch, scale, t, n, offset, r, sigma, cov, m_mean, spread, rule, best)
+    if n_omitted:
+        fit = dataclasses.replace(fit, n_omitted=n_omitted)
     if noise is not None and np.any(np.all(fit.up_information == 0.0, axis=(-2, -1))):
         warn_no_information(stacklevel=3)
     return fit
