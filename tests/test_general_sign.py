@@ -144,7 +144,8 @@ def test_one_joint_with_a_flipped_sign_contradicts_the_other_hint():
     hemisphere = estimate_up([*j2, *j3_wrong])
     assert degrees_between(hemisphere.up, arm.up) < 0.5
     # ... but it contradicts that joint's moment hint, and this is reported.
-    with pytest.raises(SignConflictError, match=r"group 2 points 1[0-9]{2}\.\d° away.*torque_sign=-1"):
+    conflict = r"group 2 points 1[0-9]{2}\.\d° away.*torque_sign=-1"
+    with pytest.raises(SignConflictError, match=conflict):
         estimate_up([*j2, *j3_wrong], moment_hints=hints)
     # With the up_hint as well, still reported (and not a silent choice).
     with pytest.raises(ValueError, match="group 2"):
