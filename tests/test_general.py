@@ -378,12 +378,13 @@ def test_joint_sweep_takes_a_scipy_rotation(good_sweeps):
 
     sweeps, _, _ = good_sweeps
     s = sweeps[0]
-    as_object = JointSweep(1, Rotation.from_matrix(s.rotation), s.axis, s.q_ref, s.fit)
+    matrix = np.array(s.rotation)  # a writable copy: SciPy 1.13 refuses read-only buffers
+    as_object = JointSweep(1, Rotation.from_matrix(matrix), s.axis, s.q_ref, s.fit)
     as_matrix = JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit)
     np.testing.assert_allclose(as_object.rotation, as_matrix.rotation, rtol=0, atol=1e-15)
     assert as_object.rotation.shape == (3, 3)
     with pytest.raises(ValueError, match=r"`rotation` to have shape"):
-        JointSweep(1, Rotation.from_matrix([s.rotation] * 2), s.axis, s.q_ref, s.fit)
+        JointSweep(1, Rotation.from_matrix([matrix] * 2), s.axis, s.q_ref, s.fit)
 
 
 def test_joint_sweep_rejects_bad_records(good_sweeps):
