@@ -52,7 +52,7 @@ from gravdir import (
     up_from_three_points,
     up_from_touch_points,
 )
-from gravdir._results import Result, UpResult
+from gravdir._results import Fingerprinted, Result, UpResult
 from gravdir.frames import canonical_from_up
 from gravdir.kinematic_error import (
     BoldDriverTuner,
@@ -85,7 +85,7 @@ def _public_result_types() -> dict[str, type]:
             if (
                 inspect.isclass(obj)
                 and issubclass(obj, Result)
-                and obj not in (Result, UpResult)
+                and obj not in (Result, Fingerprinted, UpResult)
             ):
                 found[obj.__name__] = obj
     return found

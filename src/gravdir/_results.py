@@ -14,11 +14,18 @@ Results are frozen dataclasses that derive from :class:`Result` and are declared
 A gravity-direction result derives from :class:`UpResult`: it carries `up` and its Fisher
 information `up_information` (3×3, in the tangent plane of `up`), from which `up_cov` and
 `up_std_deg` follow, so estimates from different sensors combine by adding information.
+
+Gravity-direction results and sweep fits also carry a data ``fingerprint``: a frozen set of
+digests of the sample arrays they were computed from (:func:`data_fingerprint`), or the union of
+the fingerprints of the results they consumed. Two results share data exactly when their
+fingerprints intersect, which is how a fusion of estimates tells dependent ones from
+independent ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import warnings
 from collections.abc import Mapping
@@ -30,9 +37,11 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir.errors import ConvergenceWarning
 
 __all__ = [
+    "Fingerprinted",
     "Result",
     "UpResult",
     "cov_from_up_information",
+    "data_fingerprint",
     "tangent_basis",
     "up_information_from_cov",
     "up_information_from_tangent",
@@ -107,6 +116,8 @@ def _plain(value: Any) -> Any:
         return arr.tolist()
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted(_plain(v) for v in value)
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if value is None or isinstance(value, str | bool | int | float):
@@ -172,7 +183,53 @@ class Result:
         return f"{type(self).__name__}({body})"
 
 
-class UpResult(Result):
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Fingerprinted(Result):
+    """A result that knows which data it came from: the keyword-only field `fingerprint`.
+
+    `fingerprint` is a frozen set of digests (:func:`data_fingerprint`) of the sample arrays the
+    result was computed from, or the union of the fingerprints of the results it consumed; empty
+    when unknown (a result built by hand). It comes last in the constructor, as a keyword, so the
+    positional fields of every subclass are unchanged, and it is left out of the ``repr``.
+    """
+
+    fingerprint: frozenset[str] = dataclasses.field(
+        default=frozenset(), kw_only=True, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        fingerprint = self.fingerprint
+        if not isinstance(fingerprint, frozenset) or not all(
+            isinstance(item, str) for item in fingerprint
+        ):
+            object.__setattr__(self, "fingerprint", frozenset(str(x) for x in fingerprint))
+        super().__post_init__()
+
+
+def data_fingerprint(*arrays: ArrayLike) -> frozenset[str]:
+    """A digest of the data a result is computed from, as a one-element frozen set.
+
+    The SHA-256 of every array's dtype, shape and bytes (in C order), in the given order,
+    truncated to 16 hexadecimal digits. Equal data give equal fingerprints; a change of any
+    sample gives another. Fingerprints of results computed from several sources are unions.
+
+    Examples
+    --------
+    >>> a = data_fingerprint([1.0, 2.0], [3.0])
+    >>> a == data_fingerprint([1.0, 2.0], [3.0]), a == data_fingerprint([1.0, 2.5], [3.0])
+    (True, False)
+    >>> len(next(iter(a)))
+    16
+    """
+    digest = hashlib.sha256()
+    for x in arrays:
+        arr = np.ascontiguousarray(x)
+        digest.update(f"{arr.dtype.str}{arr.shape}".encode())
+        digest.update(arr.tobytes())
+    return frozenset([digest.hexdigest()[:16]])
+
+
+class UpResult(Fingerprinted):
     """A gravity-direction result: `up` with its Fisher information.
 
     Subclasses have the fields ``up`` (..., 3) and ``up_information`` (..., 3, 3); leading axes
