@@ -11,6 +11,12 @@ package imports no estimator module, only gravdir's validators, constants, resul
 parser and frame conventions.
 """
 
+from gravdir.synthetic.accelerometer import (
+    AccelerometerReadings,
+    AccelerometerSensor,
+    accelerometer_readings,
+    realistic_accelerometer,
+)
 from gravdir.synthetic.friction_joint import (
     SyntheticFrictionJoint,
     holding_torque,
@@ -44,6 +50,8 @@ from gravdir.synthetic.touch import (
 from gravdir.synthetic.urdf_arm import UR5E_LIKE_URDF, SyntheticUrdfArm, arm_from_urdf
 
 __all__ = [
+    "AccelerometerReadings",
+    "AccelerometerSensor",
     "ControllerLog",
     "HarmonicDriveJoint",
     "JointRun",
@@ -54,6 +62,7 @@ __all__ = [
     "SyntheticUrdfArm",
     "TorqueSensor",
     "UR5E_LIKE_URDF",
+    "accelerometer_readings",
     "arm_from_urdf",
     "canonical_arm",
     "constant_speed_run",
@@ -63,6 +72,7 @@ __all__ = [
     "oscillating_run",
     "panda_like_joint",
     "random_arm",
+    "realistic_accelerometer",
     "realistic_sensors",
     "simulate_run",
     "touch_contacts",
