@@ -145,6 +145,12 @@ def _sweep_results() -> dict[str, Any]:
 
 
 @cache
+def _accelerometer_results() -> dict[str, Any]:
+    from fuzz_cases_accelerometer import sample_results
+
+    return sample_results()  # type: ignore[no-any-return]
+
+
 def _touch_results() -> dict[str, Any]:
     rng = np.random.default_rng(5)
     sigma = 2e-5
@@ -304,6 +310,13 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "LoadDependentFriction": lambda: [_friction_results()["load_model"]],
     "CoulombViscousFriction": lambda: [_friction_results()["coulomb_viscous"]],
     "StribeckFriction": lambda: [_friction_results()["stribeck"]],
+    "FusedUp": lambda: [
+        gravdir.fuse_up(
+            _sweep_results()["estimate"],
+            gravdir.express_up(UP, np.eye(3), up_cov=np.eye(3) * 1e-4),
+            gravdir.express_up(-UP, np.eye(3), up_cov=np.eye(3) * 1e-6),
+        )
+    ],
     "GravityDirection": lambda: [
         gravdir.express_up(_sweep_results()["estimate"], gravdir.controllers.BASE_FROM_ROOT["ur"]),
         gravdir.up_from_setting("abb_gravity_beta", [0.1, 3.0], values_cov=[1e-6, 1e-6]),
@@ -316,6 +329,11 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
             [np.sin(0.3), 0.0, np.cos(0.3)], "abb_gravity_beta", up_cov=np.eye(3) * 1e-6
         ),
     ],
+    "AccelerometerFit": lambda: [_accelerometer_results()["fit"]],
+    "AccelerometerBound": lambda: [_accelerometer_results()["bound"]],
+    "AccelerometerPlan": lambda: [_accelerometer_results()["plan"]],
+    "AccelerometerSensor": lambda: [_accelerometer_results()["sensor"]],
+    "AccelerometerReadings": lambda: [_accelerometer_results()["data"]],
     "SettingCheck": lambda: [
         gravdir.compare_setting(
             _sweep_results()["estimate"], gravdir.up_from_setting("ur_set_gravity", [0, 0, 9.82])

@@ -55,6 +55,8 @@ CASE_MODULES = [
     "fuzz_cases_urdf",
     "fuzz_cases_synthetic",
     "fuzz_cases_controllers",
+    "fuzz_cases_fusion",
+    "fuzz_cases_accelerometer",
 ]
 CALL_SECONDS = 10
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"

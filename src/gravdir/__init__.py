@@ -6,6 +6,14 @@ blocks stay importable from their modules.
 """
 
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir.accelerometer import (
+    AccelerometerBound,
+    AccelerometerFit,
+    AccelerometerPlan,
+    crlb_up_accelerometer,
+    plan_accelerometer_poses,
+    up_from_accelerometer,
+)
 from gravdir.closed_form import (
     ClosedFormEstimate,
     ClosedFormRoot,
@@ -63,6 +71,7 @@ from gravdir.friction import (
     identify_joint_friction,
     load_dependent_friction,
 )
+from gravdir.fusion import FusedUp, fuse_up
 from gravdir.general import (
     JointSweep,
     PlannedSweep,
@@ -134,6 +143,9 @@ from gravdir.urdf import chain_from_urdf
 
 __all__ = [
     "STANDARD_GRAVITY",
+    "AccelerometerBound",
+    "AccelerometerFit",
+    "AccelerometerPlan",
     "ArmFrictionFit",
     "AsymmetricStribeckFriction",
     "BoldDriverTuner",
@@ -148,6 +160,7 @@ __all__ = [
     "ExcitationPlan",
     "FrictionFit",
     "FrictionRun",
+    "FusedUp",
     "GravdirWarning",
     "GravityDirection",
     "GravityFreeCheck",
@@ -190,6 +203,7 @@ __all__ = [
     "compare_setting",
     "contact_points",
     "crlb_up",
+    "crlb_up_accelerometer",
     "estimate_up",
     "excitation_trajectory",
     "express_up",
@@ -198,6 +212,7 @@ __all__ = [
     "fit_phasor_response",
     "fit_sweep",
     "fit_sweep_common_mode",
+    "fuse_up",
     "gravity_free_check",
     "harmonic_drive_orders",
     "identify_arm_friction",
@@ -211,6 +226,7 @@ __all__ = [
     "measure_run",
     "motor_speed_for_resonance",
     "order_spectrum",
+    "plan_accelerometer_poses",
     "plan_sweeps",
     "plan_touches",
     "planned_sweep_from_chain",
@@ -229,6 +245,7 @@ __all__ = [
     "tilt_from_tool_tip_error",
     "tilt_from_up",
     "tool_tip_and_up_from_touches",
+    "up_from_accelerometer",
     "up_from_canonical",
     "up_from_setting",
     "up_from_three_points",

@@ -157,6 +157,7 @@ class _Fit:
     finite: bool
     name: str
     unit: float = 1.0
+    fingerprint: frozenset[str] = frozenset()
 
 
 _INFINITE = np.diag([np.inf, np.inf])
@@ -194,6 +195,7 @@ def _fit_record(
     coef_cov: NDArray[np.float64],
     scale: float,
     unit: float,
+    fingerprint: frozenset[str] = frozenset(),
 ) -> _Fit:
     """A _Fit from its coefficients and their covariance; non-finite anything: infinite."""
     finite = bool(np.all(np.isfinite(coef_cov)) and coef_cov[0, 0] >= 0 and coef_cov[1, 1] >= 0)
@@ -215,6 +217,7 @@ def _fit_record(
             finite=False,
             name=name,
             unit=unit,
+            fingerprint=fingerprint,
         )
     return _Fit(
         amplitude=amp,
@@ -228,6 +231,7 @@ def _fit_record(
         finite=True,
         name=name,
         unit=unit,
+        fingerprint=fingerprint,
     )
 
 
@@ -273,6 +277,7 @@ def _check_fit(fit: object, name: str) -> _Fit:
         np.array(covariance[np.ix_(ab, ab)]),
         float(np.max(np.abs(coefficients[np.isfinite(coefficients)]), initial=0.0)),
         1.0,
+        fit.fingerprint,
     )
     if not record.finite:
         warn(f"`{name}` {_NON_FINITE}")
@@ -289,7 +294,14 @@ def in_common_unit(*fits: _Fit) -> tuple[_Fit, ...]:
         with np.errstate(over="ignore", under="ignore"):
             coef_cov = f.coef_cov / unit / unit
         rescaled = _fit_record(
-            f.name, f.amplitude / unit, f.phase, f.coef / unit, coef_cov, f.scale / unit, unit
+            f.name,
+            f.amplitude / unit,
+            f.phase,
+            f.coef / unit,
+            coef_cov,
+            f.scale / unit,
+            unit,
+            f.fingerprint,
         )
         if f.finite and not rescaled.finite:
             warn(f"`{f.name}` {_NON_FINITE}")

@@ -137,6 +137,9 @@ class ClosedFormEstimate(UpResult):
         root (theta2 = 90 deg for the lumped point-mass model): precision is lost there.
     solver : {"point_mass", "l2_offset", "l3_offset", "two_branch"}
         Name of the solver.
+    fingerprint : frozenset of str
+        The union of the input fits' fingerprints (keyword-only, out of the ``repr``; the roots
+        carry the same): an estimate from the same sweeps as another shares its data.
     """
 
     up: NDArray[np.float64]
@@ -389,6 +392,8 @@ def _assemble(
     clipped: bool,
     near: bool,
 ) -> ClosedFormEstimate:
+    # The union of the input fits' fingerprints: every root is computed from all of them.
+    fingerprint = frozenset[str]().union(*(f.fingerprint for f in problem.fits))
     roots = tuple(
         ClosedFormRoot(
             theta1=float(r[THETA1]),
@@ -397,6 +402,7 @@ def _assemble(
             l3_ratio=float(r[L3_RATIO]),
             up=np.array(u, dtype=np.float64),
             up_information=np.array(info, dtype=np.float64),
+            fingerprint=fingerprint,
         )
         for r, u, info in zip(rows, ups, infos, strict=True)
     )
@@ -417,6 +423,7 @@ def _assemble(
         clipped=clipped,
         near_singular=near,
         solver=problem.solver,
+        fingerprint=fingerprint,
     )
 
 

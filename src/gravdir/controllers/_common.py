@@ -96,6 +96,11 @@ def information_from_up_cov(
     return _checked_information(u, b, vecs, inv, name)
 
 
+def fingerprint_of(result: Any) -> frozenset[str]:
+    """The data fingerprint of a gravity-direction result; a plain vector has none."""
+    return result.fingerprint if isinstance(result, UpResult) else frozenset()
+
+
 def up_and_information(
     result: Any, up_cov: ArrayLike | None, name: str = "result"
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

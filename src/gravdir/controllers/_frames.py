@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._results import UpResult
 from gravdir.controllers._common import (
     check_text,
+    fingerprint_of,
     fmt,
     rotation_matrices,
     shape_text,
@@ -164,4 +165,6 @@ def express_up(
             "Expected the information of `result` to stay within the float range once rotated, "
             "got an overflow."
         )
-    return GravityDirection(up=new_up, up_information=new_info, frame=label)
+    return GravityDirection(
+        up=new_up, up_information=new_info, frame=label, fingerprint=fingerprint_of(result)
+    )

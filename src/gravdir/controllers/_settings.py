@@ -14,6 +14,7 @@ from gravdir._checks import check_array, check_option, check_positive, check_uni
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import UpResult, tangent_basis
 from gravdir.controllers._common import (
+    fingerprint_of,
     fmt,
     information_from_tangent_cov,
     propagate,
@@ -231,11 +232,14 @@ def setting_from_up(
             values=values,
             values_cov=cov,
             representation_error=np.zeros(batch),
+            fingerprint=fingerprint_of(result),
         )
-    return _beta_setting(up, info)
+    return _beta_setting(up, info, fingerprint_of(result))
 
 
-def _beta_setting(up: NDArray[np.float64], info: NDArray[np.float64]) -> ControllerSetting:
+def _beta_setting(
+    up: NDArray[np.float64], info: NDArray[np.float64], fingerprint: frozenset[str]
+) -> ControllerSetting:
     spec = SPECS["abb_gravity_beta"]
     horizontal = np.hypot(up[..., 0], up[..., 2])
     if np.any(horizontal <= BETA_DEGENERATE):
@@ -277,6 +281,7 @@ def _beta_setting(up: NDArray[np.float64], info: NDArray[np.float64]) -> Control
         values=beta,
         values_cov=cov,
         representation_error=psi,
+        fingerprint=fingerprint,
     )
 
 

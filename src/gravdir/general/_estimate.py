@@ -115,6 +115,10 @@ class UpEstimate(UpResult):
         Whether the tangent-plane iterations from the best start met their step tolerance.
     n_iter : int
         Number of iterations from that start.
+    fingerprint : frozenset of str
+        The union of the fingerprints of the sweeps' fits (keyword-only, out of the ``repr``):
+        two results share data when their fingerprints intersect (see
+        :func:`gravdir.fusion.fuse_up`).
 
     References
     ----------
@@ -415,6 +419,7 @@ def estimate_up(
         sign_margin=float(margin),
         converged=bool(sol.converged),
         n_iter=int(sol.n_iter),
+        fingerprint=frozenset[str]().union(*(item.fit.fingerprint for item in items)),
     )
 
 

@@ -21,7 +21,7 @@ from gravdir.sweep._design import (
     pow2_scale,
     unscale,
 )
-from gravdir.sweep._nan import check_nan_policy
+from gravdir.sweep._nan import check_nan_policy, sample_fingerprints
 from gravdir.sweep._result import SweepFit, make_fit
 from gravdir.sweep._solve import solve_normal
 
@@ -170,6 +170,7 @@ def fit_sweep_common_mode(
     """
     omit = check_nan_policy(nan_policy)
     qq, tt, vv, _ = check_sweep_inputs(q, torque, velocity, finite=not omit)
+    fingerprint = sample_fingerprints((qq, tt, vv, None), omit)
     tt = apply_torque_sign(tt, torque_sign)
     batch = qq.shape[:-1]
     flat = [a.reshape(-1, a.shape[-1]) for a in (qq, tt, vv)]
@@ -251,4 +252,5 @@ def fit_sweep_common_mode(
             "common-mode",
             converged,
             n_iter,
+            fingerprint,
         )

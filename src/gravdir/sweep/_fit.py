@@ -35,7 +35,7 @@ from gravdir.sweep._design import (
     refuse_non_finite,
     unscale,
 )
-from gravdir.sweep._nan import check_nan_policy, omit_nan_samples
+from gravdir.sweep._nan import check_nan_policy, omit_nan_samples, sample_fingerprints
 from gravdir.sweep._result import SweepFit, make_fit
 from gravdir.sweep._solve import all_, all_finite, dot, extreme, predict, solve_normal
 
@@ -267,6 +267,7 @@ def fit_sweep(
     """
     qq, tt, vv, aa = check_sweep_inputs(q, torque, velocity, acceleration, finite=False)
     omit = check_nan_policy(nan_policy)
+    fingerprint = sample_fingerprints((qq, tt, vv, aa), omit)
     tt = apply_torque_sign(tt, torque_sign)
     if (
         not (isinstance(friction, str) and isinstance(load_friction, str))
@@ -286,14 +287,14 @@ def fit_sweep(
         (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
-        return _fit(*args, max_iter, rtol, aa, keep)
+        return _fit(*args, max_iter, rtol, aa, keep, fingerprint)
     except FloatingPointError:
         # numpy's default error state ignores underflow, which only rounds towards zero (a sample
         # of 1e-300 beside one of 1); a caller's stricter state would turn it into an error, so
         # the fit is repeated with underflow ignored. (Entering np.errstate on every call would
         # cost a few percent of a single-sweep fit.)
         with np.errstate(under="ignore"):
-            return _fit(*args, max_iter, rtol, aa, keep)
+            return _fit(*args, max_iter, rtol, aa, keep, fingerprint)
 
 
 def _fit(
@@ -310,8 +311,10 @@ def _fit(
     rtol: float,
     aa: NDArray[np.float64] | None = None,
     keep: NDArray[np.bool_] | None = None,
+    fingerprint: tuple[frozenset[str], Any] = (frozenset(), None),
 ) -> SweepFit:
-    """:func:`fit_sweep` on checked arguments."""
+    """:func:`fit_sweep` on checked arguments; the result carries `fingerprint` (the fit's
+    and each sweep's, from :func:`~gravdir.sweep._nan.sample_fingerprints`)."""
     tt, torque_scale, yy = _scaled_torque(tt)
     d = prepare(
         qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol, aa, keep
@@ -377,6 +380,7 @@ def _fit(
         "least-squares",
         converged,
         n_iter,
+        fingerprint,
     )
 
 

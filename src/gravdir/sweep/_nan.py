@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -70,3 +73,50 @@ def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
         *(None if a is None else np.where(keep, a, 0.0) for a in arrays[1:]),
     )
     return filled, keep  # type: ignore[return-value]
+
+
+def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDArray[Any] | None]:
+    """The data fingerprint of a fit and the digest of each of its sweeps (batch shape).
+
+    A sweep's digest is the SHA-256 of its torque samples as given (before any sign change),
+    sorted, truncated to 16 hexadecimal digits: the torque carries the measurement noise (the
+    angles and speeds of different sweeps are often the same commanded trajectory), and sorting
+    makes it independent of the order of the samples at the cost of one sort. Under
+    ``nan_policy="omit"`` the samples holding a NaN in any array are left out first. So a sweep
+    has the same digest alone and in a batch, and a fit that omits NaN samples the same as the
+    fit of the clean samples. The fit's fingerprint is the set of its sweeps' digests; the
+    digests come back as an object array of the batch shape (None for one sweep).
+    """
+    present = [a for a in arrays if a is not None]
+    shape = present[0].shape
+    if any(a.shape != shape for a in present):
+        shape = np.broadcast_shapes(*(a.shape for a in present))
+    torque = arrays[1]
+    nan: NDArray[np.bool_] | None = None
+    if omit:
+        nan = np.zeros(shape, dtype=bool)
+        for a in present:
+            nan = nan | np.isnan(a)
+        if not nan.any():
+            nan = None
+    if len(shape) == 1:  # one sweep: the common call, without the batch machinery
+        row = np.sort(torque if nan is None else torque[~nan])
+        digest = hashlib.sha256(row.tobytes()).hexdigest()[:16]
+        return frozenset((digest,)), None
+    n = shape[-1]
+    full = np.broadcast_to(torque, shape).reshape(-1, n)
+    if nan is None:
+        # One sort for the whole batch; hashlib reads each sorted row in place.
+        ordered = np.ascontiguousarray(np.sort(full, axis=-1))
+        flat = [hashlib.sha256(memoryview(r)).hexdigest()[:16] for r in ordered]
+    else:
+        keep = ~nan.reshape(-1, n)
+        flat = [
+            hashlib.sha256(np.sort(t[k]).tobytes()).hexdigest()[:16]
+            for t, k in zip(full, keep, strict=True)
+        ]
+    column = np.empty(len(flat), dtype=object)
+    column[:] = flat
+    digests: NDArray[Any] = column.reshape(shape[:-1])
+    digests.flags.writeable = False
+    return frozenset(flat), digests

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import Result
+from gravdir._results import Fingerprinted, Result
 
 __all__ = ["SweepFit", "SweepZeros", "wrap_angle"]
 
@@ -22,6 +22,8 @@ _PYTHON_SCALARS = ("converged", "n_iter")
 _ZERO_SCALAR = np.float64(0.0)
 _NO_HARMONICS = np.zeros((0, 2))
 _NO_HARMONICS.flags.writeable = False
+# The attribute (not a field) holding the digest of each sweep of a batched fit.
+_SWEEP_FINGERPRINTS = "_sweep_fingerprints"
 
 
 def wrap_angle(x: ArrayLike) -> NDArray[np.float64]:
@@ -161,7 +163,7 @@ class SweepZeros(Result):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class SweepFit(Result):
+class SweepFit(Fingerprinted):
     """The fitted model of one sweep (or of a batch of sweeps, over leading axes).
 
     The gravity part of the measured torque is ``amplitude * sin(q + phase)``.
@@ -237,6 +239,13 @@ class SweepFit(Result):
         Gauss-Newton steps taken until convergence (an int for one sweep; `max_iter` where it
         did not converge); 0 for the direct linear solves and for sweeps whose load coefficient
         is held at zero.
+    fingerprint : frozenset of str
+        The digests of the sweeps' data, one per sweep (keyword-only, left out of the
+        ``repr``): the SHA-256 of the sweep's torque samples as given, sorted (so independent of
+        the order of the samples and of `torque_sign`), NaN samples left out under
+        ``nan_policy="omit"``. An entry of a batched fit carries its own
+        sweep's digest, the same as the fit of that sweep alone, so estimates from disjoint
+        entries of one batch count as independent.
     """
 
     amplitude: NDArray[np.float64]
@@ -289,7 +298,16 @@ class SweepFit(Result):
                     # One sweep: the scalar types of a single-sweep fit.
                     value = value.item() if f.name in _PYTHON_SCALARS else value[()]
             values[f.name] = value
-        return SweepFit(**values)
+        per_sweep = getattr(self, _SWEEP_FINGERPRINTS, None)
+        if per_sweep is None:
+            return SweepFit(**values)
+        # Each entry carries the digests of its own sweeps: entries of one batch share no data.
+        sub = per_sweep[key]
+        values["fingerprint"] = frozenset(str(d) for d in np.asarray(sub).flat)
+        entry = SweepFit(**values)
+        if np.ndim(sub):
+            object.__setattr__(entry, _SWEEP_FINGERPRINTS, sub)
+        return entry
 
     def __iter__(self) -> Iterator[SweepFit]:
         for i in range(len(self)):
@@ -462,9 +480,12 @@ def make_fit(
     method: str,
     converged: Any,
     n_iter: Any,
+    fingerprint: tuple[frozenset[str], Any] = (frozenset(), None),
 ) -> SweepFit:
     """Assemble a :class:`SweepFit` from arrays the fit itself created (never the caller's).
 
+    `fingerprint` is the fit's fingerprint and the digests of its sweeps (an object array of
+    the batch shape, kept privately so that an entry of a batch carries its own sweep's digest).
     `load` None means no load-dependent friction. The arrays are made read-only in place, so the
     result keeps them as they are instead of taking read-only views. For one sweep the callers
     pass the per-sweep values as numpy scalars, which need no flag at all.
@@ -506,7 +527,7 @@ def make_fit(
     for arr in owned:
         if isinstance(arr, np.ndarray):
             arr.flags.writeable = False
-    return SweepFit(
+    fit = SweepFit(
         amplitude=amplitude,
         phase=phase,
         offset=coef("offset"),
@@ -526,4 +547,8 @@ def make_fit(
         method=method,
         converged=converged,
         n_iter=n_iter,
+        fingerprint=fingerprint[0],
     )
+    if batch and fingerprint[1] is not None:
+        object.__setattr__(fit, _SWEEP_FINGERPRINTS, fingerprint[1])
+    return fit

@@ -1,0 +1,129 @@
+"""The result of a fusion of gravity directions: :class:`FusedUp`, and the shared-data error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir._results import UpResult
+
+__all__ = ["FusedUp", "SharedDataError"]
+
+
+class SharedDataError(ValueError):
+    """Two of the estimates given to :func:`~gravdir.fusion.fuse_up` share data.
+
+    Their fingerprints intersect (they were computed from some of the same sample arrays, or one
+    was derived from the other), so their errors are correlated and adding their information
+    would overstate the fused accuracy. The message names the two; pass their cross-covariance
+    in ``cross_cov`` to fuse them anyway. It is a :class:`ValueError`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gravdir import express_up, fuse_up
+    >>> a = express_up([0.0, 0.0, 1.0], np.eye(3), up_cov=np.eye(3) * 1e-6)
+    >>> try:
+    ...     fuse_up(a, a)
+    ... except SharedDataError as err:
+    ...     print("cross_cov" in str(err))
+    True
+    """
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FusedUp(UpResult):
+    """Gravity directions of several sources combined, with a test of their consistency.
+
+    Attributes
+    ----------
+    up : ndarray, shape (3,)
+        The fused unit vector opposite to gravity, in the frame common to the estimates.
+    up_information : ndarray, shape (3, 3)
+        Fisher information of `up`, 1/rad²: the sum of the sources' informations transported to
+        the tangent plane of `up` (with ``cross_cov``, that of their joint Gaussian).
+        :attr:`up_cov` and :attr:`up_std_deg` follow.
+    chi2 : float
+        Consistency statistic :math:`\\sum_i r_i^\\top I_i r_i` (with ``cross_cov``, the joint
+        quadratic form) of the sources' residuals from `up`.
+    dof : int
+        Its degrees of freedom: the sum of the ranks of the sources' informations, minus 2.
+    p_value : float
+        Probability that consistent sources give a `chi2` at least this large (1 when `dof` is
+        0).
+    significance : float
+        Level of the test.
+    consistent : bool
+        ``p_value >= significance``: the sources agree within their stated uncertainties.
+    nsigma : ndarray, shape (n_sources,)
+        For each source, the Mahalanobis distance of its difference from the fusion of the
+        others, in the covariance of that difference (the sum of the two covariances, or the
+        joint one with ``cross_cov``): how many standard deviations it stands apart.
+    source_p_value : ndarray, shape (n_sources,)
+        The probability of a leave-one-out statistic ``nsigma**2`` at least as large from a
+        consistent source (chi-square with as many degrees of freedom as the difference has
+        determined directions; 1 where it has none).
+    outlier : int or None
+        With three or more sources and `consistent` false: the index of the source whose
+        leave-one-out test is the most significant, when that test is significant at
+        `significance`; None otherwise (with two sources the data cannot say which is wrong).
+    outlier_nsigma : float or None
+        ``nsigma[outlier]``, or None.
+    without_outlier : FusedUp or None
+        The fusion of the sources without `outlier` (its own indices count among the remaining
+        sources, in their order), where they still determine `up`; None otherwise.
+    n_sources : int
+        Number of sources fused.
+    converged : bool
+        Whether the Gauss–Newton iterations on the sphere met their step tolerance.
+    n_iter : int
+        Number of iterations taken.
+    fingerprint : frozenset of str
+        The union of the sources' fingerprints (keyword-only, out of the ``repr``).
+
+    References
+    ----------
+    S. M. Kay (1993), ch. 3 (Fisher information) and ch. 6 (the best linear unbiased estimator
+    of correlated measurements); P.-A. Absil, R. Mahony, R. Sepulchre (2008), ch. 4 and 8
+    (optimisation on the sphere: retraction and Gauss–Newton). Derivation in docs/fusion.md.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gravdir import express_up, fuse_up
+    >>> a = express_up([0.0, 0.0, 1.0], np.eye(3), up_cov=np.eye(3) * 1e-6)
+    >>> b = express_up([0.0, 0.0, 1.0], np.eye(3), up_cov=np.eye(3) * 1e-6)
+    >>> fused = fuse_up(a, b)
+    >>> fused.consistent, fused.dof, round(fused.up_std_deg, 4)  # sqrt(2 * 0.5e-6) rad
+    (True, 2, 0.0573)
+    """
+
+    up: NDArray[np.float64]
+    up_information: NDArray[np.float64]
+    chi2: float
+    dof: int
+    p_value: float
+    significance: float
+    consistent: bool
+    nsigma: NDArray[np.float64]
+    source_p_value: NDArray[np.float64]
+    outlier: int | None
+    outlier_nsigma: float | None
+    without_outlier: FusedUp | None
+    n_sources: int
+    converged: bool
+    n_iter: int
+
+    def __repr__(self) -> str:
+        verdict = "consistent" if self.consistent else "inconsistent"
+        text = (
+            f"FusedUp(up={np.array2string(self.up, precision=6, separator=', ')}, "
+            f"up_std_deg={self.up_std_deg:.4g}, chi2={self.chi2:.4g} (dof {self.dof}), "
+            f"p_value={self.p_value:.3g}: {verdict}, "
+            f"nsigma={np.array2string(self.nsigma, precision=2, separator=', ')}"
+        )
+        if self.outlier is not None:
+            text += f", outlier={self.outlier} ({self.outlier_nsigma:.3g} sigma)"
+        return text + ")"
