@@ -97,6 +97,8 @@ CASES: dict[str, Case] = {
             "n_directions": 100,
             "search_max_iter": 3,
             "n_starts": 2,
+            "robust": True,
+            "false_alarm": 0.01,
         },
     ),
     "gravdir.touch.tilt_from_tool_tip_error": lambda: (

@@ -538,13 +538,13 @@ def test_robust_deletion_reports_convergence() -> None:
     assert bool(fit.converged) and int(fit.n_iter) == 2  # one rejection, then a clean test
     pts[2] -= 5e-3 * data.up
     with pytest.warns(ConvergenceWarning, match="`max_iter`=1"):
-        limited = up_from_touch_points(pts, robust=True, max_iter=1)
+        limited = up_from_touch_points(pts, robust="deletion", max_iter=1)
     assert not bool(limited.converged)
     assert int(limited.n_iter) == 1
     assert np.count_nonzero(limited.outliers) == 1
     # Five contacts with an outlier: after one rejection four remain, too few to test.
     with pytest.warns(ConvergenceWarning, match="four inliers"):
-        floor = up_from_touch_points(pts[[0, 1, 3, 4, 5]], robust=True)
+        floor = up_from_touch_points(pts[[0, 1, 3, 4, 5]], robust="deletion")
     assert not bool(floor.converged)
     assert int(floor.n_iter) == 1
     with pytest.raises(ValueError, match="`max_iter` to be a positive integer"):

@@ -27,12 +27,18 @@ def hemisphere(count: int) -> NDArray[np.float64]:
 
 
 def solve_t_d(
-    n: NDArray[np.float64], rot: NDArray[np.float64], pos: NDArray[np.float64]
+    n: NDArray[np.float64],
+    rot: NDArray[np.float64],
+    pos: NDArray[np.float64],
+    weights: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """For normals n (..., 3): least-squares (t, d) and the residual cost."""
+    """For normals n (..., 3): least-squares (t, d) and the residual cost (rows times `weights`)."""
     a = np.einsum("...k,...nkj->...nj", n, rot)
     a = np.concatenate([a, -np.ones((*a.shape[:-1], 1))], axis=-1)
     y = -np.einsum("...k,...nk->...n", n, pos)
+    if weights is not None:
+        a = a * weights[..., None]
+        y = y * weights
     m = np.einsum("...ni,...nj->...ij", a, a)
     ridge = 1e-12 * np.trace(m, axis1=-2, axis2=-1)[..., None, None] * np.eye(4)
     x = np.linalg.solve(m + ridge, np.einsum("...ni,...n->...i", a, y)[..., None])[..., 0]
@@ -88,10 +94,11 @@ def _residual(
     t: NDArray[np.float64],
     n: NDArray[np.float64],
     d: NDArray[np.float64],
+    w: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Residuals ``n^T c_i - d``, contacts ``c_i = R_i t + p_i`` and the cost, per set."""
+    """Weighted residuals ``w_i (n^T c_i - d)``, contacts ``c_i = R_i t + p_i``, the cost."""
     c = np.einsum("bnij,bj->bni", rot, t) + pos
-    r = np.einsum("bni,bi->bn", c, n) - d[:, None]
+    r = (np.einsum("bni,bi->bn", c, n) - d[:, None]) * w
     return r, c, np.sum(r**2, axis=1)
 
 
@@ -100,6 +107,8 @@ def gauss_newton(
     pos: NDArray[np.float64],
     n: NDArray[np.float64],
     max_iter: int,
+    weights: NDArray[np.float64] | None = None,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> tuple[
     NDArray[np.float64],
     NDArray[np.float64],
@@ -108,22 +117,30 @@ def gauss_newton(
     NDArray[np.bool_],
     NDArray[np.int64],
 ]:
-    """Minimise sum (n^T (R_i t + p_i) - d)^2 from normals `n`.
+    """Minimise sum w_i^2 (n^T (R_i t + p_i) - d)^2 from normals `n`.
+
+    `weights` (B, N) default to one (0 or 1 select the contacts of a trimmed fit); `start`
+    gives (t, d) with `n` (otherwise the least-squares (t, d) for `n`).
 
     Returns t, n, d, the cost, and per set whether it converged (every parameter moved less than
     `STEP_TOL` relative to its scale in one iteration) and the iteration at which it did
     (`max_iter` where it did not). All sets iterate until all have converged together.
     """
-    x, _ = solve_t_d(n, rot, pos)
-    t, d = x[:, :3], x[:, 3]
+    w = np.ones(pos.shape[:2]) if weights is None else weights
+    if start is None:
+        x, _ = solve_t_d(n, rot, pos, w)
+        t, d = x[:, :3], x[:, 3]
+    else:
+        t, d = start
     scale = float(np.max(np.abs(pos))) + 1e-300
     steps = np.array([scale] * 3 + [1.0, 1.0, scale])
-    r, c, cost = _residual(rot, pos, t, n, d)
+    r, c, cost = _residual(rot, pos, t, n, d, w)
     eye = np.eye(6)
     converged = np.zeros(len(t), dtype=bool)
     n_iter = np.full(len(t), max_iter, dtype=np.int64)
     for it in range(1, max_iter + 1):
         jac, basis = jacobian(rot, n, c)
+        jac = jac * w[..., None]
         h = np.einsum("bni,bnj->bij", jac, jac)
         g = np.einsum("bni,bn->bi", jac, r)
         # Relative damping 1e-12 keeps rank-deficient (identical-orientation) systems solvable.
@@ -136,7 +153,7 @@ def gauss_newton(
             n_new = n + np.einsum("bik,bk->bi", basis, a * step[:, 3:5])
             n_new /= np.linalg.norm(n_new, axis=1, keepdims=True)
             d_new = d + alpha * step[:, 5]
-            _, _, cost_new = _residual(rot, pos, t_new, n_new, d_new)
+            _, _, cost_new = _residual(rot, pos, t_new, n_new, d_new, w)
             worse = cost_new > cost
             if not np.any(worse):
                 break
@@ -145,7 +162,7 @@ def gauss_newton(
         t = np.where(keep[:, None], t_new, t)
         n = np.where(keep[:, None], n_new, n)
         d = np.where(keep, d_new, d)
-        r, c, cost = _residual(rot, pos, t, n, d)
+        r, c, cost = _residual(rot, pos, t, n, d, w)
         moved = np.max(np.where(keep[:, None], np.abs(alpha[:, None] * step) / steps, 0.0), axis=1)
         small = moved < STEP_TOL
         n_iter = np.where(small & ~converged, it, n_iter)

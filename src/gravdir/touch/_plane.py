@@ -1,24 +1,23 @@
-"""The total-least-squares plane of N >= 3 contact points, with an opt-in outlier deletion."""
+"""The total-least-squares plane of N >= 3 contact points, with an opt-in robust fit."""
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import t as student_t
 
 from gravdir._checks import NanPolicy, check_array, check_positive
-from gravdir._results import UpResult, warn_not_converged
+from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
 from gravdir.touch._common import (
     MAX_ITER_CAP,
     MIN_CONDITIONING,
     ZERO_RESIDUAL,
     batch_repr,
-    check_bool,
     check_conditioning,
     check_hint,
     check_limit,
@@ -42,8 +41,19 @@ from gravdir.touch._common import (
     warn_sign_margin,
 )
 from gravdir.touch._points import contact_points
+from gravdir.touch._robust import (
+    REFIT_CAP,
+    normal_threshold,
+    plane_core,
+    plane_leverage,
+    plane_residuals,
+    refit_until_stable,
+    rejected_indices,
+    studentize,
+)
 
 SignRule = Literal["flange side", "side of `up_hint`"]
+RobustMethod = Literal["lts", "deletion"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -76,11 +86,23 @@ class PlaneFit(UpResult):
         ``sqrt(lambda_2 / lambda_1)``: 0 for collinear points, 1 for a round cloud.
     inliers : ndarray of bool, shape (..., N)
         Points used in the fit (all, unless the robust fit rejected some).
+    rejection_nsigma : ndarray, shape (..., N)
+        How far each point lies from the final plane, in standard deviations of its residual:
+        the studentised residual ``|r_i| / (sigma sqrt(1 - h_i))`` of a point in the fit (with
+        the scale of the fit without it when `noise_std` is estimated) and
+        ``|r_i| / (sigma sqrt(1 + h_i))`` of a rejected one, ``h_i`` its leverage.
+    rejection_threshold : ndarray, shape (..., N)
+        The critical value each point's `rejection_nsigma` was tested against: the normal (known
+        `noise_std`) or Student-t quantile at the per-point `false_alarm` (inf where no degree
+        of freedom is left). A point of the ``"lts"`` fit is rejected when its
+        `rejection_nsigma` exceeds it (see docs/touch.md for the two-set cycles); without
+        `robust` nothing is rejected and it is the value the test would use.
     converged : ndarray of bool, shape (...)
-        Whether the robust fit's outlier deletion ended because no residual was significant
-        (always True without `robust`).
+        Whether the robust fit ended on a set of inliers that its test reproduced (``"lts"``) or
+        because no residual was significant (``"deletion"``); always True without `robust`.
     n_iter : ndarray of int, shape (...)
-        Tests of the outlier deletion (each rejects at most one point; 0 without `robust`).
+        Refits of the ``"lts"`` fit's final test, or tests of the ``"deletion"`` (each rejects
+        at most one point); 0 without `robust`.
     n_omitted : int
         Contacts dropped because they held a NaN (``nan_policy="omit"``; 0 otherwise).
         `residuals` and `inliers` then index the contacts kept, in their input order.
@@ -98,6 +120,8 @@ class PlaneFit(UpResult):
     noise_std: NDArray[np.float64]
     conditioning: NDArray[np.float64]
     inliers: NDArray[np.bool_]
+    rejection_nsigma: NDArray[np.float64]
+    rejection_threshold: NDArray[np.float64]
     converged: NDArray[np.bool_]
     n_iter: NDArray[np.int64]
     n_omitted: int = 0
@@ -106,6 +130,11 @@ class PlaneFit(UpResult):
     def outliers(self) -> NDArray[np.bool_]:
         """Points rejected by the robust fit, shape (..., N)."""
         return ~self.inliers
+
+    @property
+    def rejected(self) -> NDArray[np.int64]:
+        """Indices of the rejected points: shape (K,) for one set, (K, ndim) rows for a batch."""
+        return rejected_indices(self.inliers)
 
     def __repr__(self) -> str:
         extra = (
@@ -128,8 +157,9 @@ def _fit_plane(
     noise_std: float | None,
     min_conditioning: float,
     sign_rule: SignRule,
-    deletion: tuple[NDArray[np.bool_], NDArray[np.int64]],
+    test: _Test,
     n_omitted: int,
+    fingerprint: frozenset[str],
 ) -> PlaneFit:
     """The plane of the inliers of `points` (..., N, 3), given in units of `scale` (...).
 
@@ -172,10 +202,13 @@ def _fit_plane(
         noise_std=np.asarray(noise_out, dtype=np.float64),
         conditioning=cond,
         inliers=inliers.copy(),
+        rejection_nsigma=test.nsigma,
+        rejection_threshold=test.threshold,
         sign_rule=sign_rule,
-        converged=deletion[0],
-        n_iter=deletion[1],
+        converged=test.converged,
+        n_iter=test.n_iter,
         n_omitted=n_omitted,
+        fingerprint=fingerprint,
     )
 
 
@@ -220,27 +253,103 @@ def _deletion_inliers(
     return inl, False, n_iter
 
 
+class _Test(NamedTuple):
+    """What the outlier test reports, per set (...) and per point (..., N)."""
+
+    converged: NDArray[np.bool_]
+    n_iter: NDArray[np.int64]
+    nsigma: NDArray[np.float64]
+    threshold: NDArray[np.float64]
+
+
+def _final_test(
+    p: NDArray[np.float64],
+    inl: NDArray[np.bool_],
+    sigma: NDArray[np.float64] | None,
+    floor: NDArray[np.float64],
+    false_alarm: float,
+    inflation: float = 1.0,
+    dof: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Studentised residuals (B, N) of every point against the plane of `inl`, and thresholds."""
+    r, lam, vec = plane_residuals(p, inl)
+    lev = plane_leverage(p, inl, lam, vec)
+    return studentize(r, lev, inl, 3, sigma, floor, false_alarm, inflation, dof)
+
+
+def _lts_inliers(
+    p: NDArray[np.float64],
+    sigma: NDArray[np.float64] | None,
+    false_alarm: float,
+    max_iter: int | None,
+) -> tuple[NDArray[np.bool_], _Test]:
+    """The high-breakdown fit's inliers (B, N) for point sets `p` (B, N, 3) in units of one.
+
+    The trimmed core of :func:`~gravdir.touch._robust.plane_core`, then refits on the points
+    that pass the test against the current plane until the set repeats (a good point left out
+    of the core comes back). `sigma` (B,) is the known noise in the same units, or None.
+    """
+    extent = np.max(np.ptp(p, axis=1), axis=1)
+    floor = ZERO_RESIDUAL * extent
+    thr = None if sigma is None else np.maximum(sigma, floor) * normal_threshold(false_alarm)
+    inl = plane_core(p, thr)
+
+    def refit(w: NDArray[np.bool_]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        r, lam, vec = plane_residuals(p, w)
+        return r, plane_leverage(p, w, lam, vec)
+
+    report = refit_until_stable(refit, inl, 3, sigma, floor, false_alarm, max_iter)
+    test = _Test(report.converged, report.n_iter, report.nsigma, report.threshold)
+    return report.inliers, test
+
+
 def _inliers(
     pts: NDArray[np.float64],
-    robust: bool,
+    scale: NDArray[np.float64],
+    robust: RobustMethod | None,
+    noise_std: float | None,
     false_alarm: float,
     max_iter: int | None,
     min_conditioning: float,
     names: str,
-) -> tuple[NDArray[np.bool_], tuple[NDArray[np.bool_], NDArray[np.int64]]]:
-    """Inliers (..., N) and the deletion's `converged` and `n_iter` (...) for every set.
+) -> tuple[NDArray[np.bool_], _Test]:
+    """Inliers (..., N) and the test's report for every set.
 
-    `pts` are in the units of :func:`~gravdir.touch._common.set_scale`.
+    `pts` are in the units of :func:`~gravdir.touch._common.set_scale` (`scale`, shape (...)).
     """
     batch = pts.shape[:-2]
+    n_pts = pts.shape[-2]
     inliers = np.ones(pts.shape[:-1], dtype=bool)
     converged = np.ones(batch, dtype=bool)
     n_iter = np.zeros(batch, dtype=np.int64)
-    if not robust:
-        return inliers, (converged, n_iter)
+    if robust is None:
+        flat = pts.reshape(-1, n_pts, 3)
+        sigma = None
+        if noise_std is not None:
+            sigma = noise_in_units(noise_std, scale, noise_floor(pts)).reshape(-1)
+        floor = ZERO_RESIDUAL * np.max(np.ptp(flat, axis=1), axis=1)
+        stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), sigma, floor, false_alarm)
+        shape = pts.shape[:-1]
+        return inliers, _Test(converged, n_iter, stud.reshape(shape), crit.reshape(shape))
     # All points must span a plane before any is tested (coincident points have no scale).
     _, lam, _ = scatter(pts, np.ones(pts.shape[:-1]), names)
     check_conditioning(pts, lam, min_conditioning, names)
+    if robust == "lts":
+        flat = pts.reshape(-1, n_pts, 3)
+        sigma = None
+        if noise_std is not None:
+            sigma = noise_in_units(noise_std, scale, noise_floor(pts)).reshape(-1)
+        inl, test = _lts_inliers(flat, sigma, false_alarm, max_iter)
+        if not np.all(test.converged):
+            warn_not_converged(
+                "The robust plane fit's refits", REFIT_CAP if max_iter is None else max_iter, 4
+            )
+        return inl.reshape(pts.shape[:-1]), _Test(
+            test.converged.reshape(batch),
+            test.n_iter.reshape(batch),
+            test.nsigma.reshape(pts.shape[:-1]),
+            test.threshold.reshape(pts.shape[:-1]),
+        )
     for index in np.ndindex(batch):
         inliers[index], converged[index], n_iter[index] = _deletion_inliers(
             pts[index], false_alarm, max_iter
@@ -256,27 +365,43 @@ def _inliers(
                 ConvergenceWarning,
                 stacklevel=3,
             )
-    return inliers, (converged, n_iter)
+    # The final plane's statistics, each point at the deletion's Bonferroni level.
+    flat = pts.reshape(-1, n_pts, 3)
+    floor = ZERO_RESIDUAL * np.max(np.ptp(flat, axis=1), axis=1)
+    stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), None, floor, false_alarm / n_pts)
+    shape = pts.shape[:-1]
+    return inliers, _Test(converged, n_iter, stud.reshape(shape), crit.reshape(shape))
+
+
+def _check_robust(robust: object) -> RobustMethod | None:
+    """`robust` as a method name (None without it); True means ``"lts"``."""
+    if isinstance(robust, bool | np.bool_):
+        return "lts" if robust else None
+    if isinstance(robust, str) and robust in ("lts", "deletion"):
+        return "lts" if robust == "lts" else "deletion"
+    raise ValueError(
+        f'Expected `robust` to be True or False, or one of "lts", "deletion", got {robust!r}.'
+    )
 
 
 def _check_plane_options(
     n_pts: int,
     data_name: str,
     noise_std: float | None,
-    robust: bool,
+    robust: object,
     false_alarm: float,
     max_iter: int | None,
     min_conditioning: float,
     n_omitted: int,
-) -> tuple[float | None, float, int | None, float]:
+) -> tuple[RobustMethod | None, float | None, float, int | None, float]:
     """Validate the options shared by the plane fits."""
-    robust = check_bool(robust, "robust")
-    need = 5 if robust else 3
+    method = _check_robust(robust)
+    need = 5 if method else 3
     if n_pts < need:
         raise InsufficientDataError(
             f"Expected `{data_name}` to hold at least {need} "
             f"{'points' if data_name == 'points' else 'contacts'}"
-            f"{' for the robust fit' if robust else ''}, got {n_pts}{omitted_text(n_omitted)}."
+            f"{' for the robust fit' if method else ''}, got {n_pts}{omitted_text(n_omitted)}."
         )
     noise = check_noise_std(noise_std)
     alarm = check_positive(false_alarm, "false_alarm")
@@ -286,7 +411,7 @@ def _check_plane_options(
         None if max_iter is None else check_limit(max_iter, "max_iter", MAX_ITER_CAP)
     )
     min_conditioning = check_min_conditioning(min_conditioning)
-    return noise, alarm, limit, min_conditioning
+    return method, noise, alarm, limit, min_conditioning
 
 
 def up_from_touch_points(
@@ -294,7 +419,7 @@ def up_from_touch_points(
     *,
     up_hint: ArrayLike = (0.0, 0.0, 1.0),
     noise_std: float | None = None,
-    robust: bool = False,
+    robust: bool | RobustMethod = False,
     false_alarm: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
@@ -315,17 +440,22 @@ def up_from_touch_points(
         residuals. Three points leave no residual: without `noise_std` their `up` carries zero
         information (`up_std_deg` infinite) and a :class:`~gravdir.errors.GravdirWarning` says so.
         Either is used at least as large as the coordinates' round-off ``eps * max |c_i|``.
-    robust : bool, optional
-        Find and reject outliers before the final fit: repeatedly drop the point whose
-        externally studentised residual (residual from the plane of the other inliers, divided
-        by their noise estimate and ``sqrt(1 + leverage)``) exceeds the Student-t critical
-        value, until none does or four points remain. Needs N >= 5. Default False.
+    robust : bool or {"lts", "deletion"}, optional
+        Find and reject bad contacts before the final fit. True or ``"lts"``: the
+        high-breakdown fit, which survives up to ``floor((N - 3) / 2)`` bad points on either
+        side: least trimmed squares from every 3-point subset (a fixed sample above 3000
+        subsets), then refits on the points that pass a studentised-residual test against the
+        current plane until the set repeats (see Notes and docs/touch.md). ``"deletion"``: the
+        earlier backward deletion by externally studentised residuals with a Bonferroni-
+        corrected family-wise `false_alarm` (one bad point; two mask each other). Needs N >= 5.
+        Default False.
     false_alarm : float, optional
-        Probability that the robust fit rejects at least one good point of Gaussian data
-        (Bonferroni over the points). Default 0.01.
+        Probability that the test rejects a given good point (per point; family-wise for
+        ``"deletion"``). Default 0.01. The normal quantile with `noise_std`, Student's without.
     max_iter : int, optional
-        Most tests of the robust fit's outlier deletion (each rejects at most one point), at
-        most 10000. Default None: until no residual is significant or four inliers remain.
+        Most tests of the robust fit (refits of ``"lts"``, deletions of ``"deletion"``), at
+        most 10000. Default None: until the set repeats (at most 50 refits) or, for the
+        deletion, no residual is significant or four inliers remain.
     min_conditioning : float, optional
         Smallest accepted ``sqrt(lambda_2 / lambda_1)``, in (0, 1] (default 1e-6, where
         round-off starts to dominate the normal).
@@ -348,7 +478,8 @@ def up_from_touch_points(
     ValueError
         If `points` is not ``(..., N, 3)`` and finite, `up_hint` is zero or does not broadcast
         to the batch shape of `points`, or an option is invalid: `noise_std` not positive and
-        finite, `robust` not a bool, `false_alarm` not in (0, 1), `max_iter` not an integer
+        finite, `robust` not a bool, "lts" or "deletion", `false_alarm` not in (0, 1),
+        `max_iter` not an integer
         from 1 to 10000, `min_conditioning` not in (0, 1]. Numeric strings are refused.
 
     Warns
@@ -359,8 +490,8 @@ def up_from_touch_points(
         the margin, the angle and the standard deviation); when `noise_std` is so large that
         the information on `up` underflows to zero.
     ConvergenceWarning
-        If the outlier deletion stops at `max_iter` tests, or at four inliers, while it still
-        rejects points (``converged`` is then False).
+        If the robust fit stops at `max_iter` tests, or the deletion at four inliers, while it
+        still changes the inliers (``converged`` is then False).
 
     See Also
     --------
@@ -379,11 +510,19 @@ def up_from_touch_points(
     at the estimate; `up_information` is its inverse in the tangent plane. For three points the
     fit equals the cross product.
 
+    The robust fit's breakdown point: a wrong plane meets the true one in a line holding at most
+    two good points, so with m bad points it fits at most m + 2 while the truth fits N - m; the
+    trimmed objective over h points prefers the truth for m + 3 <= h <= N - m, possible for
+    m <= floor((N - 3) / 2); h = N - floor((N - 3) / 2). Rejected points are reported in
+    `inliers`, `rejected`, `rejection_nsigma` and `rejection_threshold`; with nothing
+    rejected the result is the plain fit.
+
     References
     ----------
     CN 112476435 B, claim 1 (at least three contacts on a level plane; here all of them enter a
     fit); Golub & Van Loan (1980) (total least squares); Kay (1993) (the Cramér-Rao bound);
-    Cook & Weisberg (1982) (externally studentised residuals for the robust fit).
+    Cook & Weisberg (1982) (externally studentised residuals for the robust fit); Rousseeuw &
+    Van Driessen (2006) (least trimmed squares, C-steps).
 
     Examples
     --------
@@ -393,6 +532,15 @@ def up_from_touch_points(
     (array([0., 0., 1.]), 1.0)
     >>> round(float(fit.up_std_deg), 4)
     0.081
+
+    Two bad contacts, both 2 mm high, among ten on a grid:
+
+    >>> g = np.array([[x, y, 0.0] for x in (0, 0.1, 0.2, 0.3, 0.4) for y in (0, 0.2)])
+    >>> g[:, 2] = 1e-5 * np.array([1, -1, 0, 2, -1, 0, 1, -2, 0, 1])
+    >>> g[[2, 7], 2] += 2e-3
+    >>> fit = up_from_touch_points(g, noise_std=1e-5, robust=True)
+    >>> fit.rejected.tolist(), bool(fit.rejection_nsigma[2] > 100)
+    ([2, 7], True)
     """
     pts, n_omitted = omit_nan_contacts(points, "points", (3,), nan_policy)
     pts = check_array(pts, "points", tail=(3,))
@@ -402,7 +550,7 @@ def up_from_touch_points(
         )
     hint = check_hint(up_hint, "up_hint")
     check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
-    noise, alarm, limit, min_conditioning = _check_plane_options(
+    method, noise, alarm, limit, min_conditioning = _check_plane_options(
         pts.shape[-2],
         "points",
         noise_std,
@@ -414,7 +562,9 @@ def up_from_touch_points(
     )
     scale = set_scale(pts)
     unit = in_units(pts, scale[..., None, None])
-    inliers, deletion = _inliers(unit, robust, alarm, limit, min_conditioning, "`points`")
+    inliers, test = _inliers(
+        unit, scale, method, noise, alarm, limit, min_conditioning, "`points`"
+    )
     return _fit_plane(
         unit,
         scale,
@@ -425,8 +575,9 @@ def up_from_touch_points(
         noise,
         min_conditioning,
         "side of `up_hint`",
-        deletion,
+        test,
         n_omitted,
+        data_fingerprint(np.asarray(points, dtype=np.float64)),
     )
 
 
@@ -466,7 +617,7 @@ def up_from_touches(
     up_hint: ArrayLike | None = None,
     base_from_target: ArrayLike | None = None,
     noise_std: float | None = None,
-    robust: bool = False,
+    robust: bool | RobustMethod = False,
     false_alarm: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
@@ -543,7 +694,7 @@ def up_from_touches(
     hint = None if up_hint is None else check_hint(up_hint, "up_hint")
     if hint is not None:
         check_vector_batch(hint, "up_hint", raw.shape[:-2], poses, "flange_poses")
-    noise, alarm, limit, min_conditioning = _check_plane_options(
+    method, noise, alarm, limit, min_conditioning = _check_plane_options(
         raw.shape[-2],
         "flange_poses",
         noise_std,
@@ -562,7 +713,7 @@ def up_from_touches(
     else:
         rule, hint_name = "side of `up_hint`", "`up_hint`"
     names = "`flange_poses`"
-    inliers, deletion = _inliers(pts, robust, alarm, limit, min_conditioning, names)
+    inliers, test = _inliers(pts, scale, method, noise, alarm, limit, min_conditioning, names)
     return _fit_plane(
         pts,
         scale,
@@ -573,6 +724,9 @@ def up_from_touches(
         noise,
         min_conditioning,
         rule,
-        deletion,
+        test,
         n_omitted,
+        data_fingerprint(
+            np.asarray(flange_poses, dtype=np.float64), np.asarray(tool_tip, dtype=np.float64)
+        ),
     )

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_same_shape, check_vectors
-from gravdir._results import UpResult
+from gravdir._results import UpResult, data_fingerprint
 from gravdir.errors import InsufficientDataError
 from gravdir.poses import check_poses
 from gravdir.touch._common import (
@@ -235,6 +235,7 @@ def up_from_three_points(
     noise = check_noise_std(noise_std)
     min_conditioning = check_min_conditioning(min_conditioning)
     shape = check_same_shape(p1=a, p2=b, p3=c)
+    fingerprint = data_fingerprint(a, b, c)  # the caller's points, before broadcasting
     a, b, c = np.broadcast_arrays(a, b, c)
     check_vector_batch(hint, "up_hint", shape[:-1], a, "p1, p2, p3")
     names = "`p1`, `p2`, `p3`"
@@ -267,7 +268,13 @@ def up_from_three_points(
     info = plane_information(lam, vec, sigma)
     if noise is not None and np.any(np.all(info == 0.0, axis=(-2, -1))):
         warn_no_information(stacklevel=3)
-    return ThreePointFit(up=up, up_information=info, cross=cross, conditioning=cond)
+    return ThreePointFit(
+        up=up,
+        up_information=info,
+        cross=cross,
+        conditioning=cond,
+        fingerprint=fingerprint,
+    )
 
 
 def tilt_from_tool_tip_error(

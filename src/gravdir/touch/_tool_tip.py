@@ -11,14 +11,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_positive, check_vectors
-from gravdir._results import UpResult, warn_not_converged
+from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.touch._common import (
     MAX_ITER_CAP,
     N_DIRECTIONS_CAP,
     N_STARTS_CAP,
     SEARCH_MAX_ITER_CAP,
+    ZERO_RESIDUAL,
     batch_repr,
+    check_bool,
     check_contacts,
     check_hint,
     check_limit,
@@ -43,6 +45,8 @@ from gravdir.touch._common import (
 )
 from gravdir.touch._gauss_newton import gauss_newton, hemisphere, jacobian, search_starts
 from gravdir.touch._plane import SignRule
+from gravdir.touch._robust import REFIT_CAP, rejected_indices, row_leverage, studentize
+from gravdir.touch._tool_robust import N_PARAMS, robust_tool_fit
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -68,12 +72,23 @@ class ToolPlaneFit(UpResult):
     offset_std : ndarray, shape (...)
         Standard deviation of `offset`.
     residuals : ndarray, shape (..., N)
-        ``up . (R_i t + p_i) - d``.
+        ``up . (R_i t + p_i) - d`` of every contact (rejected ones included).
     rms : ndarray, shape (...)
-        RMS of the residuals.
+        RMS of the inliers' residuals.
     noise_std : ndarray, shape (...)
-        ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (N - 6))``,
-        either at least the coordinates' round-off; ``inf`` for N = 6 without a caller's value.
+        ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (n - 6))`` over the
+        n inliers, either at least the coordinates' round-off; ``inf`` for six inliers without a
+        caller's value.
+    inliers : ndarray of bool, shape (..., N)
+        Contacts used in the fit (all, unless the robust fit rejected some).
+    rejection_nsigma : ndarray, shape (..., N)
+        Each contact's studentised residual against the final fit, in standard deviations of
+        that residual (as in :class:`~gravdir.touch.PlaneFit`, with the leverage
+        ``J_i (J^T J)^-1 J_i^T`` of the joint fit's Jacobian).
+    rejection_threshold : ndarray, shape (..., N)
+        The critical value each contact's `rejection_nsigma` was tested against; a contact of
+        the robust fit is rejected when it exceeds it. Without `robust` nothing is rejected and
+        it is the value the test would use (inf where no degree of freedom is left).
     approach_axis : ndarray, shape (..., 3)
         Mean direction from the flange toward the plane, in the flange frame
         (``normalize(-sum R_i^T up)``).
@@ -93,9 +108,12 @@ class ToolPlaneFit(UpResult):
         What decided the sign of `up`.
     converged : ndarray of bool, shape (...)
         Whether the Gauss-Newton refinement converged (every parameter's step below 1e-12 of
-        its scale) within `max_iter` iterations.
+        its scale) within `max_iter` iterations (with `robust`: the last refit, on the inliers).
     n_iter : ndarray of int, shape (...)
         Gauss-Newton iterations of the refinement that gave the result.
+    test_converged : ndarray of bool, shape (...)
+        Whether the robust fit's refits ended on a set of inliers that its test reproduced
+        (always True without `robust`).
     n_omitted : int
         Contacts dropped because their pose held a NaN (``nan_policy="omit"``; 0 otherwise).
         `residuals` then index the contacts kept, in their input order.
@@ -120,9 +138,23 @@ class ToolPlaneFit(UpResult):
     noise_gain: NDArray[np.float64]
     orientation_spread: NDArray[np.float64]
     sign_rule: SignRule
+    inliers: NDArray[np.bool_]
+    rejection_nsigma: NDArray[np.float64]
+    rejection_threshold: NDArray[np.float64]
     converged: NDArray[np.bool_]
     n_iter: NDArray[np.int64]
+    test_converged: NDArray[np.bool_]
     n_omitted: int = 0
+
+    @property
+    def outliers(self) -> NDArray[np.bool_]:
+        """Contacts rejected by the robust fit, shape (..., N)."""
+        return ~self.inliers
+
+    @property
+    def rejected(self) -> NDArray[np.int64]:
+        """Indices of the rejected contacts: (K,) for one set, (K, ndim) rows for a batch."""
+        return rejected_indices(self.inliers)
 
     @property
     def orientation_spread_deg(self) -> NDArray[np.float64]:
@@ -206,10 +238,14 @@ def _refine(
 
 
 def _unit_covariance(
-    rot: NDArray[np.float64], n: NDArray[np.float64], c: NDArray[np.float64]
+    rot: NDArray[np.float64],
+    n: NDArray[np.float64],
+    c: NDArray[np.float64],
+    inliers: NDArray[np.bool_],
 ) -> _Covariance:
-    """``(J^T J)^{-1}`` at the solution, by an eigendecomposition of the column-scaled matrix."""
+    """``(J^T J)^{-1}`` over the inliers' rows, by an eigendecomposition of the scaled matrix."""
     jac, basis = jacobian(rot, n, c)
+    jac = jac * inliers[..., None]
     h = np.einsum("bni,bnj->bij", jac, jac)
     col = np.sqrt(np.einsum("bii->bi", h))
     # A column 1e-100 times smaller than the largest (or zero) is rank deficiency.
@@ -300,22 +336,22 @@ def _sign_of_up(
 
 def _noise_level(
     r: NDArray[np.float64],
+    inliers: NDArray[np.bool_],
     noise_std: float | None,
     scale: NDArray[np.float64],
     floor: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """The noise in units of `scale`: the caller's `noise_std`, or ``sqrt(sum r^2 / (N - 6))``.
+    """The noise in units of `scale`: the caller's `noise_std`, or ``sqrt(sum r^2 / (n - 6))``.
 
-    At least `floor` (the coordinates' round-off); inf for N = 6 without a caller's value.
+    Over the n inliers; at least `floor` (the coordinates' round-off); inf for six inliers
+    without a caller's value.
     """
-    n_batch, n_pts = r.shape
     if noise_std is not None:
         return noise_in_units(noise_std, scale, floor)
-    if n_pts > 6:
-        with np.errstate(under="ignore"):
-            estimate = np.sqrt(np.sum(r**2, axis=1) / (n_pts - 6))
-        return np.asarray(np.maximum(estimate, floor), dtype=np.float64)
-    return np.full(n_batch, np.inf)
+    dof = np.sum(inliers, axis=1) - N_PARAMS
+    with np.errstate(under="ignore"):
+        estimate = np.sqrt(np.sum(np.where(inliers, r**2, 0.0), axis=1) / np.maximum(dof, 1))
+    return np.asarray(np.where(dof > 0, np.maximum(estimate, floor), np.inf), dtype=np.float64)
 
 
 def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -329,6 +365,25 @@ def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.
         info = np.einsum("bik,bkl,bjl->bij", cov.basis, c_inv, cov.basis)
         info = info * inverse_variance(sigma)[:, None, None]
         return drop_negligible(0.5 * (info + np.swapaxes(info, 1, 2)))
+
+
+def _studentized(
+    rot: NDArray[np.float64],
+    best: _Refined,
+    c: NDArray[np.float64],
+    noise: float | None,
+    scale: NDArray[np.float64],
+    floor: NDArray[np.float64],
+    false_alarm: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Studentised residuals (B, N) of the fit of all contacts and the test's thresholds."""
+    r = np.einsum("bni,bi->bn", c, best.normal) - best.offset[:, None]
+    jac, _ = jacobian(rot, best.normal, c)
+    every = np.ones(r.shape, dtype=bool)
+    lev = row_leverage(jac, every)
+    known = None if noise is None else noise_in_units(noise, scale, floor)
+    spread = ZERO_RESIDUAL * np.max(np.ptp(c, axis=1), axis=1)
+    return studentize(r, lev, every, N_PARAMS, known, spread, false_alarm)
 
 
 def _sign_variance(
@@ -352,6 +407,8 @@ def tool_tip_and_up_from_touches(
     n_directions: int = 600,
     search_max_iter: int = 3,
     n_starts: int = 4,
+    robust: bool = False,
+    false_alarm: float = 0.01,
     nan_policy: NanPolicy = "raise",
 ) -> ToolPlaneFit:
     """Tool-tip offset, `up` and plane offset together, from N >= 6 contacts.
@@ -389,6 +446,15 @@ def tool_tip_and_up_from_touches(
     n_starts : int, optional
         Lowest results of that search refined to convergence (default 4); the lowest final cost
         wins.
+    robust : bool, optional
+        Find and reject bad contacts (up to ``floor((N - 6) / 2)`` of them; needs N >= 8):
+        from each of the search's starts, the least-trimmed-squares core of the model
+        linearised at the fit of all contacts (exact fits of every 6-contact subset), trimmed
+        Gauss-Newton, then refits on the contacts that pass the test against the current fit
+        (see :func:`up_from_touch_points` and docs/touch.md). Default False.
+    false_alarm : float, optional
+        Per-contact probability that the robust fit's test rejects a good contact (default
+        0.01; see :func:`up_from_touch_points`).
     nan_policy : {"raise", "omit"}, optional
         What a NaN in `flange_poses` does: ``"raise"`` (default) refuses it naming
         `flange_poses`; ``"omit"`` drops the contacts whose pose holds one (in a batch, from
@@ -401,14 +467,15 @@ def tool_tip_and_up_from_touches(
     Raises
     ------
     InsufficientDataError
-        If N < 6 (counted after omitting contacts with NaN).
+        If N < 6, or N < 8 with `robust` (counted after omitting contacts with NaN).
     DegenerateGeometryError
         If the orientations are too similar to separate the tool tip from the plane offset
         (`noise_gain` above `max_noise_gain`), or the contacts do not span a plane.
     ValueError
         If a pose is not rigid, not finite or of the wrong shape, `up_hint` or `tool_tip_guess`
         does not broadcast to the batch shape of `flange_poses`, `noise_std` or
-        `max_noise_gain` is not positive and finite, or a count is not a positive integer
+        `max_noise_gain` is not positive and finite, `robust` is not a bool, `false_alarm` is
+        not in (0, 1), or a count is not a positive integer
         within its cap (`max_iter` 10000, `n_directions` 10000, `search_max_iter` 100,
         `n_starts` 1000).
 
@@ -483,7 +550,16 @@ def tool_tip_and_up_from_touches(
             f"Expected `flange_poses` to hold at least 6 contacts for tool tip and plane, "
             f"got {n_pts}{omitted_text(n_omitted)}."
         )
+    robust = check_bool(robust, "robust")
+    if robust and n_pts < 8:
+        raise InsufficientDataError(
+            f"Expected `flange_poses` to hold at least 8 contacts for the robust fit of tool "
+            f"tip and plane, got {n_pts}{omitted_text(n_omitted)}."
+        )
     noise = check_noise_std(noise_std)
+    alarm = check_positive(false_alarm, "false_alarm")
+    if alarm >= 1.0:
+        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
     max_noise_gain = check_positive(max_noise_gain, "max_noise_gain")
     tip_guess = None if tool_tip_guess is None else check_vectors(tool_tip_guess, "tool_tip_guess")
     max_iter = check_limit(max_iter, "max_iter", MAX_ITER_CAP)
@@ -510,10 +586,22 @@ def tool_tip_and_up_from_touches(
         origin = unscaled.mean(axis=1)
         pos = unscaled - origin[:, None, :]
         starts = _starts(rot, pos, guess_normal, n_directions, n_starts, search_max_iter)
-        best = _refine(rot, pos, starts, max_iter)
+        floor = noise_floor(unscaled)
+        if robust:
+            known = None if noise is None else noise_in_units(noise, scale, floor)
+            sol, report = robust_tool_fit(rot, pos, starts, known, alarm, max_iter)
+            best = _Refined(*sol)
+            inliers, nsigma, threshold = report.inliers, report.nsigma, report.threshold
+            test_converged = report.converged
+        else:
+            best = _refine(rot, pos, starts, max_iter)
+            inliers = np.ones(pos.shape[:2], dtype=bool)
+            test_converged = np.ones(len(pos), dtype=bool)
         t, n = best.tool_tip, best.normal
         c = np.einsum("bnij,bj->bni", rot, t) + pos
-        cov = _unit_covariance(rot, n, c)
+        if not robust:
+            nsigma, threshold = _studentized(rot, best, c, noise, scale, floor, alarm)
+        cov = _unit_covariance(rot, n, c, inliers)
         m_mean, spread = _normal_from_flange(rot, n)
         _check_noise_gain(cov.noise_gain, spread, max_noise_gain, batch)
         flip, side, what, rule = _sign_of_up(rot, t, n, hint, batch)
@@ -521,17 +609,28 @@ def tool_tip_and_up_from_touches(
         d = best.offset * flip
         r = np.einsum("bni,bi->bn", c, n) - d[:, None]
         m_mean = -m_mean * flip[:, None]
-        sigma = _noise_level(r, noise, scale, noise_floor(unscaled))
+        sigma = _noise_level(r, inliers, noise, scale, floor)
         offset = d + np.einsum("bi,bi->b", n, origin)
-    if noise is None and n_pts == 6:
+    if noise is None and np.any(np.sum(inliers, axis=1) == 6):
         warn_noise_not_estimable(6, 6, stacklevel=3)
     var = _sign_variance(cov, sigma, side).reshape(batch)
     warn_sign_margin(n.reshape(*batch, 3), side.reshape(*batch, 3), var, what, stacklevel=3)
     if not np.all(best.converged):
         warn_not_converged("The Gauss-Newton refinement of tool tip and plane", max_iter)
-    fit = _assemble(batch, scale, t, n, offset, r, sigma, cov, m_mean, spread, rule, best)
-    if n_omitted:
-        fit = dataclasses.replace(fit, n_omitted=n_omitted)
+    fit = _assemble(
+        batch, scale, t, n, offset, r, sigma, cov, m_mean, spread, rule, best, inliers
+    )
+    fit = dataclasses.replace(
+        fit,
+        n_omitted=n_omitted,
+        inliers=inliers.reshape((*batch, n_pts)),
+        rejection_nsigma=nsigma.reshape((*batch, n_pts)),
+        rejection_threshold=threshold.reshape((*batch, n_pts)),
+        test_converged=test_converged.reshape(batch),
+        fingerprint=data_fingerprint(np.asarray(flange_poses, dtype=np.float64)),
+    )
+    if robust and not np.all(test_converged):
+        warn_not_converged("The robust fit's refits of tool tip and plane", REFIT_CAP)
     if noise is not None and np.any(np.all(fit.up_information == 0.0, axis=(-2, -1))):
         warn_no_information(stacklevel=3)
     return fit
@@ -550,6 +649,7 @@ def _assemble(
     spread: NDArray[np.float64],
     rule: SignRule,
     best: _Refined,
+    inliers: NDArray[np.bool_],
 ) -> ToolPlaneFit:
     """The result in the poses' length unit (lengths times `scale`), batch axes restored.
 
@@ -585,7 +685,8 @@ def _assemble(
         return a.reshape((*batch, *tail))
 
     with np.errstate(under="ignore"):
-        rms = np.sqrt(np.mean(r**2, axis=1))
+        rms = np.sqrt(np.sum(r**2 * inliers, axis=1) / np.sum(inliers, axis=1))
+    every = np.ones(r.shape, dtype=bool)
     return ToolPlaneFit(
         up=shape(n, (3,)),
         up_information=shape(_up_information(cov, sigma), (3, 3)),
@@ -603,6 +704,10 @@ def _assemble(
         noise_gain=shape(cov.noise_gain),
         orientation_spread=shape(spread),
         sign_rule=rule,
+        inliers=shape(every, r.shape[1:]),
+        rejection_nsigma=shape(np.zeros(r.shape), r.shape[1:]),
+        rejection_threshold=shape(np.full(r.shape, np.inf), r.shape[1:]),
         converged=shape(best.converged),
         n_iter=shape(best.n_iter),
+        test_converged=shape(np.ones(len(r), dtype=bool)),
     )

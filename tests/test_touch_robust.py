@@ -1,0 +1,214 @@
+"""The high-breakdown touch fits: several bad contacts among twelve, seeded Monte Carlo.
+
+A bad contact is a flange position moved along the true plane normal by 0.1-2 mm (10-200 times
+the 10 µm contact noise): all on the upper side ("same") or alternating sides ("mixed"). A draw
+*names* its bad contacts when every one of them is rejected. The reference is the fit of the
+same draw given only its good contacts. Figures are in docs/touch.md ("Outliers").
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from gravdir.errors import InsufficientDataError
+from gravdir.synthetic import touch_contacts
+from gravdir.touch import (
+    contact_points,
+    tool_tip_and_up_from_touches,
+    up_from_touch_points,
+)
+
+SIGMA = 1e-5  # 10 µm
+N = 12
+D_PLANE = 150
+D_TOOL = 120
+
+
+def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Angle between unit vectors (..., 3), radians, by atan2 of cross and dot."""
+    cross = np.linalg.norm(np.cross(a, b), axis=-1)
+    return np.arctan2(cross, np.einsum("...i,...i->...", a, b))
+
+
+def _draws(seed: int, n_draws: int, n_bad: int, mode: str):
+    """Touch sets with `n_bad` contacts moved along the true normal, and the bad mask."""
+    rng = np.random.default_rng(seed)
+    data = touch_contacts(rng, N, size=(n_draws,), noise_std=SIGMA)
+    bad = np.argsort(rng.random((n_draws, N)), axis=1)[:, :n_bad]
+    size = rng.uniform(1e-4, 2e-3, (n_draws, n_bad))
+    if mode == "mixed":
+        size = size * np.where(np.arange(n_bad) % 2 == 0, 1.0, -1.0)
+    poses = data.flange_poses.copy()
+    rows = np.arange(n_draws)
+    for j in range(n_bad):
+        poses[rows, bad[:, j], :3, 3] += size[:, j, None] * data.up
+    is_bad = np.zeros((n_draws, N), dtype=bool)
+    np.put_along_axis(is_bad, bad, True, axis=1)
+    return data, poses, is_bad
+
+
+def _good_only(poses: np.ndarray, is_bad: np.ndarray) -> np.ndarray:
+    """The good contacts' poses, shape (D, N - n_bad, 4, 4) (every draw has n_bad bad)."""
+    n_draws = len(poses)
+    return poses[~is_bad].reshape(n_draws, -1, 4, 4)
+
+
+def _named(outliers: np.ndarray, is_bad: np.ndarray) -> np.ndarray:
+    """Per draw: every bad contact rejected."""
+    return np.all(outliers | ~is_bad, axis=1)
+
+
+@pytest.mark.parametrize("n_bad", [2, 3, 4])
+@pytest.mark.parametrize("mode", ["same", "mixed"])
+def test_plane_fit_names_up_to_four_bad_contacts_among_twelve(n_bad: int, mode: str) -> None:
+    data, poses, is_bad = _draws(100 + 10 * n_bad + (mode == "mixed"), D_PLANE, n_bad, mode)
+    pts = contact_points(poses, data.tool_tip)
+    good = pts[~is_bad].reshape(D_PLANE, N - n_bad, 3)
+    ref = np.median(_angle(up_from_touch_points(good).up, data.up))
+    plain = np.median(_angle(up_from_touch_points(pts).up, data.up))
+    for kwargs in ({"noise_std": SIGMA}, {}):
+        fit = up_from_touch_points(pts, robust=True, **kwargs)
+        err = np.median(_angle(fit.up, data.up))
+        assert err <= 1.1 * ref, (kwargs, err / ref)
+        assert np.mean(_named(fit.outliers, is_bad)) >= 0.95, kwargs
+        assert plain > 3.0 * ref  # the bad contacts matter: the plain fit is far off
+        assert np.all(fit.converged)
+
+
+@pytest.mark.parametrize("n_bad", [2, 3])
+def test_joint_fit_names_up_to_three_bad_contacts_among_twelve(n_bad: int) -> None:
+    # Per mode, D_TOOL draws; the median ratio over both modes' draws together (the benchmark
+    # gives it per mode over 1000 draws, docs/touch.md).
+    errors: dict[str, list[np.ndarray]] = {"ref": [], "known": [], "free": []}
+    for mode in ("same", "mixed"):
+        data, poses, is_bad = _draws(200 + 10 * n_bad + (mode == "mixed"), D_TOOL, n_bad, mode)
+        good = _good_only(poses, is_bad)
+        ref = tool_tip_and_up_from_touches(good, noise_std=SIGMA)
+        fit = tool_tip_and_up_from_touches(poses, robust=True, noise_std=SIGMA)
+        assert np.mean(_named(fit.outliers, is_bad)) >= 0.95, mode
+        # Without `noise_std` the scale has N - 6 - n_bad degrees of freedom: 3 with three bad
+        # contacts, where a 0.1 mm contact (10 sigma) is beyond the reach of the 1 % test in
+        # about one draw in six (docs/touch.md: 82-85 % named, 96-98 % when every bad contact
+        # is at least 0.3 mm, 300 draws). Two bad contacts: named as above.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            free = tool_tip_and_up_from_touches(poses, robust=True)
+        named = _named(free.outliers, is_bad)
+        if n_bad == 2:
+            assert np.mean(named) >= 0.95, mode
+        else:
+            size = np.abs(poses[..., :3, 3] - data.flange_poses[..., :3, 3]).max(axis=-1)
+            large = np.all((size >= 3e-4) | ~is_bad, axis=1)
+            assert np.mean(named[large]) >= 0.92, mode
+            assert np.mean(named) >= 0.75, mode
+        for key, result in (("ref", ref), ("known", fit), ("free", free)):
+            errors[key].append(_angle(result.up, data.up))
+    ref_median = np.median(np.concatenate(errors["ref"]))
+    assert np.median(np.concatenate(errors["known"])) <= 1.1 * ref_median
+    if n_bad == 2:
+        assert np.median(np.concatenate(errors["free"])) <= 1.1 * ref_median
+
+
+def test_plane_false_rejections_on_clean_data_match_the_documented_level() -> None:
+    # Per contact at `false_alarm` = 0.01: 0.01 with `noise_std`; 0.027 without (the scale
+    # estimated from the same twelve contacts; docs/touch.md).
+    data, poses, is_bad = _draws(300, 500, 0, "same")
+    pts = contact_points(poses, data.tool_tip)
+    n = pts.shape[0] * N
+    for kwargs, level in (({"noise_std": SIGMA}, 0.01), ({}, 0.027)):
+        lo, hi = binom.interval(0.99, n, level)
+        fit = up_from_touch_points(pts, robust=True, **kwargs)
+        count = int(np.sum(fit.outliers))
+        assert lo <= count <= hi, (kwargs, count, lo, hi)
+        # A rejected contact is one whose studentised residual exceeds its threshold, but in a
+        # cycle of borderline contacts (the smaller set is kept): about one set in ten without
+        # `noise_std` (docs/touch.md).
+        beyond = fit.rejection_nsigma > fit.rejection_threshold
+        assert np.mean(np.all(fit.outliers == beyond, axis=1)) >= (0.97 if kwargs else 0.85)
+        # Nothing rejected: the fit is the plain total-least-squares fit.
+        plain = up_from_touch_points(pts, **kwargs)
+        clean = ~np.any(fit.outliers, axis=1)
+        np.testing.assert_allclose(fit.up[clean], plain.up[clean], rtol=0, atol=1e-13)
+
+
+def test_joint_false_rejections_on_clean_data_match_the_documented_level() -> None:
+    # Per contact: 0.01 with `noise_std`; 0.0425 without (the scale from 12 - 6 residual
+    # degrees of freedom after trimming, docs/touch.md).
+    data, poses, _ = _draws(301, 100, 0, "same")
+    n = poses.shape[0] * N
+    for kwargs, level in (({"noise_std": SIGMA}, 0.01), ({}, 0.0425)):
+        fit = tool_tip_and_up_from_touches(poses, robust=True, **kwargs)
+        lo, hi = binom.interval(0.99, n, level)
+        count = int(np.sum(fit.outliers))
+        assert lo <= count <= hi, (kwargs, count, lo, hi)
+        beyond = fit.rejection_nsigma > fit.rejection_threshold
+        # Cycles of borderline contacts: about one set in six without `noise_std`.
+        assert np.mean(np.all(fit.outliers == beyond, axis=1)) >= (0.97 if kwargs else 0.75)
+
+
+def test_two_bad_contacts_of_two_millimetres_on_one_side_are_both_rejected() -> None:
+    # Seen to fail: the deletion test rejected 0.01 points on average and gave a median error
+    # of 0.104 deg, the same as no rejection, with or without `noise_std`.
+    data, poses, is_bad = _draws(400, 200, 2, "same")
+    rows = np.arange(200)
+    moved = data.flange_poses.copy()
+    bad = np.argwhere(is_bad)[:, 1].reshape(200, 2)
+    for j in range(2):
+        moved[rows, bad[:, j], :3, 3] += 2e-3 * data.up
+    pts = contact_points(moved, data.tool_tip)
+    good = pts[~is_bad].reshape(200, N - 2, 3)
+    ref = np.median(np.degrees(_angle(up_from_touch_points(good).up, data.up)))
+    old = up_from_touch_points(pts, robust="deletion")
+    assert np.median(np.degrees(_angle(old.up, data.up))) > 0.05  # the old failure
+    for kwargs in ({"noise_std": SIGMA}, {}):
+        fit = up_from_touch_points(pts, robust=True, **kwargs)
+        assert np.all(_named(fit.outliers, is_bad))
+        assert np.median(np.degrees(_angle(fit.up, data.up))) <= 1.1 * ref
+        assert np.all(fit.rejection_nsigma[is_bad] > 20.0)
+
+
+def test_rejection_report_and_fingerprints() -> None:
+    rng = np.random.default_rng(500)
+    data = touch_contacts(rng, N, noise_std=SIGMA)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    pts[[3, 8]] += 1e-3 * data.up
+    fit = up_from_touch_points(pts, robust=True, noise_std=SIGMA)
+    assert fit.rejected.tolist() == [3, 8]
+    assert np.all(fit.rejection_nsigma[[3, 8]] > 50)
+    assert np.all(fit.rejection_threshold == fit.rejection_threshold[0])
+    again = up_from_touch_points(pts.copy(), robust=True, noise_std=SIGMA)
+    assert fit.fingerprint == again.fingerprint and len(fit.fingerprint) == 1
+    pts[0, 0] += 1e-9
+    assert not fit.fingerprint & up_from_touch_points(pts).fingerprint
+    batch = up_from_touch_points(np.stack([pts, pts]), robust=True, noise_std=SIGMA)
+    assert batch.rejected.shape[1] == 2
+    poses = data.flange_poses.copy()
+    poses[[1, 6], :3, 3] -= 1e-3 * data.up
+    tool = tool_tip_and_up_from_touches(poses, robust=True, noise_std=SIGMA)
+    assert tool.rejected.tolist() == [1, 6]
+    assert tool.fingerprint and not tool.fingerprint & fit.fingerprint
+    plain = tool_tip_and_up_from_touches(poses, noise_std=SIGMA)
+    assert not np.any(plain.outliers)
+    assert np.all(plain.rejection_nsigma[[1, 6]] > plain.rejection_threshold[[1, 6]])
+    with pytest.raises(InsufficientDataError, match="at least 8 contacts for the robust"):
+        tool_tip_and_up_from_touches(poses[:7], robust=True)
+    with pytest.raises(ValueError, match="`robust` to be True or False"):
+        up_from_touch_points(pts, robust="huber")  # type: ignore[arg-type]
+
+
+def test_robust_fits_are_deterministic_and_batch_equals_loop() -> None:
+    data, poses, _ = _draws(600, 3, 3, "mixed")
+    pts = contact_points(poses, data.tool_tip)
+    batch = up_from_touch_points(pts, robust=True)
+    for i in range(3):
+        one = up_from_touch_points(pts[i], robust=True)
+        np.testing.assert_array_equal(one.inliers, batch.inliers[i])
+        np.testing.assert_allclose(one.up, batch.up[i], rtol=0, atol=1e-14)
+    tool = tool_tip_and_up_from_touches(poses, robust=True, noise_std=SIGMA)
+    again = tool_tip_and_up_from_touches(poses, robust=True, noise_std=SIGMA)
+    np.testing.assert_array_equal(tool.up, again.up)
+    np.testing.assert_array_equal(tool.inliers, again.inliers)
