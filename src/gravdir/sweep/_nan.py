@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from typing import Any
 
 import numpy as np
@@ -75,13 +75,21 @@ def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
     return filled, keep  # type: ignore[return-value]
 
 
+def _digest(row: NDArray[np.float64]) -> str:
+    """16 hexadecimal digits identifying the samples of one contiguous row."""
+    data = memoryview(np.ascontiguousarray(row))
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
 def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDArray[Any] | None]:
     """The data fingerprint of a fit and the digest of each of its sweeps (batch shape).
 
-    A sweep's digest is the SHA-256 of its torque samples as given (before any sign change),
-    sorted, truncated to 16 hexadecimal digits: the torque carries the measurement noise (the
-    angles and speeds of different sweeps are often the same commanded trajectory), and sorting
-    makes it independent of the order of the samples at the cost of one sort. Under
+    A sweep's digest is the CRC-32 and Adler-32 checksums of its torque samples as given (before
+    any sign change), sorted, as 16 hexadecimal digits (a fast checksum rather than a
+    cryptographic hash: it identifies shared data, it does not guard against forgery). The
+    torque carries the measurement noise (the angles and speeds of different sweeps are often
+    the same commanded trajectory), and sorting makes it independent of the order of the
+    samples at the cost of one sort. Under
     ``nan_policy="omit"`` the samples holding a NaN in any array are left out first. So a sweep
     has the same digest alone and in a batch, and a fit that omits NaN samples the same as the
     fit of the clean samples. The fit's fingerprint is the set of its sweeps' digests; the
@@ -101,18 +109,18 @@ def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDA
             nan = None
     if len(shape) == 1:  # one sweep: the common call, without the batch machinery
         row = np.sort(torque if nan is None else torque[~nan])
-        digest = hashlib.sha256(row.tobytes()).hexdigest()[:16]
+        digest = _digest(row)
         return frozenset((digest,)), None
     n = shape[-1]
     full = np.broadcast_to(torque, shape).reshape(-1, n)
     if nan is None:
-        # One sort for the whole batch; hashlib reads each sorted row in place.
+        # One sort for the whole batch; the checksums read each sorted row in place.
         ordered = np.ascontiguousarray(np.sort(full, axis=-1))
-        flat = [hashlib.sha256(memoryview(r)).hexdigest()[:16] for r in ordered]
+        flat = [_digest(r) for r in ordered]
     else:
         keep = ~nan.reshape(-1, n)
         flat = [
-            hashlib.sha256(np.sort(t[k]).tobytes()).hexdigest()[:16]
+            _digest(np.sort(t[k]))
             for t, k in zip(full, keep, strict=True)
         ]
     column = np.empty(len(flat), dtype=object)
