@@ -77,7 +77,7 @@ def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
 
 def _digest(row: NDArray[np.float64]) -> str:
     """16 hexadecimal digits identifying the samples of one contiguous row."""
-    data = memoryview(np.ascontiguousarray(row))
+    data = np.ascontiguousarray(row).data
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
