@@ -57,6 +57,7 @@ CASE_MODULES = [
     "fuzz_cases_controllers",
     "fuzz_cases_fusion",
     "fuzz_cases_accelerometer",
+    "fuzz_cases_dynamics",
 ]
 CALL_SECONDS = 10
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"
