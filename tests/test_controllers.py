@@ -574,3 +574,12 @@ def test_batched_tangent_basis_is_the_results_one():
     batch = tangent_bases(ups)
     for i, u in enumerate(ups):
         assert np.allclose(batch[i], tangent_basis(u), rtol=0, atol=1e-15)
+
+
+def test_settings_table_matches_the_setting_names():
+    # SETTINGS is derived from the table of conventions; the Literal type must name the same keys.
+    import typing
+
+    from gravdir.controllers._conventions import SETTINGS, Setting
+
+    assert typing.get_args(Setting) == SETTINGS

@@ -137,12 +137,7 @@ def rotation_matrices(x: Any, name: str) -> NDArray[np.float64]:
     nearest rotation (the orthogonal polar factor), so that a rotated unit vector stays unit to
     rounding.
     """
-    from scipy.spatial.transform import Rotation
-
-    if isinstance(x, Rotation):
-        r = np.asarray(x.as_matrix(), dtype=np.float64)
-    else:
-        r = check_rotation_matrix(x, name)
+    r = check_rotation_matrix(x, name)  # also turns a SciPy Rotation into its matrices
     if r.size == 0:
         return r.copy()
     with np.errstate(under="ignore"):

@@ -32,13 +32,6 @@ Setting = Literal[
     "abb_gravity_beta",
     "gravity_vector",
 ]
-SETTINGS: tuple[str, ...] = (
-    "ur_set_gravity",
-    "franka_gravity_earth",
-    "epson_gravity_direction",
-    "abb_gravity_beta",
-    "gravity_vector",
-)
 
 # Gravity Beta alone fixes only the part of `up` in the base x-z plane; where `up` lies within
 # this of base +-y (sin of the angle to the plane's normal), beta is decided by rounding noise.
@@ -124,6 +117,7 @@ SPECS: dict[str, Spec] = {
         scaled=True,
     ),
 }
+SETTINGS: tuple[str, ...] = tuple(SPECS)
 
 
 def vector_forward(

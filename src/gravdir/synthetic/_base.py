@@ -41,9 +41,22 @@ class ArmModel:
     up: NDArray[np.float64]
     gravity: float
 
+    name: str
+
     @property
     def n_joints(self) -> int:  # pragma: no cover - every arm defines it
         raise NotImplementedError
+
+    def describe(self) -> str:
+        """The arm in one line: name, joints, total mass, base tilt and azimuth, gravity."""
+        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
+        azimuth = np.degrees(np.arctan2(self.up[1], self.up[0])) if tilt > 1e-9 else 0.0
+        label = f"name={self.name!r}, " if self.name else ""
+        return (
+            f"{type(self).__name__}({label}n_joints={self.n_joints}, "
+            f"total_mass={float(np.sum(self.masses)):.3g} kg, "
+            f"tilt={tilt:.2f}°, azimuth={azimuth:.2f}°, gravity={self.gravity:g} m/s²)"
+        )
 
     def link_poses(self, q: ArrayLike) -> NDArray[np.float64]:  # pragma: no cover
         raise NotImplementedError

@@ -188,15 +188,7 @@ class SyntheticUrdfArm(Result, ArmModel):
         object.__setattr__(self, "joint_names", names)
         self.__post_init__()  # the result contract: read-only arrays
 
-    def __repr__(self) -> str:
-        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
-        azimuth = np.degrees(np.arctan2(self.up[1], self.up[0])) if tilt > 1e-9 else 0.0
-        label = f"name={self.name!r}, " if self.name else ""
-        return (
-            f"SyntheticUrdfArm({label}n_joints={self.n_joints}, "
-            f"total_mass={float(np.sum(self.masses)):.3g} kg, "
-            f"tilt={tilt:.2f}°, azimuth={azimuth:.2f}°, gravity={self.gravity:g} m/s²)"
-        )
+    __repr__ = ArmModel.describe  # Result's repr comes first in the MRO
 
     @property
     def n_joints(self) -> int:

@@ -30,7 +30,7 @@ from gravdir.touch._common import scatter
 
 # Subsets tried at most (all of them below this count); C(12, 6) = 924 and C(27, 3) = 2925 fit.
 SUBSET_CAP = 3000
-# Seed of the fixed sample of subsets above that count: the results are reproducible.
+# Random seed of the fixed sample of subsets above that count: the results are reproducible.
 SUBSET_SEED = 20_240_613
 # C-steps per candidate at most; they stop earlier when the trimmed set repeats.
 C_STEP_CAP = 20
@@ -58,7 +58,7 @@ def subsets(n_contacts: int, size: int) -> NDArray[np.int64]:
     """All `size`-subsets of range(n_contacts) in lexicographic order, or a fixed sample.
 
     Returns shape (S, size). Above `SUBSET_CAP` subsets, `SUBSET_CAP` distinct ones drawn from a
-    generator with the fixed seed `SUBSET_SEED` (the same for every call).
+    generator with the fixed random seed `SUBSET_SEED` (the same for every call).
     """
     if math.comb(n_contacts, size) <= SUBSET_CAP:
         return np.array(list(itertools.combinations(range(n_contacts), size)), dtype=np.int64)
