@@ -287,9 +287,11 @@ def tangent_basis(up: ArrayLike) -> NDArray[np.float64]:
 
     The first row is the direction of increasing tilt where `up` is not vertical (the
     Gram–Schmidt complement of the base axis least aligned with `up` otherwise); the second is
-    ``up × first``.
+    ``up × first``. A stack of unit vectors (..., 3) gives a stack of bases (..., 2, 3).
     """
     u = np.asarray(up, dtype=np.float64)
+    if u.ndim > 1:
+        return _tangent_bases(u)
     axis = np.zeros(3)
     axis[int(np.argmin(np.abs(u)))] = 1.0
     if abs(u[2]) < 1.0 - 1e-12:
@@ -297,6 +299,19 @@ def tangent_basis(up: ArrayLike) -> NDArray[np.float64]:
     e1 = axis - (axis @ u) * u
     e1 /= np.linalg.norm(e1)
     return np.stack([e1, np.cross(u, e1)])
+
+
+def _tangent_bases(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`tangent_basis` of every unit vector of a stack (..., 3) at once: (..., 2, 3)."""
+    axis = np.zeros_like(u)
+    np.put_along_axis(axis, np.argmin(np.abs(u), axis=-1)[..., None], 1.0, axis=-1)
+    tilted = np.abs(u[..., 2]) < 1.0 - 1e-12
+    axis = np.where(tilted[..., None], np.array([0.0, 0.0, -1.0]), axis)
+    with np.errstate(under="ignore"):
+        e1 = axis - np.sum(axis * u, axis=-1, keepdims=True) * u
+        e1 = e1 / np.linalg.norm(e1, axis=-1, keepdims=True)
+        e2 = np.cross(u, e1)
+    return np.stack([e1, e2], axis=-2)
 
 
 def up_information_from_tangent(

@@ -75,7 +75,7 @@ def information_from_up_cov(
         asym = float(np.max(np.abs(cs - np.swapaxes(cs, -1, -2)))) if cs.size else 0.0
         if asym > 1e-9:
             raise ValueError(f"Expected `{name}` to be symmetric, got an asymmetric matrix.")
-        b = tangent_bases(u)
+        b = tangent_basis(u)
         c2 = b @ cs @ np.swapaxes(b, -1, -2)
         vals, vecs = np.linalg.eigh(0.5 * (c2 + np.swapaxes(c2, -1, -2)))
     low = vals[..., 0] <= REL_FLOOR * np.abs(vals).max(axis=-1, initial=0.0)
@@ -146,20 +146,6 @@ def rotation_matrices(x: Any, name: str) -> NDArray[np.float64]:
     return out
 
 
-def tangent_bases(up: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`gravdir._results.tangent_basis` of every `up` (..., 3) at once: (..., 2, 3)."""
-    u = up
-    axis = np.zeros_like(u)
-    np.put_along_axis(axis, np.argmin(np.abs(u), axis=-1)[..., None], 1.0, axis=-1)
-    tilted = np.abs(u[..., 2]) < 1.0 - 1e-12
-    axis = np.where(tilted[..., None], np.array([0.0, 0.0, -1.0]), axis)
-    with np.errstate(under="ignore"):
-        e1 = axis - np.sum(axis * u, axis=-1, keepdims=True) * u
-        e1 = e1 / np.linalg.norm(e1, axis=-1, keepdims=True)
-        e2 = np.cross(u, e1)
-    return np.stack([e1, e2], axis=-2)
-
-
 def propagate(
     up: NDArray[np.float64], info: NDArray[np.float64], jac: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -171,7 +157,7 @@ def propagate(
     (``lambda_j`` zero by the rule of :func:`gravdir._results.cov_from_up_information`) makes
     the covariance infinite where ``J v_j`` has a component, and leaves exact zeros elsewhere.
     """
-    b = tangent_bases(up)
+    b = tangent_basis(up)
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         info2 = b @ info @ np.swapaxes(b, -1, -2)
         vals, vecs = np.linalg.eigh(0.5 * (info2 + np.swapaxes(info2, -1, -2)))

@@ -10,12 +10,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._results import Result, UpResult
+from gravdir._results import Result, UpResult, tangent_basis
 from gravdir.controllers._common import (
     ABS_FLOOR,
     REL_FLOOR,
     shape_text,
-    tangent_bases,
     unit_up,
     up_and_information,
 )
@@ -167,7 +166,7 @@ def compare_setting(
 def _compare(
     u: NDArray[np.float64], info: NDArray[np.float64], w: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
-    b = tangent_bases(u)
+    b = tangent_basis(u)
     with np.errstate(under="ignore", over="ignore", invalid="ignore", divide="ignore"):
         cross = np.linalg.norm(np.cross(u, w), axis=-1)
         dot = np.sum(u * w, axis=-1)
