@@ -265,6 +265,28 @@ def check_rotation_matrix(
     return r
 
 
+def nearest_rotation(x: RotationLike, name: str, *, atol: float = 1e-6) -> NDArray[np.float64]:
+    """Check `x` as :func:`check_rotation_matrix` does, then return the nearest exact rotations.
+
+    The nearest rotation is the orthogonal polar factor :math:`U V^\\top` of the SVD
+    :math:`R = U \\Sigma V^\\top`, so that rounding in a printed matrix (six decimals pass the
+    default `atol`) does not leak into the vectors it rotates. The output is a new array.
+
+    Examples
+    --------
+    >>> r = nearest_rotation(np.round([[0.6, -0.8, 0], [0.8, 0.6, 0], [0, 0, 1.0000004]], 6), "r")
+    >>> bool(np.allclose(r.T @ r, np.eye(3), rtol=0, atol=1e-15))
+    True
+    """
+    r = check_rotation_matrix(x, name, atol=atol)
+    if r.size == 0:
+        return r.copy()
+    with np.errstate(under="ignore"):
+        u, _, vt = np.linalg.svd(r)
+        out: NDArray[np.float64] = u @ vt
+    return out
+
+
 def check_same_shape(**arrays: NDArray[Any]) -> tuple[int, ...]:
     """Check that the keyword arrays broadcast together; return the broadcast shape.
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_rotation_matrix, check_unit_vector
+from gravdir._checks import check_array, check_unit_vector, nearest_rotation
 from gravdir._results import Result, UpResult, tangent_basis
 
 # Tangent-plane eigenvalues at or below this fraction of the largest (and below 1e-200 1/rad², a
@@ -134,16 +134,10 @@ def rotation_matrices(x: Any, name: str) -> NDArray[np.float64]:
     """(..., 3, 3) proper rotations from matrices or a SciPy ``Rotation``, made exactly orthogonal.
 
     A matrix is accepted within 1e-6 of a rotation (six printed decimals) and replaced by the
-    nearest rotation (the orthogonal polar factor), so that a rotated unit vector stays unit to
-    rounding.
+    nearest rotation (:func:`gravdir._checks.nearest_rotation`), so that a rotated unit vector
+    stays unit to rounding.
     """
-    r = check_rotation_matrix(x, name)  # also turns a SciPy Rotation into its matrices
-    if r.size == 0:
-        return r.copy()
-    with np.errstate(under="ignore"):
-        u, _, vt = np.linalg.svd(r)
-        out: NDArray[np.float64] = u @ vt
-    return out
+    return nearest_rotation(x, name)
 
 
 def propagate(

@@ -12,11 +12,11 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     check_array,
     check_positive,
-    check_rotation_matrix,
     check_scalar,
     check_unit_vector,
     check_vectors,
     matrix_if_rotation,
+    nearest_rotation,
     norm,
 )
 from gravdir._constants import STANDARD_GRAVITY
@@ -112,20 +112,9 @@ def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = check_array(matrix_if_rotation(x), name, tail=(3, 3))
     if arr.shape != (3, 3):
         raise ValueError(f"Expected `{name}` to have shape (3, 3), got {_describe(arr.shape)}.")
-    # The entries of a rotation are cosines: anything larger is not one (and squaring it could
-    # overflow in the orthogonality check).
-    if float(np.max(np.abs(arr))) > 1.0 + _ATOL:
-        raise ValueError(
-            f"Expected `{name}` to be rotation matrices (entries within [-1, 1]), got an entry "
-            f"of {float(np.max(np.abs(arr))):.6g}."
-        )
-    with np.errstate(under="ignore"):
-        r = check_rotation_matrix(arr, name, atol=_ATOL)
-    # Polar factor: the nearest exact rotation, so that rounding in R does not leak into `up`.
-    # It is a new array, so the caller's matrix is not aliased.
-    u, _, vt = np.linalg.svd(r)
-    out: NDArray[np.float64] = u @ vt
-    return out
+    # The nearest exact rotation, so that rounding in R does not leak into `up`; a new array,
+    # so the caller's matrix is not aliased.
+    return nearest_rotation(arr, name, atol=_ATOL)
 
 
 def _axis(x: ArrayLike, name: str) -> NDArray[np.float64]:
