@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.transform import Rotation
 
 from gravdir._checks import (
     check_array,
@@ -42,7 +41,11 @@ from gravdir._checks import (
     check_rotation_matrix,
     norm,
 )
+from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import GravdirWarning
+
+if TYPE_CHECKING:
+    from scipy.spatial.transform import Rotation
 
 __all__ = [
     "QUATERNION_ATOL",
@@ -170,6 +173,9 @@ def _rotation(
 ) -> tuple[Rotation, NDArray[np.float64]]:
     check_option(unit, "unit", tuple(_METRES_PER))
     t = check_poses(pose, name)
+    with IMPORT_LOCK:
+        from scipy.spatial.transform import Rotation  # slow to import: only when needed
+
     # A writable copy: scipy refuses read-only buffers.
     with np.errstate(under="ignore"):
         rot = Rotation.from_matrix(np.array(t[..., :3, :3].reshape(-1, 3, 3)))
@@ -227,6 +233,9 @@ def pose_from_ur(pose: ArrayLike, *, unit: Literal["mm", "m"]) -> NDArray[np.flo
     with np.errstate(under="ignore"):
         _check_angles(norm(rv), "pose", "the rotation angle |r|")
     batch = xyz.shape[:-1]
+    with IMPORT_LOCK:
+        from scipy.spatial.transform import Rotation  # slow to import: only when needed
+
     # A writable copy: scipy refuses read-only buffers.
     with np.errstate(under="ignore"):
         rot = Rotation.from_rotvec(np.array(rv.reshape(-1, 3)))
@@ -287,6 +296,9 @@ def _euler_to_pose(
     batch = xyz.shape[:-1]
     with np.errstate(under="ignore"):
         rad = ang * _RADIANS_PER[angles]
+    with IMPORT_LOCK:
+        from scipy.spatial.transform import Rotation  # slow to import: only when needed
+
     with np.errstate(under="ignore"):
         rot = Rotation.from_euler(seq, rad.reshape(-1, 3))
     return _assemble(rot, xyz, scale, batch)
@@ -609,6 +621,9 @@ def pose_from_abb(
             f"got shapes {xyz.shape} and {xyzw.shape}."
         ) from None
     xyz = np.broadcast_to(xyz, (*batch, 3))
+    with IMPORT_LOCK:
+        from scipy.spatial.transform import Rotation  # slow to import: only when needed
+
     # A writable copy: scipy refuses read-only buffers. Scalar last is SciPy's own order.
     with np.errstate(under="ignore"):
         rot = Rotation.from_quat(np.array(np.broadcast_to(xyzw, (*batch, 4)).reshape(-1, 4)))

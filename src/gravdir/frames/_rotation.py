@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._imports import IMPORT_LOCK
 from gravdir.frames._common import _UNIT_ATOL, _VERTICAL_ATOL, _check_tolerance, _unit_up
 
 if TYPE_CHECKING:
@@ -152,7 +153,8 @@ def rotation_from_up(
     >>> round(float(rot.magnitude()), 12)
     0.3
     """
-    from scipy.spatial.transform import Rotation
+    with IMPORT_LOCK:
+        from scipy.spatial.transform import Rotation
 
     matrix = rotation_matrix_from_up(
         up, atol=atol, normalize=normalize, vertical_atol=vertical_atol

@@ -10,7 +10,6 @@ from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import least_squares
 
 from gravdir._checks import (
     NanPolicy,
@@ -20,6 +19,7 @@ from gravdir._checks import (
     check_positive,
     check_same_shape,
 )
+from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result, warn_not_converged
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.friction._columns import (
@@ -112,6 +112,13 @@ class FrictionFit(Result):
     n_omitted : int
         Samples dropped because a series held a NaN there (``nan_policy="omit"``; 0 otherwise).
     """
+
+    _units = {
+        "inertia": "kg·m²", "parameters": "per `parameter_names`",
+        "parameters_cov": "per `parameter_names`, squared",
+        "parameters_std": "per `parameter_names`", "residuals": "N·m", "residual_rms": "N·m",
+        "min_speed": "rad/s",
+    }
 
     model: FrictionModel
     model_name: str
@@ -403,6 +410,8 @@ def _projected_search(
     Returns the parameters, which ended on the edge of their box, whether the search
     converged, and its number of residual evaluations.
     """
+    with IMPORT_LOCK:
+        from scipy.optimize import least_squares  # slow to import: only when needed
 
     def projected(x: NDArray[np.float64]) -> NDArray[np.float64]:
         xmat = design.columns(np.exp(x))[0]

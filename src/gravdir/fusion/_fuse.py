@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import check_array, check_count, check_positive
+from gravdir._imports import IMPORT_LOCK
 from gravdir._results import UpResult, tangent_basis, warn_not_converged
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.fusion._result import FusedUp, SharedDataError
@@ -289,7 +290,8 @@ def _determined(f: NDArray[np.float64]) -> bool:
 def _chi2_sf(x: float, dof: int) -> float:
     if dof <= 0:
         return 1.0
-    from scipy.special import chdtrc  # imported here: the rest of gravdir does without it
+    with IMPORT_LOCK:
+        from scipy.special import chdtrc  # imported here: the rest of gravdir does without it
 
     return float(chdtrc(dof, max(x, 0.0)))
 

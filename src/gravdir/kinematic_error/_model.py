@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._results import Result
 from gravdir.kinematic_error._common import (
+    MAX_MOTOR_ANGLE,
     MAX_ORDER,
     _check_coefficients,
     _check_complex,
@@ -24,6 +25,10 @@ MAX_TEETH = 100_000
 
 #: Highest derivative of a correction that :meth:`KinematicErrorModel.derivative` computes.
 MAX_DERIVATIVE = 64
+
+#: Types of a single motor angle that :meth:`KinematicErrorModel.correction` computes in plain
+#: Python (``bool`` is not among them: it is refused as on the array path).
+_SCALAR_TYPES = frozenset({float, int, np.float64})
 
 
 def _check_multiples(value: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -165,6 +170,11 @@ class KinematicErrorModel(Result):
     (0.01, 0.0)
     """
 
+    _units = {
+        "orders": "cycles/motor rev",
+        "coefficients": "rad",
+    }
+
     orders: NDArray[np.float64]
     coefficients: NDArray[np.float64]
 
@@ -174,6 +184,31 @@ class KinematicErrorModel(Result):
         object.__setattr__(self, "orders", np.array(q, dtype=np.float64))
         object.__setattr__(self, "coefficients", np.array(c, dtype=np.float64))
         self.__post_init__()
+        object.__setattr__(self, "_terms", self._scalar_terms())
+
+    def _scalar_correction(self, theta: float) -> float:
+        """:math:`u(\\theta)` of one checked angle, term by term in plain Python."""
+        try:
+            terms = self._terms  # type: ignore[attr-defined]
+        except AttributeError:  # unpickled from a version without the cache
+            terms = self._scalar_terms()
+            object.__setattr__(self, "_terms", terms)
+        total = 0.0
+        for q, a, b in terms:
+            x = q * theta
+            total += a * math.cos(x) + b * math.sin(x)
+        return total
+
+    def _scalar_terms(self) -> tuple[tuple[float, float, float], ...]:
+        """``(q_k, a_k, b_k)`` as Python floats, for the single-angle path of `correction`."""
+        return tuple(
+            zip(
+                self.orders.tolist(),
+                self.coefficients[:, 0].tolist(),
+                self.coefficients[:, 1].tolist(),
+                strict=True,
+            )
+        )
 
     @classmethod
     def zero(cls, orders: ArrayLike) -> KinematicErrorModel:
@@ -197,7 +232,46 @@ class KinematicErrorModel(Result):
         return self.coefficients[:, 0] - 1j * self.coefficients[:, 1]
 
     def correction(self, motor_angle: ArrayLike) -> NDArray[np.float64]:
-        """Correction :math:`u(\\theta)` in radians of motor angle, same shape as `motor_angle`."""
+        """Correction :math:`u(\\theta)` in radians of motor angle, same shape as `motor_angle`.
+
+        Parameters
+        ----------
+        motor_angle : array_like
+            Motor angle(s) :math:`\\theta` in radians, finite and within ±1e9 rad.
+
+        Returns
+        -------
+        ndarray of float64
+            :math:`u(\\theta)`, the shape of `motor_angle` (a 0-d array for one angle).
+
+        Raises
+        ------
+        ValueError
+            If `motor_angle` is not numeric, not finite, or beyond ±1e9 rad.
+
+        Notes
+        -----
+        One angle given as a Python ``float`` or ``int`` or a NumPy ``float64`` -- the call a
+        control loop makes each cycle -- is checked with two comparisons and summed in plain
+        Python, :math:`\\sum_k a_k \\cos(q_k\\theta) + b_k \\sin(q_k\\theta)`, term by term in
+        the order of `orders`: about 1 µs instead of about 10 µs for the array path, with the same
+        value to within a few units in the last place (``docs/performance.md``). Anything else
+        (arrays, lists, non-finite or out-of-range angles) takes the array path, which raises
+        the documented errors.
+
+        Examples
+        --------
+        >>> m = KinematicErrorModel([1.0, 2.0], [[0.01, 0.0], [0.0, 0.002]])
+        >>> u = m.correction(0.5)
+        >>> u.shape, bool(abs(u - m.correction([0.5])[0]) < 1e-15)
+        ((), True)
+        """
+        if type(motor_angle) in _SCALAR_TYPES:
+            theta = motor_angle
+            # False for NaN and beyond ±1e9 rad (a huge int is compared exactly, not converted):
+            # those take the array path, which raises.
+            if -MAX_MOTOR_ANGLE <= theta <= MAX_MOTOR_ANGLE:  # type: ignore[operator]
+                return np.array(self._scalar_correction(float(theta)))  # type: ignore[arg-type]
         return self.derivative(motor_angle, 0)
 
     def derivative(self, motor_angle: ArrayLike, n: int = 1) -> NDArray[np.float64]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.signal import savgol_filter
 
 from gravdir._checks import NanPolicy, check_array, check_count, check_positive, drop_nan_samples
+from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import refuse_non_finite
 from gravdir.sweep._nan import check_nan_policy
@@ -301,6 +301,9 @@ def _differentiate(
     # underflow; the derivative itself must lie within the float range.
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     scale = np.where(scale > 0, np.ldexp(1.0, np.frexp(scale)[1]), 1.0)
+    with IMPORT_LOCK:
+        from scipy.signal import savgol_filter  # slow to import: only when needed
+
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         if uniform:
             out = savgol_filter(

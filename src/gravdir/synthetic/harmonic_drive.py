@@ -21,7 +21,6 @@ from typing import Any, Final, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import signal as sps
 
 from gravdir._checks import (
     check_array,
@@ -32,6 +31,7 @@ from gravdir._checks import (
     norm,
 )
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result
 
 __all__ = [
@@ -196,6 +196,13 @@ class HarmonicDriveJoint(Result):
     500.0
     """
 
+    _units = {
+        "te_orders": "cycles/motor rev", "te_amplitudes": "rad", "te_phases": "rad",
+        "output_amplitude": "rad", "output_phase": "rad", "natural_frequency": "Hz",
+        "damping_ratio": "", "radius": "m", "up": "", "noise_density": "(m/s²)/√Hz",
+        "bias": "m/s²", "sample_rate": "Hz", "gravity": "m/s²",
+    }
+
     flexspline_teeth: int = 200
     circular_spline_teeth: int = 202
     te_orders: NDArray[np.float64] = field(default_factory=_default_te_orders)
@@ -353,6 +360,11 @@ class JointRun(Result):
         Accelerometer reading in the sensor frame (m/s²).
     """
 
+    _units = {
+        "time": "s", "motor_angle": "rad", "command": "rad", "output_angle": "rad",
+        "acceleration": "m/s²",
+    }
+
     time: NDArray[np.float64]
     motor_angle: NDArray[np.float64]
     command: NDArray[np.float64]
@@ -494,6 +506,9 @@ def simulate_run(
         # link mode: φ'' + 2ζω φ' + ω² φ = -θo''; absolute angle ψ = θo + φ
         wn = 2 * math.pi * joint.natural_frequency
         z = joint.damping_ratio
+        with IMPORT_LOCK:
+            from scipy import signal as sps  # slow to import: only when needed
+
         sys = sps.StateSpace(
             [[0.0, 1.0], [-(wn**2), -2 * z * wn]], [[0.0], [-1.0]], np.eye(2), np.zeros((2, 1))
         )

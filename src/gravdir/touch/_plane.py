@@ -8,9 +8,9 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import t as student_t
 
 from gravdir._checks import NanPolicy, check_array, check_positive
+from gravdir._imports import IMPORT_LOCK
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
 from gravdir.touch._common import (
@@ -110,6 +110,11 @@ class PlaneFit(UpResult):
         Covariance of `up` (..., 3, 3), rad², and ``sqrt(trace(up_cov))`` in degrees, the RMS
         angle between estimate and truth (properties, see :class:`~gravdir._results.UpResult`).
     """
+
+    _units = {
+        "offset": "m", "residuals": "m", "rms": "m", "noise_std": "m", "conditioning": "",
+        "rejection_nsigma": "", "rejection_threshold": "", "n_iter": "",
+    }
 
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
@@ -221,6 +226,9 @@ def _deletion_inliers(
     inliers, whether the last test found no significant residual, and the number of tests.
     The deletion stops early at `max_iter` tests or when four inliers remain.
     """
+    with IMPORT_LOCK:
+        from scipy.stats import t as student_t  # scipy.stats is slow to import: only when needed
+
     n = p.shape[0]
     inl = np.ones(n, dtype=bool)
     extent = float(np.max(np.ptp(p, axis=0)))

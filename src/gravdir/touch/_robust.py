@@ -23,9 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import norm as normal
-from scipy.stats import t as student_t
 
+from gravdir._imports import IMPORT_LOCK
 from gravdir.touch._common import scatter
 
 # Subsets tried at most (all of them below this count); C(12, 6) = 924 and C(27, 3) = 2925 fit.
@@ -70,11 +69,17 @@ def subsets(n_contacts: int, size: int) -> NDArray[np.int64]:
 
 def normal_threshold(false_alarm: float) -> float:
     """Two-sided normal quantile: ``P(|z| > k) = false_alarm``."""
+    with IMPORT_LOCK:
+        from scipy.stats import norm as normal  # scipy.stats is slow to import: only when needed
+
     return float(normal.isf(false_alarm / 2.0))
 
 
 def student_threshold(false_alarm: float, dof: NDArray[np.float64]) -> NDArray[np.float64]:
     """Two-sided Student-t quantile with `dof` degrees of freedom (inf where dof < 1)."""
+    with IMPORT_LOCK:
+        from scipy.stats import t as student_t  # scipy.stats is slow to import: only when needed
+
     safe = np.maximum(dof, 1.0)
     return np.asarray(np.where(dof >= 1, student_t.isf(false_alarm / 2.0, safe), np.inf))
 
@@ -85,6 +90,9 @@ def trimmed_inflation(n_kept: int, n_contacts: int) -> float:
     The kept fraction ``a`` of a normal sample lies within ``q = Phi^-1((1 + a) / 2)``, where
     ``E[z^2 | |z| < q] = 1 - 2 q phi(q) / a``; the factor is the inverse square root of that.
     """
+    with IMPORT_LOCK:
+        from scipy.stats import norm as normal  # scipy.stats is slow to import: only when needed
+
     frac = n_kept / n_contacts
     if frac >= 1.0:
         return 1.0
@@ -98,6 +106,9 @@ def truncated_inflation(false_alarm: float) -> float:
     ``E[z^2 | |z| < k] = 1 - 2 k phi(k) / (1 - false_alarm)`` with ``k`` from
     :func:`normal_threshold`; the factor is the inverse square root of that.
     """
+    with IMPORT_LOCK:
+        from scipy.stats import norm as normal  # scipy.stats is slow to import: only when needed
+
     k = normal_threshold(false_alarm)
     return 1.0 / math.sqrt(1.0 - 2.0 * k * float(normal.pdf(k)) / (1.0 - false_alarm))
 
