@@ -10,10 +10,17 @@
 # curve_fit lands in a wrong minimum (residual RMS above fit_sweep's by more than 1e-6 relative,
 # or no convergence). Then the cost of the optional inertia column (`acceleration=`), which the
 # default path does not pay.
+#
+# Then the sinusoid-plus-Coulomb model in its linear form, `c + a sin q + b cos q + F sgn v`,
+# fitted by curve_fit (default start) and by `fit_sweep(..., friction="coulomb")` (the same four
+# columns) on the same 500-sample sweeps. Per-call times are medians over the sweeps, and the
+# median of five repeats of that is printed (the machine is shared: the load average is printed
+# with them).
 
 # %%
 from __future__ import annotations
 
+import os
 import time
 import warnings
 
@@ -51,6 +58,24 @@ def sinusoid_model(x: np.ndarray, c: float, a: float, phi: float, f: float) -> n
     return c + a * np.sin(q + phi) + f * s
 
 
+def linear_model(x: np.ndarray, c: float, a: float, b: float, f: float) -> np.ndarray:
+    q, v = x
+    return c + a * np.sin(q) + b * np.cos(q) + f * np.sign(v)
+
+
+def median_per_call(fn, idx, repeat: int = 5) -> float:
+    """Median over `repeat` runs of the median per-call time of ``fn(i)`` over `idx`."""
+    runs = []
+    for _ in range(repeat):
+        times = []
+        for i in idx:
+            t0 = time.perf_counter()
+            fn(i)
+            times.append(time.perf_counter() - t0)
+        runs.append(float(np.median(times)))
+    return float(np.median(runs))
+
+
 def best_of(fn, repeat: int = 5) -> float:
     best = np.inf
     for _ in range(repeat):
@@ -70,9 +95,9 @@ def main() -> None:
     t_sincos = best_of(lambda: (np.sin(q), np.cos(q)))
     batch = fit_sweep(q, torque, v)
 
-    # Per sweep: fit_sweep called once per sweep, as a controller would.
+    # Per sweep: fit_sweep called once per sweep, as a controller would (median per call).
     idx = range(N_TIMED_SINGLE)
-    t_single = best_of(lambda: [fit_sweep(q[i], torque[i], v[i]) for i in idx], 3) / N_TIMED_SINGLE
+    t_single = median_per_call(lambda i: fit_sweep(q[i], torque[i], v[i]), idx)
 
     # curve_fit from its default start (p0 = ones) and from an informed start.
     def run_curve_fit(i: int, p0: list[float] | None) -> np.ndarray | None:
@@ -84,7 +109,7 @@ def main() -> None:
                 return None
         return popt
 
-    t_cf = best_of(lambda: [run_curve_fit(i, None) for i in idx], 3) / N_TIMED_SINGLE
+    t_cf = median_per_call(lambda i: run_curve_fit(i, None), idx)
     wrong_naive = 0
     wrong_informed = 0
     for i in range(N_SWEEPS):
@@ -103,7 +128,8 @@ def main() -> None:
                 wrong_informed += 1
 
     amp_err = np.abs(batch.amplitude - truth[:, 0]) / truth[:, 0]
-    print(f"sweeps: {N_SWEEPS} x {N_SAMPLES} samples")
+    print(f"load average (1, 5, 15 min): {os.getloadavg()}")
+    print(f"sweeps: {N_SWEEPS} x {N_SAMPLES} samples; per-call times are medians")
     print(f"fit_sweep, one call per sweep : {t_single * 1e6:9.1f} us/sweep")
     print(f"curve_fit (default p0)        : {t_cf * 1e6:9.1f} us/sweep")
     print(f"fit_sweep, one batched call   : {t_batch / N_SWEEPS * 1e6:9.1f} us/sweep")
@@ -128,6 +154,39 @@ def main() -> None:
     )
     print(f"with acceleration, one call   : {t_single_a * 1e6:9.1f} us/sweep")
     print(f"with acceleration, batched    : {t_batch_a / N_SWEEPS * 1e6:9.1f} us/sweep")
+    linear_model_benchmark(q, torque, v)
+
+
+def linear_model_benchmark(q: np.ndarray, torque: np.ndarray, v: np.ndarray) -> None:
+    """curve_fit of c + a sin q + b cos q + F sgn v against fit_sweep with the same columns."""
+    idx = range(N_TIMED_SINGLE)
+
+    def run_curve_fit(i: int) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OptimizeWarning)
+            popt, _ = curve_fit(linear_model, (q[i], v[i]), torque[i])
+        return popt
+
+    # Same model, same answer: the check that the two fit the same thing.
+    gap = max(
+        float(
+            np.max(
+                np.abs(
+                    run_curve_fit(i)
+                    - fit_sweep(q[i], torque[i], v[i], friction="coulomb").coefficients
+                )
+            )
+        )
+        for i in range(20)
+    )
+    t_cf = median_per_call(run_curve_fit, idx)
+    t_fs = median_per_call(lambda i: fit_sweep(q[i], torque[i], v[i], friction="coulomb"), idx)
+    print("\nsinusoid-plus-Coulomb model, linear form, 500 samples (median per call)")
+    print(f"curve_fit (default p0)        : {t_cf * 1e6:9.1f} us/sweep")
+    print(f"fit_sweep(friction='coulomb') : {t_fs * 1e6:9.1f} us/sweep")
+    print(f"ratio (curve_fit / fit_sweep) : {t_cf / t_fs:6.1f}x")
+    print(f"largest coefficient difference between the two: {gap:.1e}")
+    print(f"load average (1, 5, 15 min): {os.getloadavg()}")
 
 
 # %% [markdown]
@@ -198,5 +257,8 @@ def zero_crossings(n_draws: int = 300, seed: int = 11) -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
     main()
-    zero_crossings()
+    if "--speed-only" not in sys.argv:
+        zero_crossings()

@@ -14,7 +14,8 @@ given (from :func:`joint_acceleration`, a Savitzky-Golay derivative of the logge
 :func:`joint_velocity` for logs of positions). :func:`fit_sweep_common_mode` is the
 forward/backward averaging of US 11,446,825 B2 (the mean of the two passes on a common grid),
 offered for comparison. :func:`amplitude_phase_bound` is the Cramér-Rao bound of a planned
-sweep, and :func:`wrap_angle` the angle wrapping the fits use.
+sweep, and :func:`wrap_angle` the angle wrapping the fits use. :class:`SweepAccumulator` gives the
+linear fit of :func:`fit_sweep` from samples fed as they arrive, in constant memory.
 
 References
 ----------
@@ -25,6 +26,7 @@ US 11,446,825 B2 (gravity direction from joint-torque sweeps: FIGS. 2, 3A-3B and
 
 from __future__ import annotations
 
+from gravdir.sweep._accumulator import SweepAccumulator
 from gravdir.sweep._bound import amplitude_phase_bound
 from gravdir.sweep._common_mode import fit_sweep_common_mode
 from gravdir.sweep._derivative import joint_acceleration, joint_velocity
@@ -32,6 +34,7 @@ from gravdir.sweep._fit import fit_sweep
 from gravdir.sweep._result import SweepFit, SweepZeros, wrap_angle
 
 __all__ = [
+    "SweepAccumulator",
     "SweepFit",
     "SweepZeros",
     "amplitude_phase_bound",

@@ -16,6 +16,7 @@ from gravdir.sweep._design import (
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
     LOAD_FRICTION_OPTIONS,
+    MAX_ITER_CAP,
     SCALE_HI,
     SCALE_LO,
     Design,
@@ -35,6 +36,7 @@ from gravdir.sweep._design import (
     refuse_non_finite,
     unscale,
 )
+from gravdir.sweep._fast import fast_options, fast_path
 from gravdir.sweep._nan import check_nan_policy, omit_nan_samples, sample_fingerprints
 from gravdir.sweep._result import SweepFit, make_fit
 from gravdir.sweep._solve import all_, all_finite, dot, extreme, predict, solve_normal
@@ -265,6 +267,40 @@ def fit_sweep(
     >>> print(f"{fit.amplitude:.6f} {fit.inertia:.6f} {int(fit.n_used)}")
     5.000000 0.900000 399
     """
+    if (
+        type(q) is np.ndarray
+        and type(torque) is np.ndarray
+        and type(velocity) is np.ndarray
+        and acceleration is None
+        and q.ndim == 1
+        and q.dtype == np.float64
+        and torque.dtype == np.float64
+        and velocity.dtype == np.float64
+        and load_friction == "none"
+        and (nan_policy == "raise" or nan_policy == "omit")
+        and type(harmonics) is tuple
+        and not harmonics
+        and type(max_iter) is int
+        and 1 <= max_iter <= MAX_ITER_CAP
+        and type(load_amplitude_rtol) is float
+        and 0.0 <= load_amplitude_rtol <= 1.0
+        and fast_options(friction, min_speed, min_arc, single_speed_rtol, torque_sign)
+    ):
+        # One ordinary sweep with every option checked above: the validated fast path, which
+        # returns None wherever the general path below must decide (and raise).
+        fit = fast_path(
+            q,
+            torque,
+            velocity,
+            min_speed,
+            friction,
+            min_arc,
+            single_speed_rtol,
+            torque_sign,
+            nan_policy == "omit",
+        )
+        if fit is not None:
+            return fit
     qq, tt, vv, aa = check_sweep_inputs(q, torque, velocity, acceleration, finite=False)
     omit = check_nan_policy(nan_policy)
     fingerprint = sample_fingerprints((qq, tt, vv, aa), omit)

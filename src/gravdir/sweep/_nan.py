@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 import numpy as np
@@ -75,54 +74,70 @@ def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
     return filled, keep  # type: ignore[return-value]
 
 
-def _digest(row: NDArray[np.float64]) -> str:
-    """16 hexadecimal digits identifying the samples of one contiguous row."""
-    data = np.ascontiguousarray(row).data
-    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+# Odd multipliers (the 64-bit golden ratio and two of xxHash's primes) that mix the three sums
+# of a sweep's checksum into one 64-bit digest.
+_MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
+_MASK = (1 << 64) - 1
+
+
+def torque_sums(
+    torque: NDArray[np.float64], keep: NDArray[np.bool_] | None = None
+) -> tuple[Any, Any]:
+    """The checksum sums of the torque samples of each sweep: the sum of their 64-bit patterns
+    and the sum of their squares, both modulo 2^64 (shape (...); `keep` false leaves a sample
+    out). Both are sums, so they add over chunks in any order."""
+    bits = np.ascontiguousarray(torque).view(np.uint64)
+    if keep is not None:
+        bits = np.where(keep, bits, np.uint64(0))
+    # Unsigned integer arithmetic wraps modulo 2^64 without a warning.
+    return np.add.reduce(bits, axis=-1), np.add.reduce(bits * bits, axis=-1)
+
+
+def multiset_digest(s1: int, s2: int, n: int) -> str:
+    """16 hexadecimal digits from the two checksum sums of :func:`torque_sums` and the count."""
+    return f"{(s1 * _MIX[0] + s2 * _MIX[1] + n * _MIX[2]) & _MASK:016x}"
 
 
 def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDArray[Any] | None]:
     """The data fingerprint of a fit and the digest of each of its sweeps (batch shape).
 
-    A sweep's digest is the CRC-32 and Adler-32 checksums of its torque samples as given (before
-    any sign change), sorted, as 16 hexadecimal digits (a fast checksum rather than a
+    A sweep's digest is a checksum of the multiset of its torque samples as given (before any
+    sign change): the sum of their 64-bit patterns and the sum of their squares, both modulo
+    2^64, and their count, mixed into 16 hexadecimal digits (a fast checksum rather than a
     cryptographic hash: it identifies shared data, it does not guard against forgery). The
     torque carries the measurement noise (the angles and speeds of different sweeps are often
-    the same commanded trajectory), and sorting makes it independent of the order of the
-    samples at the cost of one sort. Under
-    ``nan_policy="omit"`` the samples holding a NaN in any array are left out first. So a sweep
-    has the same digest alone and in a batch, and a fit that omits NaN samples the same as the
-    fit of the clean samples. The fit's fingerprint is the set of its sweeps' digests; the
-    digests come back as an object array of the batch shape (None for one sweep).
+    the same commanded trajectory), and sums make the digest independent of the order of the
+    samples and of how they were split into chunks, without a sort: a
+    :class:`~gravdir.sweep.SweepAccumulator` fed the same samples in any chunks and merge order
+    gives the same digest. Under ``nan_policy="omit"`` the samples holding a NaN in any array
+    are left out first. So a sweep has the same digest alone and in a batch, and a fit that
+    omits NaN samples the same as the fit of the clean samples. The fit's fingerprint is the set
+    of its sweeps' digests; the digests come back as an object array of the batch shape (None
+    for one sweep).
     """
     present = [a for a in arrays if a is not None]
     shape = present[0].shape
     if any(a.shape != shape for a in present):
         shape = np.broadcast_shapes(*(a.shape for a in present))
     torque = arrays[1]
-    nan: NDArray[np.bool_] | None = None
+    keep: NDArray[np.bool_] | None = None
     if omit:
         nan = np.zeros(shape, dtype=bool)
         for a in present:
             nan = nan | np.isnan(a)
-        if not nan.any():
-            nan = None
+        if nan.any():
+            keep = ~nan
     if len(shape) == 1:  # one sweep: the common call, without the batch machinery
-        row = np.sort(torque if nan is None else torque[~nan])
-        digest = _digest(row)
-        return frozenset((digest,)), None
-    n = shape[-1]
-    full = np.broadcast_to(torque, shape).reshape(-1, n)
-    if nan is None:
-        # One sort for the whole batch; the checksums read each sorted row in place.
-        ordered = np.ascontiguousarray(np.sort(full, axis=-1))
-        flat = [_digest(r) for r in ordered]
-    else:
-        keep = ~nan.reshape(-1, n)
-        flat = [
-            _digest(np.sort(t[k]))
-            for t, k in zip(full, keep, strict=True)
-        ]
+        s1, s2 = torque_sums(torque, keep)
+        n = shape[0] if keep is None else int(keep.sum())
+        return frozenset((multiset_digest(int(s1), int(s2), n),)), None
+    full = np.broadcast_to(torque, shape)
+    s1, s2 = torque_sums(full, keep)
+    counts = np.broadcast_to(shape[-1] if keep is None else keep.sum(axis=-1), shape[:-1])
+    flat = [
+        multiset_digest(int(a), int(b), int(c))
+        for a, b, c in zip(s1.reshape(-1), s2.reshape(-1), counts.reshape(-1), strict=True)
+    ]
     column = np.empty(len(flat), dtype=object)
     column[:] = flat
     digests: NDArray[Any] = column.reshape(shape[:-1])

@@ -145,6 +145,10 @@ class SweepZeros(Result):
     :math:`\\theta_1 = -\\varphi_1` or :math:`180° - \\varphi_1` where gravity has no effect.
     """
 
+    _units = {
+        "unstable": "rad", "stable": "rad", "std": "rad",
+    }
+
     unstable: NDArray[np.float64]
     stable: NDArray[np.float64]
     std: NDArray[np.float64]
@@ -241,12 +245,21 @@ class SweepFit(Fingerprinted):
         is held at zero.
     fingerprint : frozenset of str
         The digests of the sweeps' data, one per sweep (keyword-only, left out of the
-        ``repr``): the SHA-256 of the sweep's torque samples as given, sorted (so independent of
-        the order of the samples and of `torque_sign`), NaN samples left out under
-        ``nan_policy="omit"``. An entry of a batched fit carries its own
+        ``repr``): a 64-bit checksum of the multiset of the sweep's torque samples as given
+        (so independent of the order of the samples, of how a
+        :class:`~gravdir.sweep.SweepAccumulator` received them, and of `torque_sign`), NaN
+        samples left out under ``nan_policy="omit"``. An entry of a batched fit carries its own
         sweep's digest, the same as the fit of that sweep alone, so estimates from disjoint
         entries of one batch count as independent.
     """
+
+    _units = {
+        "amplitude": "N·m", "phase": "rad", "offset": "N·m", "coulomb": "N·m",
+        "viscous": "N·m·s/rad", "load_coefficient": "", "inertia": "kg·m²",
+        "harmonic_orders": "cycles/rev", "harmonic_coefficients": "N·m",
+        "coefficients": "per `column_names`", "covariance": "per `column_names`, squared",
+        "residual_rms": "N·m", "n_used": "", "arc": "rad", "n_iter": "",
+    }
 
     amplitude: NDArray[np.float64]
     phase: NDArray[np.float64]

@@ -143,7 +143,21 @@ def solve_normal(
         )
     inv_gram = inv_scaled / dd
     beta = matvec(inv_gram, rhs)
-    if cond_hi > _REFINE_ABOVE_COND:
+    if cond_hi > _REFINE_ABOVE_COND and pinned is None:
+        # The normal equations square the condition number: the coefficients and the RSS come
+        # from the triangular factor of [X' | y] instead (Householder QR), whose error grows
+        # with the condition number of X only, as the streamed fit's (SweepAccumulator) does;
+        # the inverse Gram matrix above still gives the covariance.
+        aug = np.concatenate([np.swapaxes(x, -1, -2), y[..., :, None]], axis=-1)
+        r: NDArray[np.float64] = np.asarray(np.linalg.qr(aug, mode="r"))
+        p = x.shape[-2]
+        rx = r[..., :p, :p]
+        # Back substitution through the inverse of the column-equilibrated factor.
+        norms = np.maximum(np.sqrt((rx * rx).sum(axis=-2)), 1e-150)
+        beta = matvec(np.linalg.inv(rx / norms[..., None, :]), r[..., :p, p]) / norms
+        rss_r = r[..., p, p] ** 2
+        rss = float(rss_r) if y.ndim == 1 else rss_r
+    elif cond_hi > _REFINE_ABOVE_COND:
         # The normal equations square the condition number; one refinement step with the
         # residual restores the accuracy of an orthogonal factorisation.
         resid = y - predict(beta, x)

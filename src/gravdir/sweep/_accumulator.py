@@ -1,0 +1,743 @@
+"""SweepAccumulator: the linear sweep fit of :func:`fit_sweep`, fed sample by sample."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import NanPolicy, check_array, check_finite
+from gravdir.errors import InsufficientDataError
+from gravdir.sweep._design import (
+    DEFAULT_MIN_ARC,
+    DEFAULT_SINGLE_SPEED_RTOL,
+    FRICTION_OPTIONS,
+    MAX_JOINT_ANGLE,
+    Friction,
+    apply_torque_sign,
+    check_friction_option,
+    check_harmonics,
+    check_min_arc,
+    check_min_speed,
+    check_rtol,
+    check_sweep_angles,
+    refuse_non_finite,
+    unscale,
+)
+from gravdir.sweep._fit import _signed_load_coefficient
+from gravdir.sweep._nan import check_nan_policy, multiset_digest, torque_sums
+from gravdir.sweep._result import SweepFit, make_fit
+from gravdir.sweep._solve import batch_index
+from gravdir.sweep._stream import (
+    NAMES,
+    chan_merge,
+    coerce,
+    common_shape,
+    drop_column,
+    insert_unit,
+    moments,
+    qr_r,
+    solve_triangular,
+)
+
+__all__ = ["SweepAccumulator"]
+
+# Samples buffered per sweep before they are folded into the triangular factor: one QR of
+# (block + p + 1) rows costs ~15 us at 512 rows and p = 5, ~0.03 us a sample, while the buffer
+# stays a fixed 16 kB a sweep (measured in benchmarks/accumulator.py).
+_BLOCK = 512
+_ACCUMULATOR_LOAD_OPTIONS = ("none", "signed")
+# The attributes that hold an accumulator's samples, compared by ``==``.
+_STATE = (
+    "_r",
+    "_kept",
+    "_used",
+    "_q_lo",
+    "_q_hi",
+    "_u_lo",
+    "_u_hi",
+    "_fastest",
+    "_acc_max",
+    "_dir",
+    "_sums",
+)
+
+
+class SweepAccumulator:
+    """The least-squares sweep fit of :func:`~gravdir.sweep.fit_sweep`, fed as samples arrive.
+
+    Samples (one at a time, or chunks of any length, over any leading batch axes) are folded
+    into the triangular factor of the design matrix augmented with the torque, so memory does
+    not grow with the number of samples; :meth:`fit` returns at any time what
+    :func:`~gravdir.sweep.fit_sweep` returns on every sample added so far, with the same
+    options; ``a + b`` combines two accumulators (partial sums of several processes).
+
+    Parameters
+    ----------
+    min_speed : float
+        Samples with ``|velocity| < min_speed`` are left out, as in
+        :func:`~gravdir.sweep.fit_sweep`; a finite number >= 0, required: the batch default
+        (10% of the fastest speed of the whole sweep) is not known before the sweep ends.
+    friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
+        As in :func:`~gravdir.sweep.fit_sweep` (``"auto"`` decides at each :meth:`fit`).
+    load_friction : {"none", "signed"}, optional
+        As in :func:`~gravdir.sweep.fit_sweep`. ``"abs"`` is refused: its Gauss-Newton
+        iteration revisits every sample, which a single pass cannot.
+    harmonics : sequence of float, optional
+        Nuisance harmonic orders, as in :func:`~gravdir.sweep.fit_sweep`.
+    inertia : bool, optional
+        Fit the inertia column: every :meth:`add` then takes `acceleration` (the
+        ``acceleration=`` of :func:`~gravdir.sweep.fit_sweep`). Default False.
+    min_arc, single_speed_rtol, torque_sign, nan_policy
+        As in :func:`~gravdir.sweep.fit_sweep`.
+
+    Attributes
+    ----------
+    n : int
+        Samples added so far (per sweep of a batch: every chunk has the same sample axis).
+    n_used : ndarray of int, shape (...)
+        Samples that pass the speed mask (and are free of NaN) so far.
+    batch_shape : tuple of int or None
+        Leading axes fixed by the first :meth:`add` (None before it).
+    ready : bool
+        Whether :meth:`fit` has what it needs (see :attr:`missing`).
+    missing : str or None
+        What :meth:`fit` still lacks, in words (None when ready).
+
+    Raises
+    ------
+    ValueError
+        If an option is unknown or out of range (as in :func:`~gravdir.sweep.fit_sweep`),
+        `min_speed` is None, or ``load_friction="abs"``.
+
+    See Also
+    --------
+    fit_sweep : the same fit on all samples at once.
+
+    Notes
+    -----
+    The state is the upper-triangular factor :math:`R` of :math:`[X \\mid \\tau] = QR`
+    (:math:`p + 1` columns: the candidate design columns and the torque), updated by a
+    Householder QR of :math:`R` stacked on each block of new rows, plus per-sweep counts,
+    extremes, per-direction velocity moments (Chan et al., 1979, for the single-speed test),
+    and a torque checksum. :math:`R` gives the coefficients by back substitution, the inverse
+    Gram matrix :math:`R^{-1}R^{-\\top}`, and the residual sum of squares as
+    :math:`R_{pp}^2` without the cancellation of :math:`\\sum\\tau^2 - \\beta^\\top X^\\top\\tau`.
+    Dropping the viscous column (``friction="auto"`` at a single speed) re-factors the columns of
+    :math:`R` that stay. ``a + b`` factors :math:`R_a` stacked on :math:`R_b` (TSQR). Samples
+    wait in a buffer of fixed size before they are folded in; :meth:`fit` folds them first.
+    Full derivation in docs/sweep.md.
+
+    :meth:`add` raises only for bad input (a ``ValueError`` naming the argument, the chunk
+    then left out whole); a sweep that does not yet determine the fit is reported by
+    :attr:`ready`, :attr:`missing` and the :class:`~gravdir.errors.InsufficientDataError` of
+    :meth:`fit`, never by :meth:`add`. The ``fingerprint`` of a fit is the same as
+    :func:`~gravdir.sweep.fit_sweep`'s on the concatenated samples: a checksum of the multiset
+    of torque samples, so independent of chunking, order and merge order. An accumulator holds
+    no global state; one accumulator must not be fed from two threads at once (separate
+    accumulators may, and merge afterwards). Two accumulators compare equal when they have the
+    same options and the same state (the same samples, folded in the same way).
+
+    References
+    ----------
+    Golub & Van Loan (2013), *Matrix Computations*, 4th ed., §5.3 (least squares by QR) and
+    §6.5.1 (updating); Demmel, Grigori, Hoemmen & Langou (2012), "Communication-optimal
+    parallel and sequential QR", SIAM J. Sci. Comput. 34(1) (TSQR); Chan, Golub & LeVeque
+    (1979), "Updating formulae and a pairwise algorithm for computing sample variances".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gravdir import SweepAccumulator, fit_sweep
+    >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
+    >>> v = np.where(np.arange(400) < 200, 0.5, -0.5)
+    >>> tau = 0.1 + 4 * np.sin(q + 0.3) + 0.2 * np.sign(v) + 0.01 * np.cos(7 * q)
+    >>> acc = SweepAccumulator(min_speed=0.05)
+    >>> acc.ready
+    False
+    >>> for i in range(0, 400, 10):
+    ...     acc.add(q[i:i + 10], tau[i:i + 10], v[i:i + 10])
+    >>> fit, batch = acc.fit(), fit_sweep(q, tau, v, min_speed=0.05)
+    >>> bool(np.allclose(fit.coefficients, batch.coefficients, rtol=1e-10, atol=0))
+    True
+    >>> fit.fingerprint == batch.fingerprint
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        min_speed: float,
+        friction: Friction = "auto",
+        load_friction: Literal["none", "signed"] = "none",
+        harmonics: Sequence[float] = (),
+        inertia: bool = False,
+        min_arc: float = DEFAULT_MIN_ARC,
+        single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
+        torque_sign: Literal[1, -1] = 1,
+        nan_policy: NanPolicy = "raise",
+    ) -> None:
+        speed = check_min_speed(min_speed)
+        if speed is None:
+            raise ValueError(
+                "Expected `min_speed` to be a finite number >= 0, got None: the default of "
+                "fit_sweep (10% of the fastest speed of the sweep) is not known until the sweep "
+                "ends; give it up front."
+            )
+        check_friction_option(friction, "friction", FRICTION_OPTIONS)
+        if str(load_friction) == "abs":
+            raise ValueError(
+                "Expected `load_friction` to be 'none' or 'signed' for a SweepAccumulator, got "
+                "'abs': its Gauss-Newton iteration revisits every sample, which a single pass "
+                "over the samples cannot; buffer the sweep and call fit_sweep, or use 'signed'."
+            )
+        check_friction_option(load_friction, "load_friction", _ACCUMULATOR_LOAD_OPTIONS)
+        if not isinstance(inertia, bool | np.bool_):
+            raise ValueError(f"Expected `inertia` to be True or False, got {inertia!r}.")
+        apply_torque_sign(np.zeros(0), torque_sign)
+        self._omit = check_nan_policy(nan_policy)
+        self._min_speed = float(speed)
+        self._friction = str(friction)
+        self._load_signed = load_friction == "signed"
+        self._orders = check_harmonics(harmonics)
+        self._inertia = bool(inertia)
+        self._min_arc = check_min_arc(min_arc)
+        self._rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
+        self._sign = float(torque_sign)
+        self._options = (
+            self._min_speed,
+            self._friction,
+            self._load_signed,
+            self._orders,
+            self._inertia,
+            self._min_arc,
+            self._rtol,
+            self._sign,
+            self._omit,
+        )
+        self._needs_both = self._friction != "none" or self._load_signed
+        self._drop_standing = self._needs_both and self._min_speed <= 0
+        names = ["offset", "sin", "cos"]
+        if self._friction != "none":
+            names.append("coulomb")
+        if self._friction in ("auto", "coulomb-viscous"):
+            names.append("viscous")
+        if self._inertia:
+            names.append("inertia")
+        if self._load_signed:
+            names += ["load_sin", "load_cos"]
+        for k in self._orders:
+            names += [f"sin_{k:g}", f"cos_{k:g}"]
+        self._names = names
+        self._raw = 4 if self._inertia else 3
+        self._batch: tuple[int, ...] | None = None
+        self.n = 0
+        self._k = 0
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _allocate(self, batch: tuple[int, ...]) -> None:
+        p1 = len(self._names) + 1
+        self._batch = batch
+        self._r = np.zeros(batch + (p1, p1))
+        self._buf = np.empty(batch + (self._raw, _BLOCK))
+        self._k = 0
+        # Per sweep: samples free of NaN, used samples, extremes of q (all kept, used), the
+        # fastest kept speed, the largest used |acceleration|, per-direction count, mean and
+        # sum of squared deviations of the velocity, and the torque checksum sums.
+        self._kept = np.zeros(batch, dtype=np.int64)
+        self._used = np.zeros(batch, dtype=np.int64)
+        # (Python floats for one sweep: compared on every add.)
+        self._q_lo: Any = np.full(batch, np.inf) if batch else math.inf
+        self._q_hi: Any = np.full(batch, -np.inf) if batch else -math.inf
+        self._u_lo = np.full(batch, np.inf)
+        self._u_hi = np.full(batch, -np.inf)
+        self._fastest = np.zeros(batch)
+        self._acc_max = np.zeros(batch)
+        self._dir = np.zeros(batch + (2, 3))  # (forward, backward) x (count, mean, M2)
+        self._sums = np.zeros(batch + (2,), dtype=np.uint64)
+
+    @property
+    def batch_shape(self) -> tuple[int, ...] | None:
+        """The leading axes of the sweeps, fixed by the first :meth:`add` (None before)."""
+        return self._batch
+
+    @property
+    def n_used(self) -> NDArray[np.int64]:
+        """Samples used so far (speed mask passed, free of NaN), shape (...)."""
+        if self._batch is None:
+            return np.asarray(0, dtype=np.int64)
+        self._flush()
+        out: NDArray[np.int64] = self._used.copy()
+        return out
+
+    def copy(self) -> SweepAccumulator:
+        """An independent accumulator with the same options and the same samples."""
+        new = object.__new__(SweepAccumulator)
+        new.__dict__.update(self.__dict__)
+        for name, value in self.__dict__.items():
+            if isinstance(value, np.ndarray):
+                setattr(new, name, value.copy())
+        return new
+
+    # -- feeding -----------------------------------------------------------------------------
+
+    def add(
+        self,
+        q: ArrayLike,
+        torque: ArrayLike,
+        velocity: ArrayLike,
+        acceleration: ArrayLike | None = None,
+    ) -> None:
+        """Add samples: arrays of shape (..., m) (or scalars: one sample).
+
+        Parameters
+        ----------
+        q, torque, velocity : array_like, shape (..., m)
+            As in :func:`~gravdir.sweep.fit_sweep`: the leading axes broadcast to the batch
+            shape (fixed by the first call), the sample axes agree; ``m`` may be 0.
+        acceleration : array_like, shape (..., m), optional
+            Required exactly when the accumulator was made with ``inertia=True``.
+
+        Raises
+        ------
+        ValueError
+            For bad input only (not real and numeric, an infinity, a NaN under
+            ``nan_policy="raise"``, degrees for radians over all samples so far, shapes that
+            disagree with each other or with the batch shape, `acceleration` given or missing
+            against `inertia`). The chunk is then left out whole. Too little data is never an
+            error here: see :attr:`ready`.
+        """
+        if (acceleration is None) == self._inertia:
+            need = "requires" if self._inertia else "takes no"
+            raise ValueError(
+                f"Expected `acceleration` {'with' if self._inertia else 'without'} "
+                f"inertia={self._inertia}: this accumulator {need} `acceleration`, got "
+                f"{'none' if acceleration is None else 'one'}."
+            )
+        arrays = [coerce(q, "q"), coerce(torque, "torque"), coerce(velocity, "velocity")]
+        if acceleration is not None:
+            arrays.append(coerce(acceleration, "acceleration"))
+        shape = arrays[0].shape
+        if any(a.shape != shape for a in arrays):
+            shape = common_shape(arrays)
+        batch, m = shape[:-1], shape[-1]
+        if self._batch is not None and batch != self._batch:
+            try:
+                shape = np.broadcast_shapes(shape, self._batch + (m,))
+            except ValueError:
+                shape = ()
+            if shape[:-1] != self._batch:
+                raise ValueError(
+                    f"Expected the leading axes of the samples to broadcast to the "
+                    f"accumulator's batch shape {self._batch}, got {batch}."
+                ) from None
+            batch = self._batch
+        if m == 0:
+            for a, name in zip(arrays, NAMES, strict=False):
+                check_array(a, name, finite=False)
+            if self._batch is None:
+                self._allocate(batch)
+            return
+        q_arr = arrays[0]
+        if self._omit:
+            self._refuse_infinite(arrays)
+            hi, lo = np.fmax.reduce(q_arr, axis=-1), np.fmin.reduce(q_arr, axis=-1)
+        else:
+            # The extremes of q carry any NaN or infinity of it; the other arrays are checked
+            # through their largest magnitude (one pass each, never a floating-point warning).
+            hi, lo = np.maximum.reduce(q_arr, axis=-1), np.minimum.reduce(q_arr, axis=-1)
+            if q_arr.ndim == 1:
+                hi, lo = float(hi), float(lo)
+                finite = math.isfinite(hi - lo)  # inf - inf is NaN, NaN stays NaN
+            else:
+                finite = bool(np.isfinite(hi).all() and np.isfinite(lo).all())
+            if not finite:
+                refuse_non_finite(q_arr, "q")
+            for a, name in zip(arrays[1:], NAMES[1:], strict=False):
+                if not math.isfinite(np.maximum.reduce(np.abs(a), axis=None)):
+                    refuse_non_finite(a, name)
+        if not batch:
+            # One sweep: Python floats (a NaN of an omitted sample compares false: ignored).
+            hi, lo = float(hi), float(lo)
+            old_hi, old_lo = (
+                (-math.inf, math.inf) if self._batch is None else (self._q_hi, self._q_lo)
+            )
+            new_hi = hi if hi >= old_hi else old_hi
+            new_lo = lo if lo <= old_lo else old_lo
+        elif self._batch is None:
+            new_hi, new_lo = np.broadcast_to(hi, batch).copy(), np.broadcast_to(lo, batch).copy()
+        else:
+            new_hi, new_lo = np.fmax(self._q_hi, hi), np.fmin(self._q_lo, lo)
+        fine = (
+            not batch
+            and new_lo >= -MAX_JOINT_ANGLE
+            and new_hi <= MAX_JOINT_ANGLE
+            and new_hi - new_lo <= MAX_JOINT_ANGLE
+        )
+        if not fine:
+            both = np.isfinite(new_hi) & np.isfinite(new_lo)
+            check_sweep_angles(
+                np.asarray(np.where(both, new_hi, 0.0)), np.asarray(np.where(both, new_lo, 0.0))
+            )
+        # Valid: from here on the chunk is taken.
+        if self._batch is None:
+            self._allocate(batch)
+        self._q_hi, self._q_lo = new_hi, new_lo
+        self.n += m
+        start = 0
+        while start < m:
+            take = min(m - start, _BLOCK - self._k)
+            dest = self._buf[..., self._k : self._k + take]
+            for i, a in enumerate(arrays):
+                dest[..., i, :] = a[..., start : start + take]
+            self._k += take
+            start += take
+            if self._k == _BLOCK:
+                self._flush()
+
+    @staticmethod
+    def _refuse_infinite(arrays: list[NDArray[np.float64]]) -> None:
+        """Under ``nan_policy="omit"``: refuse infinities (a NaN is a missing sample)."""
+        for a, name in zip(arrays, NAMES, strict=False):
+            if np.isinf(a).any():
+                check_finite(np.where(np.isnan(a), 0.0, a), name)
+
+    # -- folding samples into the factor -----------------------------------------------------
+
+    def _flush(self) -> None:
+        """Fold the buffered samples into the triangular factor and the per-sweep statistics."""
+        k = self._k
+        if self._batch is None or k == 0:
+            return
+        buf = self._buf[..., :k]
+        qb, tb, vb = buf[..., 0, :], buf[..., 1, :], buf[..., 2, :]
+        ab = buf[..., 3, :] if self._inertia else None
+        keep: NDArray[np.bool_] | None = None
+        if self._omit:
+            nan = np.asarray(np.isnan(buf).any(axis=-2))
+            if nan.any():
+                kept = ~nan
+                qb = np.where(kept, qb, 0.0)
+                tb = np.where(kept, tb, 0.0)
+                vb = np.where(kept, vb, 0.0)
+                ab = None if ab is None else np.where(kept, ab, 0.0)
+                keep = kept
+        s1, s2 = torque_sums(tb, keep)
+        self._sums[..., 0] += s1
+        self._sums[..., 1] += s2
+        speed = np.abs(vb)
+        self._kept += k if keep is None else keep.sum(axis=-1)
+        self._fastest = np.maximum(self._fastest, speed.max(axis=-1))
+        used_b = speed >= self._min_speed
+        if self._drop_standing:
+            used_b &= speed > 0
+        if keep is not None:
+            used_b &= keep
+        w = used_b.astype(np.float64)
+        self._used += used_b.sum(axis=-1)
+        self._u_hi = np.maximum(self._u_hi, np.where(used_b, qb, -np.inf).max(axis=-1))
+        self._u_lo = np.minimum(self._u_lo, np.where(used_b, qb, np.inf).min(axis=-1))
+        p1 = len(self._names) + 1
+        m = np.empty(self._batch + (p1 + k, p1))
+        m[..., :p1, :] = self._r
+        rows = m[..., p1:, :]
+        rows[..., 0] = w
+        np.sin(qb, out=rows[..., 1])
+        np.cos(qb, out=rows[..., 2])
+        rows[..., 1] *= w
+        rows[..., 2] *= w
+        col = 3
+        sgn = np.sign(vb) * w
+        vm = vb * w
+        if self._friction != "none":
+            rows[..., col] = sgn
+            col += 1
+        if self._friction in ("auto", "coulomb-viscous"):
+            rows[..., col] = vm
+            col += 1
+        if ab is not None:
+            am = ab * w
+            rows[..., col] = am
+            self._acc_max = np.maximum(self._acc_max, np.abs(am).max(axis=-1))
+            col += 1
+        if self._load_signed:
+            np.multiply(sgn, rows[..., 1], out=rows[..., col])
+            np.multiply(sgn, rows[..., 2], out=rows[..., col + 1])
+            col += 2
+        for order in self._orders:
+            np.sin(order * qb, out=rows[..., col])
+            np.cos(order * qb, out=rows[..., col + 1])
+            rows[..., col] *= w
+            rows[..., col + 1] *= w
+            col += 2
+        rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
+        self._r = qr_r(m)
+        if self._needs_both:
+            for d, side in enumerate((sgn > 0, sgn < 0)):
+                self._dir[..., d, :] = chan_merge(self._dir[..., d, :], moments(vb, side))
+        self._k = 0
+
+    # -- merging -----------------------------------------------------------------------------
+
+    def __add__(self, other: object) -> SweepAccumulator:
+        if not isinstance(other, SweepAccumulator):
+            return NotImplemented
+        if other._options != self._options:
+            raise ValueError(
+                "Expected accumulators with the same options to merge, got "
+                f"{self._describe()} and {other._describe()}."
+            )
+        if self._batch is None:
+            return other.copy()
+        if other._batch is None:
+            return self.copy()
+        if other._batch != self._batch:
+            raise ValueError(
+                f"Expected accumulators of the same batch shape to merge, got {self._batch} "
+                f"and {other._batch}."
+            )
+        self._flush()
+        other._flush()
+        new = self.copy()
+        new.n = self.n + other.n
+        new._r = qr_r(np.concatenate([self._r, other._r], axis=-2))
+        for name in ("_kept", "_used", "_sums"):
+            setattr(new, name, getattr(self, name) + getattr(other, name))
+        for name in ("_q_hi", "_u_hi", "_fastest", "_acc_max"):
+            setattr(new, name, np.maximum(getattr(self, name), getattr(other, name)))
+        for name in ("_q_lo", "_u_lo"):
+            setattr(new, name, np.minimum(getattr(self, name), getattr(other, name)))
+        if not self._batch:
+            new._q_hi, new._q_lo = float(new._q_hi), float(new._q_lo)
+        new._dir = chan_merge(self._dir, other._dir)
+        return new
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __eq__(self, other: object) -> bool:
+        """Equal options and equal state (the same samples folded in the same way)."""
+        if not isinstance(other, SweepAccumulator):
+            return NotImplemented
+        if (self._options, self._batch, self.n) != (other._options, other._batch, other.n):
+            return False
+        if self._batch is None:
+            return True
+        self._flush()
+        other._flush()
+        return all(
+            np.array_equal(getattr(self, name), getattr(other, name), equal_nan=True)
+            for name in _STATE
+        )
+
+    def _describe(self) -> str:
+        names = (
+            "min_speed",
+            "friction",
+            "load_signed",
+            "harmonics",
+            "inertia",
+            "min_arc",
+            "single_speed_rtol",
+            "torque_sign",
+            "omit_nan",
+        )
+        return (
+            "(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._options, strict=True)) + ")"
+        )
+
+    # -- fitting -----------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`fit` has the samples it needs (:attr:`missing` is None)."""
+        return self.missing is None
+
+    @property
+    def missing(self) -> str | None:
+        """What the samples so far lack for a fit, in words; None when there is nothing.
+
+        The checks of :func:`~gravdir.sweep.fit_sweep` on counts, directions, speeds,
+        acceleration and arc. :meth:`fit` may still refuse samples whose angles do not
+        determine every coefficient (its condition-number test).
+        """
+        if self._batch is None or self.n == 0:
+            return "Expected at least one sample, got none."
+        self._flush()
+        return self._missing()[0]
+
+    def _missing(self) -> tuple[str | None, Any]:
+        """The first unmet requirement (or None) and the single-speed flags."""
+        batch = self._batch
+        assert batch is not None
+        if self._omit and (self._kept == 0).any():
+            return (
+                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
+                f"got none{batch_index(batch, self._kept == 0)}: every sample holds a NaN.",
+                None,
+            )
+        empty = self._used == 0
+        if empty.any():
+            return (
+                f"Expected samples with |`velocity`| >= `min_speed` ({self._min_speed:g}), got "
+                f"none{batch_index(batch, empty)}: the largest |velocity| there is "
+                f"{float(np.max(np.where(empty, self._fastest, 0.0))):g}.",
+                None,
+            )
+        counts, means, m2 = self._dir[..., 0], self._dir[..., 1], self._dir[..., 2]
+        single = np.full(batch, self._friction == "coulomb")
+        pin = False
+        if self._needs_both:
+            one_way = (counts == 0).any(axis=-1)
+            if one_way.any():
+                return (
+                    "Expected `velocity` to have samples in both directions above `min_speed` "
+                    "when friction columns are on, got a sweep with one direction only"
+                    f"{batch_index(batch, one_way)}; pass friction='none' and "
+                    "load_friction='none' to fit a one-way sweep.",
+                    None,
+                )
+            if self._friction in ("auto", "coulomb-viscous"):
+                spread = m2.sum(axis=-1)
+                total = spread + (counts * means * means).sum(axis=-1)
+                single = spread <= self._rtol**2 * total
+                if self._friction == "coulomb-viscous" and single.any():
+                    return (
+                        "Expected `velocity` to hold more than one speed in some direction for "
+                        "friction='coulomb-viscous', got a single speed per direction"
+                        f"{batch_index(batch, single)}: Coulomb and viscous friction are "
+                        "collinear there; use friction='auto' or 'coulomb'.",
+                        None,
+                    )
+                pin = bool(single.any())
+        if self._inertia and (self._acc_max == 0).any():
+            return (
+                "Expected `acceleration` to be non-zero at some used sample, got zero at every "
+                "sample with |`velocity`| >= `min_speed`"
+                f"{batch_index(batch, self._acc_max == 0)}: a sweep at constant speed says "
+                "nothing of the inertia; leave `acceleration` out.",
+                None,
+            )
+        n_free = len(self._names) - (single.astype(np.int64) if pin else 0)
+        too_few = self._used <= n_free
+        if too_few.any():
+            return (
+                f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= "
+                f"`min_speed` (one more than the fitted coefficients), got "
+                f"{int(np.min(self._used))}{batch_index(batch, too_few)}.",
+                None,
+            )
+        arc = self._u_hi - self._u_lo
+        short = arc < self._min_arc
+        if short.any():
+            return (
+                f"Expected the used samples of `q` to span at least "
+                f"{np.degrees(self._min_arc):.1f}° (`min_arc`), got "
+                f"{np.degrees(float(np.min(arc))):.2f}°{batch_index(batch, short)}: the offset "
+                "and the gravity sinusoid cannot be separated on a shorter arc.",
+                None,
+            )
+        return None, single
+
+    def fit(self) -> SweepFit:
+        """The fit of every sample added so far, as :func:`~gravdir.sweep.fit_sweep` gives it.
+
+        Returns
+        -------
+        SweepFit
+            Equal to ``fit_sweep`` of the concatenated samples with the same options, to
+            rounding (coefficients and covariance to ~1e-12 relative on well-conditioned
+            sweeps; the property test demands 1e-10), including ``fingerprint``.
+
+        Raises
+        ------
+        InsufficientDataError
+            If the samples so far do not determine the fit (:attr:`missing` says why), or
+            their angles do not determine every coefficient (condition number above 1e13).
+        ValueError
+            If a coefficient lies beyond the float range.
+        """
+        batch = self._batch
+        if batch is None or self.n == 0:
+            raise InsufficientDataError("Expected at least one sample, got none.")
+        self._flush()
+        why, single = self._missing()
+        if why is not None:
+            raise InsufficientDataError(why)
+        names = list(self._names)
+        r = self._r
+        p = len(names)
+        pinned = None
+        if "viscous" in names and single.any():
+            i = names.index("viscous")
+            reduced = drop_column(r, i)
+            if single.all():
+                names.pop(i)
+                r, p = reduced, p - 1
+            else:
+                pinned = np.zeros(batch + (p,), dtype=bool)
+                pinned[..., i] = single
+                r = np.where(single[..., None, None], insert_unit(reduced, i), r)
+        beta, inv_gram, rss = solve_triangular(r, batch)
+        n_used = self._used
+        n_free = p - (0 if pinned is None else pinned.sum(axis=-1))
+        cov = (rss / (n_used - n_free))[..., None, None] * inv_gram
+        if pinned is not None:
+            cov = cov * (~pinned[..., :, None] & ~pinned[..., None, :])
+        rms = np.sqrt(rss / n_used)
+        beta, cov, rms = unscale(beta, cov, rms, names, 1.0, 1.0, "SweepAccumulator.fit", 3)
+        load: Any = None
+        if self._load_signed:
+            rx = r[..., :p, :p]
+            gram = np.swapaxes(rx, -1, -2) @ rx
+            load = _signed_load_coefficient(beta, gram, names)
+        arc = self._u_hi - self._u_lo
+        digests = [
+            multiset_digest(int(s[0]), int(s[1]), int(c))
+            for s, c in zip(self._sums.reshape(-1, 2), self._kept.reshape(-1), strict=True)
+        ]
+        if batch:
+            column = np.empty(len(digests), dtype=object)
+            column[:] = digests
+            per_sweep: Any = column.reshape(batch)
+            per_sweep.flags.writeable = False
+            return make_fit(
+                beta,
+                cov,
+                names,
+                self._orders,
+                load,
+                rms,
+                n_used.copy(),
+                np.asarray(single, dtype=bool).copy(),
+                arc,
+                "least-squares",
+                np.ones(batch, dtype=bool),
+                np.zeros(batch, dtype=np.int64),
+                (frozenset(digests), per_sweep),
+            )
+        return make_fit(
+            beta,
+            cov,
+            names,
+            self._orders,
+            None if load is None else load[()],
+            np.float64(rms),
+            np.int64(n_used),
+            np.bool_(single),
+            np.float64(arc),
+            "least-squares",
+            True,
+            0,
+            (frozenset(digests), None),
+        )
+
+    def __repr__(self) -> str:
+        state = "ready" if self._batch is not None and self.ready else "not ready"
+        return (
+            f"SweepAccumulator(n={self.n}, batch_shape={self._batch}, columns={tuple(self._names)}"
+            f", {state})"
+        )
