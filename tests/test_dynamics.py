@@ -1,10 +1,10 @@
 """gravdir.dynamics: the inverse-dynamics regressor against independent computations.
 
-The reference torques of this file are computed here, sample by sample, from the link frames
-and explicit inertias: velocities and accelerations from sums over the joint axes (the time
-derivative of the Jacobian written out), wrenches at the centres of mass, inertias rotated into
-the base frame -- no recursion in link frames and no regressor. The synthetic URDF arm and, where
-installed, pinocchio are two more independent references.
+The reference torques of this file come from ``tests/_newton_euler.py``, computed from the link
+frames and explicit inertias: velocities and accelerations from sums over the joint axes (the
+time derivative of the Jacobian written out), wrenches at the centres of mass, inertias rotated
+into the base frame -- no recursion in link frames and no regressor. The synthetic URDF arm
+and, where installed, pinocchio are two more independent references.
 """
 
 from __future__ import annotations
@@ -17,11 +17,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
+from _newton_euler import random_bodies as _random_bodies
+from _newton_euler import random_chain as _random_chain
+from _newton_euler import reference_torque as _reference_torque
+from _newton_euler import reference_torques
+from _newton_euler import unit as _unit
 
 from gravdir import chain_from_urdf
-from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor, joint_regressor
-from gravdir.kinematics import SerialChain, chain_from_dh, chain_from_poe, link_frames
+from gravdir.dynamics import (
+    base_parameters,
+    inertial_parameters,
+    inverse_dynamics_regressor,
+    joint_regressor,
+)
+from gravdir.kinematics import SerialChain
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.urdf import inertials_from_urdf
 
@@ -31,86 +40,7 @@ REQUIRED = os.environ.get("GRAVDIR_REQUIRE_PINOCCHIO") == "1"
 
 
 # --------------------------------------------------------------------------------------------
-# Random chains, bodies and states
-
-
-def _unit(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    v = rng.normal(size=shape + (3,))
-    return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-def _random_chain(rng: np.random.Generator, n: int, kind: str) -> SerialChain:
-    if kind == "dh":
-        return chain_from_dh(
-            rng.uniform(-0.4, 0.4, n),
-            rng.uniform(-np.pi, np.pi, n),
-            rng.uniform(-0.5, 0.5, n),
-            rng.uniform(-np.pi, np.pi, n),
-            convention="standard" if rng.random() < 0.5 else "modified",
-        )
-    axes = _unit(rng, n)
-    points = rng.uniform(-0.5, 0.5, (n, 3))
-    screws = np.concatenate([axes, -np.cross(axes, points)], axis=1)
-    links = np.tile(np.eye(4), (n, 1, 1))
-    links[:, :3, :3] = Rotation.random(n, random_state=rng).as_matrix()
-    links[:, :3, 3] = rng.uniform(-0.5, 0.5, (n, 3))
-    flange = np.eye(4)
-    flange[:3, 3] = rng.uniform(-0.5, 0.5, 3)
-    return chain_from_poe(screws, flange, home_links=links)
-
-
-def _random_bodies(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Masses, COMs (link frame) and physical inertias about the COMs (link axes)."""
-    mass = rng.uniform(0.2, 5.0, n)
-    com = rng.uniform(-0.3, 0.3, (n, 3))
-    # Second moments a, b, c >= 0 give principal inertias (b + c, a + c, a + b): positive
-    # definite and satisfying the triangle inequality; then turned by a random rotation.
-    second = mass[:, None] * rng.uniform(0.001, 0.05, (n, 3))
-    a, b, c = second.T
-    principal = np.stack([b + c, a + c, a + b], axis=1)
-    rot = Rotation.random(n, random_state=rng).as_matrix()
-    inertia = np.einsum("nij,nj,nkj->nik", rot, principal, rot)
-    return mass, com, inertia
-
-
-def _reference_torque(
-    chain: SerialChain,
-    q: np.ndarray,
-    qd: np.ndarray,
-    qdd: np.ndarray,
-    mass: np.ndarray,
-    com: np.ndarray,
-    inertia: np.ndarray,
-    a0: np.ndarray,
-) -> np.ndarray:
-    """Newton-Euler for one sample with plain loops: Jacobian sums, wrenches at the COMs."""
-    n = chain.n_joints
-    frames = link_frames(chain, q)
-    rot, org = frames.rotations, frames.origins
-    z, p = frames.joint_axes, frames.joint_points
-    c = np.array([org[i] + rot[i] @ com[i] for i in range(n)])
-    omega = np.array([sum(z[k] * qd[k] for k in range(i + 1)) for i in range(n)])
-    z_dot = np.array([np.cross(omega[k], z[k]) for k in range(n)])
-    # Velocity of a point x fixed in link i: sum over joints k <= i of z_k x (x - p_k) qd_k.
-    p_dot = np.array(
-        [sum(np.cross(z[m], p[k] - p[m]) * qd[m] for m in range(k + 1)) for k in range(n)]
-    )
-    torque = np.zeros(n)
-    for i in range(n):
-        c_dot = sum(np.cross(z[k], c[i] - p[k]) * qd[k] for k in range(i + 1))
-        acc = a0.copy()
-        omega_dot = np.zeros(3)
-        for k in range(i + 1):
-            acc += np.cross(z_dot[k], c[i] - p[k]) * qd[k]
-            acc += np.cross(z[k], c_dot - p_dot[k]) * qd[k]
-            acc += np.cross(z[k], c[i] - p[k]) * qdd[k]
-            omega_dot += z[k] * qdd[k] + z_dot[k] * qd[k]
-        inertia_base = rot[i] @ inertia[i] @ rot[i].T
-        force = mass[i] * acc
-        moment = inertia_base @ omega_dot + np.cross(omega[i], inertia_base @ omega[i])
-        for j in range(i + 1):
-            torque[j] += z[j] @ (moment + np.cross(c[i] - p[j], force))
-    return torque
+# The arm of the synthetic URDF
 
 
 def _ur5e() -> tuple[SerialChain, np.ndarray]:
@@ -148,6 +78,19 @@ def test_regressor_matches_independent_newton_euler(kind: str, seed: int) -> Non
     scale = np.max(np.abs(want))
     assert scale > 1.0  # the case is not trivially zero
     assert np.max(np.abs(got - want)) <= TOL * scale
+
+
+def test_batched_reference_equals_the_per_sample_one() -> None:
+    rng = np.random.default_rng(31)
+    chain = _random_chain(rng, 5, "poe")
+    mass, com, inertia = _random_bodies(rng, 5)
+    q, qd, qdd = rng.uniform(-2.0, 2.0, (3, 4, 5))
+    a0 = 9.8 * _unit(rng)
+    batch = reference_torques(chain, q, qd, qdd, mass, com, inertia, a0)
+    loop = np.array(
+        [_reference_torque(chain, q[s], qd[s], qdd[s], mass, com, inertia, a0) for s in range(4)]
+    )
+    np.testing.assert_allclose(batch, loop, rtol=0, atol=1e-12 * np.abs(loop).max())
 
 
 def test_regressor_matches_synthetic_urdf_arm() -> None:
@@ -258,6 +201,61 @@ def test_joint_regressor_columns() -> None:
     np.testing.assert_allclose(y @ params, want, rtol=1e-15)
     assert y[0, 2, 9] == 0.0  # sign 0 = 0
     assert np.count_nonzero(y[1, 0, 4:]) == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Base parameters
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_base_parameters_reproduce_the_torques_at_any_tilt(seed: int) -> None:
+    rng = np.random.default_rng([seed, 40])
+    n = int(rng.integers(2, 8))
+    chain = _random_chain(rng, n, "dh" if seed % 2 else "poe")
+    base = base_parameters(chain)
+    assert 0 < base.rank < 10 * n
+    np.testing.assert_array_equal(base.combination[:, base.independent], np.eye(base.rank))
+    pi = rng.normal(size=10 * n)  # any parameters, physical or not
+    q, qd, qdd = rng.uniform(-3.0, 3.0, (3, 7, n))
+    for up in [*_unit(rng, 3), np.array([0.0, 0.0, 1.0])]:
+        y = inverse_dynamics_regressor(chain, q, qd, qdd, up=up)
+        full = y @ pi
+        reduced = y[..., base.independent] @ (base.combination @ pi)
+        assert np.max(np.abs(full - reduced)) <= 1e-10 * np.max(np.abs(full))
+        # The minimum-norm representative gives the same torques.
+        rep = base.standard_from_base(base.combination @ pi)
+        assert np.max(np.abs(y @ rep - full)) <= 1e-9 * np.max(np.abs(full))
+    # The kept columns are independent on a tilted base: a stacked regressor has full rank.
+    q, qd, qdd = rng.uniform(-3.0, 3.0, (3, 40, n))
+    y = inverse_dynamics_regressor(chain, q, qd, qdd, up=_unit(rng))
+    stacked = y[..., base.independent].reshape(-1, base.rank)
+    assert np.linalg.matrix_rank(stacked / np.linalg.norm(stacked, axis=0)) == base.rank
+
+
+def test_base_parameters_of_a_tilt_exceed_those_of_an_upright_base() -> None:
+    # A single joint about base +z: on an upright base only I_zz carries torque; a tilted base
+    # adds the two first moments m c_x, m c_y (gravity turns about the axis as the joint moves).
+    from gravdir.kinematics import chain_from_poe
+
+    chain = chain_from_poe([[0, 0, 1, 0, 0, 0]], np.eye(4))
+    base = base_parameters(chain)
+    assert sorted(base.independent.tolist()) == [1, 2, 9]
+    q = np.linspace(-3, 3, 20)[:, None]
+    y = inverse_dynamics_regressor(chain, q, np.ones_like(q), np.ones_like(q), up=[0, 0, 1])
+    assert np.linalg.matrix_rank(y.reshape(-1, 10)) == 1
+    assert "rank=3 of 10" in repr(base)
+
+
+def test_base_parameters_input_checks() -> None:
+    chain = _chain3()
+    with pytest.raises(ValueError, match="`chain`"):
+        base_parameters("ur5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`n_states`"):
+        base_parameters(chain, n_states=0)
+    with pytest.raises(ValueError, match="`rng`"):
+        base_parameters(chain, rng=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`rtol`"):
+        base_parameters(chain, rtol=2.0)
 
 
 # --------------------------------------------------------------------------------------------

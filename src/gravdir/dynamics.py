@@ -10,14 +10,26 @@ The derivation is on the *Dynamics* page of the documentation.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+from typing import ClassVar
+
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_unit_vector
+from gravdir._checks import check_array, check_count, check_positive, check_unit_vector
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._results import Result
 from gravdir.kinematics import SerialChain, link_frames
 
-__all__ = ["inertial_parameters", "inverse_dynamics_regressor", "joint_regressor"]
+__all__ = [
+    "BaseParameters",
+    "base_parameters",
+    "inertial_parameters",
+    "inverse_dynamics_regressor",
+    "joint_regressor",
+]
 
 N_LINK_PARAMETERS = 10
 N_JOINT_PARAMETERS = 4
@@ -390,3 +402,161 @@ def joint_regressor(velocity: ArrayLike, acceleration: ArrayLike) -> NDArray[np.
     y[..., j, cols + 2] = qd
     y[..., j, cols + 3] = 1.0
     return y
+
+
+# Columns whose pivoted-QR diagonal is below this fraction of the largest one (after every
+# column is scaled to unit norm) depend on the others: a combination that random states of a
+# chain of metre-sized links fix to ~1e-14 is one, a missing parameter is far below 1e-8.
+_BASE_RTOL = 1e-8
+_MAX_BASE_STATES = 10_000
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class BaseParameters(Result):
+    """The identifiable (base) combinations of a chain's inertial parameters.
+
+    Attributes
+    ----------
+    independent : ndarray of int, shape (p,)
+        Indices of the standard parameters (:func:`inertial_parameters` order) kept as columns:
+        ``Y[..., independent]`` is the base regressor.
+    combination : ndarray, shape (p, 10 n)
+        Base parameters from standard ones, :math:`\\beta = K \\pi`, with
+        ``K[:, independent]`` the identity. For every state and every base acceleration,
+        :math:`Y \\pi = Y_{[:, \\text{independent}]}\\, K \\pi`.
+    n_states : int
+        Random states stacked to find them.
+    """
+
+    independent: NDArray[np.int64]
+    combination: NDArray[np.float64]
+    n_states: int
+
+    _units: ClassVar[Mapping[str, str]] = {"independent": "", "combination": "", "n_states": ""}
+
+    @property
+    def rank(self) -> int:
+        """Number of base parameters, ``p``."""
+        return int(self.independent.shape[0])
+
+    def standard_from_base(self, beta: ArrayLike) -> NDArray[np.float64]:
+        """The minimum-norm standard parameters :math:`\\pi = K^+ \\beta`, shape (..., 10 n).
+
+        One representative of the set of standard parameters with the base parameters `beta`
+        (every member gives the same torques).
+        """
+        b = np.asarray(beta, dtype=np.float64)
+        out: NDArray[np.float64] = b @ np.linalg.pinv(self.combination).T
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"BaseParameters(rank={self.rank} of {self.combination.shape[1]}, "
+            f"n_states={self.n_states})"
+        )
+
+
+def base_parameters(
+    chain: SerialChain,
+    *,
+    n_states: int | None = None,
+    rng: np.random.Generator | None = None,
+    rtol: float = _BASE_RTOL,
+) -> BaseParameters:
+    """The base parameters of `chain`, numerically, valid for every direction of gravity.
+
+    Parameters
+    ----------
+    chain : SerialChain
+        The chain.
+    n_states : int, optional
+        Random states stacked, at most 10000; default ``20 n``.
+    rng : numpy.random.Generator, optional
+        Source of the random states; default ``numpy.random.default_rng(0)``, so that the
+        result is reproducible.
+    rtol : float, optional
+        Rank threshold of the pivoted QR, relative to its largest diagonal entry after every
+        column is scaled to unit norm; default 1e-8.
+
+    Returns
+    -------
+    BaseParameters
+        The kept columns and the combination matrix :math:`K` with
+        :math:`Y \\pi = Y_{[:, \\text{independent}]} K \\pi`.
+
+    Raises
+    ------
+    ValueError
+        If `chain` is not a :class:`~gravdir.kinematics.SerialChain`, `n_states` is not an
+        integer from 1 to 10000, `rng` is not a generator or `rtol` is not in (0, 1).
+
+    Notes
+    -----
+    The torques are :math:`\\tau = (Y_0 + \\sum_k a_k Y_k)\\, \\pi` with :math:`Y_0` the
+    regressor without base acceleration and :math:`Y_k` the one at rest with unit base
+    acceleration along base axis ``k`` (the regressor is linear in the base acceleration
+    :math:`a = g\\,\\mathrm{up}`). The stack :math:`W = [Y_0; Y_1; Y_2; Y_3]` at random states
+    has the null space of the regressor at a generic tilt: on a tilted base the first moments
+    of the first link carry torque, on an upright one they do not, so the grouping rules of an
+    upright base would drop parameters that a tilted base identifies. Pivoted QR of the
+    column-scaled :math:`W`, :math:`W_s P = Q [R_{11}\\; R_{12}]`, keeps the pivot columns of
+    :math:`R_{11}` and writes the others as :math:`R_{11}^{-1} R_{12}` of them. On an exactly
+    upright base some base parameters carry no torque; an estimator then solves with a
+    pseudo-inverse (the *Motion* page).
+
+    References
+    ----------
+    M. Gautier, "Numerical calculation of the base inertial parameters of robots", *J. Robotic
+    Systems* 8(4) (1991) 485--506 (QR of a regressor stacked over random states).
+
+    Examples
+    --------
+    A single joint about base +z: on a tilted base its mass moment about the axis
+    (``m c_x, m c_y``) and ``I_zz`` are identifiable, nothing else.
+
+    >>> from gravdir.kinematics import chain_from_poe
+    >>> chain = chain_from_poe([[0, 0, 1, 0, 0, 0]], np.eye(4))
+    >>> base = base_parameters(chain)
+    >>> sorted(base.independent.tolist())
+    [1, 2, 9]
+    """
+    if not isinstance(chain, SerialChain):
+        raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
+    n = chain.n_joints
+    count = (
+        20 * n
+        if n_states is None
+        else check_count(n_states, "n_states", minimum=1, maximum=_MAX_BASE_STATES)
+    )
+    if rng is None:
+        rng = np.random.default_rng(0)
+    elif not isinstance(rng, np.random.Generator):
+        raise ValueError(f"Expected `rng` to be a numpy.random.Generator, got {rng!r}.")
+    tol = check_positive(rtol, "rtol")
+    if tol >= 1.0:
+        raise ValueError(f"Expected `rtol` in (0, 1), got {tol:.6g}.")
+    q = rng.uniform(-np.pi, np.pi, (count, n))
+    qd = rng.uniform(-1.0, 1.0, (count, n))
+    qdd = rng.uniform(-1.0, 1.0, (count, n))
+    zero = np.zeros((count, n))
+    blocks = [inverse_dynamics_regressor(chain, q, qd, qdd)]
+    blocks += [
+        inverse_dynamics_regressor(chain, q, zero, zero, base_acceleration=e) for e in np.eye(3)
+    ]
+    w = np.concatenate([b.reshape(-1, N_LINK_PARAMETERS * n) for b in blocks])
+    scale = np.linalg.norm(w, axis=0)
+    # A column at rounding level of the largest (a parameter that carries no torque, computed
+    # as a sum that cancels) is zero: scaled to unit norm it would look like an independent one.
+    zero = scale <= 1e-12 * scale.max(initial=0.0)
+    scale = np.where(zero, 1.0, scale)
+    w = np.where(zero, 0.0, w / scale)
+    r, piv = scipy.linalg.qr(w, mode="r", pivoting=True)
+    diag = np.abs(np.diag(r))
+    rank = int(np.count_nonzero(diag > tol * diag[0])) if diag.size and diag[0] > 0 else 0
+    keep, rest = piv[:rank], piv[rank:]
+    k = np.zeros((rank, N_LINK_PARAMETERS * n))
+    k[:, keep] = np.eye(rank)
+    if rank:
+        dep = scipy.linalg.solve_triangular(r[:rank, :rank], r[:rank, rank:])
+        k[:, rest] = dep * scale[rest][None, :] / scale[keep][:, None]
+    return BaseParameters(keep.astype(np.int64), k, count)

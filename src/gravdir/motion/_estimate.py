@@ -1,0 +1,572 @@
+"""estimate_up_from_motion: `up` by maximum likelihood from a log of ordinary motion."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Mapping
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import NanPolicy, check_count, check_option, check_positive
+from gravdir._constants import STANDARD_GRAVITY
+from gravdir._results import (
+    UpResult,
+    data_fingerprint,
+    tangent_basis,
+    up_information_from_tangent,
+    warn_not_converged,
+)
+from gravdir.dynamics import base_parameters, inverse_dynamics_regressor
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir.kinematics import SerialChain
+from gravdir.motion._design import (
+    Layout,
+    _Design,
+    build_design,
+    gain_basis,
+    gains_std,
+    scaled_pinv,
+    schur_tangent,
+)
+from gravdir.motion._inputs import (
+    DEFAULT_MIN_SPEED,
+    check_base_acceleration,
+    check_chain,
+    check_log,
+    check_per_joint,
+    sample_weights,
+)
+from gravdir.motion._solve import refine, starts
+from gravdir.sweep._derivative import joint_acceleration
+
+__all__ = ["MotionUpEstimate", "estimate_up_from_motion"]
+
+# The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
+# least this many standard deviations (square root of twice the log-likelihood ratio).
+SIGN_SIGMAS = 5.0
+# Noise levels are floored at this fraction of each joint's RMS torque: on noise-free data the
+# residuals are rounding errors, and weights from them would be arbitrary.
+_NOISE_FLOOR = 1e-9
+# Tangent information below this fraction of what it would be with every other parameter known
+# means the log does not determine that direction.
+_MIN_INFORMATION_RATIO = 1e-12
+# Savitzky-Golay window of the derived acceleration, s (figures in the docstring).
+DEFAULT_DERIVATIVE_WINDOW = 0.2
+_MAX_GRID = 100_000
+_MAX_STARTS = 50
+_MAX_ITER = 10_000
+_MAX_ROUNDS = 30
+# Iterations spent on the other hemisphere's fit: enough for its cost, which only sets the margin.
+_OTHER_ITER = 200
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class MotionUpEstimate(UpResult):
+    """`up` estimated from a log of ordinary motion by :func:`estimate_up_from_motion`.
+
+    Attributes
+    ----------
+    up : ndarray, shape (3,)
+        Unit vector opposite to gravity (apparent gravity if the base accelerates and no
+        `base_acceleration` was given), base frame.
+    up_information : ndarray, shape (3, 3)
+        Fisher information of `up`, 1/rad², from the curvature of the log-likelihood with the
+        inertial parameters, gains and joint parameters profiled out (Schur complement).
+    gains : ndarray, shape (n,)
+        Torque gain of each joint (logged torque = gain × actuator torque + joint terms), mean
+        fixed at 1 when estimated: only ratios are identifiable.
+    gains_std : ndarray, shape (n,)
+        Their standard deviations (zero for gains given).
+    inertial_parameters : ndarray, shape (10 n,)
+        The minimum-norm standard parameters with the identified base parameters (one member of
+        the set giving the same torques), in units of the logged torque divided by the mean gain.
+    base_parameters : ndarray, shape (p,)
+        The identified base parameters (:func:`gravdir.dynamics.base_parameters`, same units).
+    joint_parameters : ndarray, shape (n, 4)
+        Armature, Coulomb, viscous friction and offset of each joint, logged-torque units
+        (Coulomb and viscous zero with ``friction=False``).
+    noise_std : ndarray, shape (n,)
+        Torque noise per joint, given or estimated from the residuals.
+    residual_rms : ndarray, shape (n,)
+        RMS residual of each joint over its samples used.
+    sign_margin : float
+        How decisively the dynamics fix the sign of `up`: the best fit with `up` on the other
+        hemisphere is worse by this many standard deviations (square root of twice the
+        log-likelihood ratio); infinite when no such fit was found.
+    sign_determined : bool
+        ``sign_margin >= 5``; a warning is issued otherwise.
+    n_used : ndarray of int, shape (n,)
+        Samples used in each joint's torque equation (after `min_speed`, `torque_limit` and
+        zero `weights`).
+    n_omitted : int
+        Samples dropped for NaN (``nan_policy="omit"``).
+    converged : bool
+        Whether the final refinement met its step tolerance.
+    n_iter : int
+        Gauss--Newton iterations of the final refinement.
+    chain : SerialChain
+        The arm (kept for :meth:`predict_torque`; out of the ``repr``).
+    gravity : float
+        m/s².
+    """
+
+    up: NDArray[np.float64]
+    up_information: NDArray[np.float64]
+    gains: NDArray[np.float64]
+    gains_std: NDArray[np.float64]
+    inertial_parameters: NDArray[np.float64]
+    base_parameters: NDArray[np.float64]
+    joint_parameters: NDArray[np.float64]
+    noise_std: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
+    sign_margin: float
+    sign_determined: bool
+    n_used: NDArray[np.int64]
+    n_omitted: int
+    converged: bool
+    n_iter: int
+    chain: SerialChain = dataclasses.field(repr=False)
+    gravity: float = STANDARD_GRAVITY
+
+    _units: ClassVar[Mapping[str, str]] = {
+        "gains": "",
+        "gains_std": "",
+        "inertial_parameters": "kg, kg·m, kg·m² (× gain)",
+        "base_parameters": "kg, kg·m, kg·m² (× gain)",
+        "joint_parameters": "kg·m², N·m, N·m·s/rad, N·m",
+        "noise_std": "N·m",
+        "residual_rms": "N·m",
+        "sign_margin": "σ",
+        "sign_determined": "",
+        "n_used": "",
+        "n_omitted": "",
+        "converged": "",
+        "n_iter": "",
+        "gravity": "m/s²",
+    }
+
+    def __repr__(self) -> str:
+        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
+        return (
+            f"MotionUpEstimate(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
+            f"up_std={self.up_std_deg:.3g}°, gains={np.array2string(self.gains, precision=4)}, "
+            f"residual_rms={np.array2string(self.residual_rms, precision=3)} N·m, "
+            f"sign_margin={self.sign_margin:.3g}σ, n_used={self.n_used.tolist()}, "
+            f"converged={self.converged})"
+        )
+
+    def predict_torque(
+        self,
+        q: ArrayLike,
+        velocity: ArrayLike,
+        acceleration: ArrayLike,
+        up: ArrayLike | None = None,
+        base_acceleration: ArrayLike | None = None,
+    ) -> NDArray[np.float64]:
+        """The logged torques the fitted model predicts, shape (N, n).
+
+        Parameters
+        ----------
+        q, velocity, acceleration : array_like, shape (N, n)
+            Joint positions (rad), velocities (rad/s) and accelerations (rad/s²).
+        up : array_like, shape (3,), optional
+            Direction of gravity to predict with; default the estimate.
+        base_acceleration : array_like, shape (3,) or (N, 3), optional
+            The base's own linear acceleration, m/s²; default none.
+
+        Returns
+        -------
+        ndarray, shape (N, n)
+            ``gains * (Y(up) pi) + armature q̈ + coulomb sign(q̇) + viscous q̇ + offset``.
+
+        Raises
+        ------
+        ValueError
+            If an argument has the wrong shape or is not finite.
+        """
+        n = self.chain.n_joints
+        qq = check_log(q, "q", n, None)
+        qd = check_log(velocity, "velocity", n, qq.shape[0])
+        qdd = check_log(acceleration, "acceleration", n, qq.shape[0])
+        u = self.up if up is None else np.asarray(up, dtype=np.float64)
+        acc = check_base_acceleration(base_acceleration, qq.shape[0])
+        a0 = self.gravity * u if acc is None else self.gravity * u + acc
+        if u.shape != (3,):
+            raise ValueError(f"Expected `up` to have shape (3,), got {u.shape}.")
+        y = inverse_dynamics_regressor(self.chain, qq, qd, qdd, base_acceleration=a0)
+        rigid = y @ self.inertial_parameters
+        jp = self.joint_parameters
+        joint = jp[:, 0] * qdd + jp[:, 1] * np.sign(qd) + jp[:, 2] * qd + jp[:, 3]
+        out: NDArray[np.float64] = self.gains * rigid + joint
+        return out
+
+
+def _inv_var(sigma: NDArray[np.float64]) -> NDArray[np.float64]:
+    return 1.0 / sigma**2
+
+
+def estimate_up_from_motion(
+    chain: SerialChain,
+    q: ArrayLike,
+    velocity: ArrayLike,
+    torque: ArrayLike,
+    *,
+    acceleration: ArrayLike | None = None,
+    sample_rate: float | None = None,
+    derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
+    noise_std: ArrayLike | None = None,
+    gains: ArrayLike | Literal["estimate"] = "estimate",
+    friction: bool = True,
+    base_acceleration: ArrayLike | None = None,
+    gravity: float = STANDARD_GRAVITY,
+    min_speed: float = DEFAULT_MIN_SPEED,
+    torque_limit: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
+    n_grid: int = 400,
+    n_starts: int = 6,
+    max_iter: int = 200,
+    xtol: float = 1e-10,
+) -> MotionUpEstimate:
+    """Estimate `up` from logged joint positions, velocities and torques of ordinary motion.
+
+    Parameters
+    ----------
+    chain : SerialChain
+        The arm's kinematics (:func:`~gravdir.urdf.chain_from_urdf`, ...). Its inertial
+        parameters are not needed: they are estimated.
+    q : array_like, shape (N, n)
+        Logged joint positions, rad (within ±4π).
+    velocity : array_like, shape (N, n)
+        Logged joint velocities, rad/s.
+    torque : array_like, shape (N, n)
+        Logged joint torques (sign convention of the Conventions page), any unit shared by
+        the joints up to a per-joint gain.
+    acceleration : array_like, shape (N, n), optional
+        Joint accelerations, rad/s². Default: the Savitzky--Golay derivative of `velocity`
+        (a cubic over `derivative_window`, :func:`gravdir.sweep.joint_acceleration`), which
+        needs `sample_rate`; the first and last half window of samples are then left out.
+    sample_rate : float, optional
+        Samples per second of a uniformly sampled log; needed when `acceleration` is None.
+    derivative_window : float, optional
+        Window of that derivative, s (default 0.2: motion at 1 Hz keeps its acceleration
+        within 0.03%, at 2 Hz within 0.5%, while the noise of velocities differenced from
+        encoder counts is averaged down; the *Motion* page has the figures).
+    noise_std : float or array_like, shape (n,), optional
+        Torque noise per joint. Default: estimated with the other parameters (maximum
+        likelihood with a noise level per joint).
+    gains : "estimate" or array_like, shape (n,)
+        ``"estimate"`` (default): per-joint torque gains are estimated with their mean fixed at
+        1 (the direction does not depend on a common scale). An array fixes them.
+    friction : bool, optional
+        Whether Coulomb and viscous friction columns are fitted per joint (default True);
+        armature and offset always are.
+    base_acceleration : array_like, shape (3,) or (N, 3), optional
+        The base's own linear acceleration in the base frame, m/s² (a mobile platform); the
+        estimator sees gravity plus this. Without it an accelerating base shows as apparent
+        gravity, about 0.6° per 0.1 m/s² of horizontal acceleration.
+    gravity : float, optional
+        m/s², default standard gravity.
+    min_speed : float, optional
+        A joint's samples slower than this, rad/s, are left out of its own torque equation
+        (Coulomb friction switches and drives stick there); default 0.02. 0 keeps all.
+    torque_limit : float or array_like, shape (n,), optional
+        A joint's samples at or above this absolute logged torque (saturation) are left out of
+        its equation.
+    weights : array_like, shape (N,) or (N, n), optional
+        Weights in [0, 1] of the samples or of each joint's samples: 0 leaves out a contact
+        phase, values between down-weight it.
+    nan_policy : {"raise", "omit"}, optional
+        ``"omit"`` drops every sample holding a NaN (counted in `n_omitted`).
+    n_grid : int, optional
+        Points of the Fibonacci grid of starting directions (default 400, at most 100000).
+    n_starts : int, optional
+        Lowest grid points refined (default 6, at most 50), plus the best point of the other
+        hemisphere for the sign check.
+    max_iter : int, optional
+        Gauss--Newton iterations per refinement (default 200, at most 10000).
+    xtol : float, optional
+        Step tolerance of the refinement, rad (and gain units); default 1e-10. A search whose
+        steps stop shrinking below 1e-7 (the rounding level of the data) has also converged.
+
+    Returns
+    -------
+    MotionUpEstimate
+        `up`, its information, the gains, the identified parameters and the diagnostics.
+
+    Raises
+    ------
+    ValueError
+        If an argument has the wrong type, shape or range (named in the message).
+    InsufficientDataError
+        If fewer samples remain than parameters to estimate.
+    DegenerateGeometryError
+        If the log does not determine the direction (a joint that never moves can leave it
+        undetermined: the information of a tangent direction vanishes).
+
+    Warns
+    -----
+    GravdirWarning
+        If the sign of `up` is weakly determined (``sign_margin < 5``).
+    ConvergenceWarning
+        If the refinement stops at `max_iter`.
+
+    Notes
+    -----
+    Logged torque of joint ``j``: :math:`\\tau_j = k_j (Y(q, \\dot q, \\ddot q, a_0) \\pi)_j +
+    J_j \\ddot q_j + F_{c,j} \\operatorname{sign}\\dot q_j + F_{v,j} \\dot q_j + \\tau_{0,j} +
+    e_j` with :math:`a_0 = g\\,\\mathrm{up} + a_\\text{base}` and :math:`e_j \\sim
+    N(0, \\sigma_j^2)`. The regressor is linear in :math:`a_0`, so the torques are linear in
+    the base parameters and joint parameters for fixed `up` and gains: they are solved out
+    (variable projection) from per-joint Gram blocks formed once, and the search runs over the
+    sphere and the ``n - 1`` free gains. The sign of `up` is fixed by the dynamics: the
+    inertial torques of positive masses and inertias distinguish :math:`(\\mathrm{up}, \\pi)`
+    from :math:`(-\\mathrm{up}, -\\pi)`. Derivation, data selection and accuracy are on the
+    *Motion* page.
+
+    References
+    ----------
+    G. H. Golub and V. Pereyra, "The differentiation of pseudo-inverses and nonlinear least
+    squares problems whose variables separate", *SIAM J. Numer. Anal.* 10(2) (1973) 413--432;
+    M. Gautier and W. Khalil, "Exciting trajectories for the identification of base inertial
+    parameters of robots", *Int. J. Robot. Res.* 11(4) (1992) 362--375; S. M. Kay (1993),
+    ch. 3.
+
+    Examples
+    --------
+    A three-joint arm on a base tilted by 10°, torque gains off by ±10%, noise-free torques from
+    the regressor itself:
+
+    >>> from gravdir.kinematics import chain_from_dh
+    >>> from gravdir.dynamics import inverse_dynamics_regressor
+    >>> chain = chain_from_dh([0.1, 0.05, 0.0], [0.0, 0.2, 0.1], [0.05, 0.4, 0.3],
+    ...                       [np.pi / 2, 0.3, -np.pi / 2])
+    >>> t = np.linspace(0.0, 10.0, 2001)[:, None]
+    >>> w = np.array([0.9, 1.3, 1.7])
+    >>> q, qd, qdd = np.sin(w * t), w * np.cos(w * t), -w**2 * np.sin(w * t)
+    >>> pi = np.tile([2.0, 0.3, 0.1, 0.05, 0.2, 0.01, 0.25, 0.0, 0.02, 0.1], 3)
+    >>> up = np.array([np.sin(0.17), 0.0, np.cos(0.17)])
+    >>> tau = inverse_dynamics_regressor(chain, q, qd, qdd, up=up) @ pi
+    >>> est = estimate_up_from_motion(chain, q, qd, tau * [1.1, 0.9, 1.0], acceleration=qdd)
+    >>> bool(np.linalg.norm(est.up - up) < 1e-9), est.gains.round(6).tolist()
+    (True, [1.1, 0.9, 1.0])
+    """
+    chain = check_chain(chain)
+    n = chain.n_joints
+    option = check_option(nan_policy, "nan_policy", ("raise", "omit"))
+    finite = option == "raise"
+    qq = check_log(q, "q", n, None, finite=finite)
+    n_samples = qq.shape[0]
+    qd = check_log(velocity, "velocity", n, n_samples, finite=finite)
+    tau = check_log(torque, "torque", n, n_samples, finite=finite)
+    qdd = (
+        None
+        if acceleration is None
+        else check_log(acceleration, "acceleration", n, n_samples, finite=finite)
+    )
+    rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
+    window = check_positive(derivative_window, "derivative_window")
+    if qdd is None and rate is None:
+        raise ValueError(
+            "Expected `sample_rate` when `acceleration` is not given (the acceleration is the "
+            "derivative of the logged velocity), got neither."
+        )
+    sigma_given = None if noise_std is None else check_per_joint(noise_std, "noise_std", n)
+    if isinstance(gains, str):
+        check_option(gains, "gains", ("estimate",))
+        fixed_gains = None
+    else:
+        fixed_gains = check_per_joint(gains, "gains", n)
+    if not isinstance(friction, bool | np.bool_):
+        raise ValueError(f"Expected `friction` to be True or False, got {friction!r}.")
+    acc_base = check_base_acceleration(base_acceleration, n_samples)
+    g = check_positive(gravity, "gravity")
+    grid = check_count(n_grid, "n_grid", maximum=_MAX_GRID)
+    n_start = check_count(n_starts, "n_starts", maximum=_MAX_STARTS)
+    iters = check_count(max_iter, "max_iter", maximum=_MAX_ITER)
+    tol = check_positive(xtol, "xtol")
+    # NaN samples: dropped whole (every joint) under "omit".
+    keep = np.isfinite(qq).all(1) & np.isfinite(qd).all(1) & np.isfinite(tau).all(1)
+    if qdd is not None:
+        keep &= np.isfinite(qdd).all(1)
+    n_omitted = int(np.count_nonzero(~keep))
+    # Weights of every logged sample (a NaN compares false: those samples are dropped below).
+    w = sample_weights(qd, tau, min_speed, torque_limit, weights)[keep]
+    if qdd is None:
+        assert rate is not None
+        # The derivative takes the time axis of the kept samples (gaps where NaN were dropped).
+        time = np.arange(n_samples)[keep] / rate
+        qq, qd, tau = qq[keep], qd[keep], tau[keep]
+        if qq.shape[0] < 8:
+            raise InsufficientDataError(
+                f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
+                f"{qq.shape[0]}."
+            )
+        qdd = joint_acceleration(time, qd.T, window=window).T
+        # The ends of a Savitzky-Golay derivative are extrapolated: left out.
+        edge = int(np.ceil(0.5 * window * rate))
+        w[:edge] = 0.0
+        w[max(qq.shape[0] - edge, 0) :] = 0.0
+    else:
+        qq, qd, tau, qdd = qq[keep], qd[keep], tau[keep], qdd[keep]
+    if acc_base is not None:
+        acc_base = acc_base[keep]
+    base = base_parameters(chain)
+    mask = np.array([True, bool(friction), bool(friction), True])
+    n_used = np.count_nonzero(w > 0, axis=0).astype(np.int64)
+    n_params = base.rank + int(mask.sum()) * n + 2 + (n - 1 if fixed_gains is None else 0)
+    idle = np.flatnonzero(n_used < int(mask.sum()) + 1)
+    if idle.size:
+        raise InsufficientDataError(
+            f"Expected every joint to move faster than `min_speed` in at least "
+            f"{int(mask.sum()) + 1} samples, got joints {(idle + 1).tolist()} (1-based) that "
+            "never move that fast: their friction and gain are not identified. Pass "
+            "`min_speed=0` to use the torques at rest (stiction then counts as noise)."
+        )
+    if int(n_used.sum()) <= n_params:
+        raise InsufficientDataError(
+            f"Expected more torque samples than the {n_params} parameters (and at least "
+            f"{int(mask.sum()) + 1} per joint) after `min_speed`, `torque_limit` and `weights`, "
+            f"got {n_used.tolist()} per joint."
+        )
+    # Work in units of the largest torque, so that any finite log gives finite sums.
+    unit = float(np.max(np.abs(tau) * (w > 0), initial=0.0))
+    if not unit > 0:
+        raise InsufficientDataError("Expected non-zero torques in `torque`, got only zeros.")
+    # Sums of tiny regressor products may underflow to zero: harmless.
+    with np.errstate(under="ignore"):
+        design = build_design(chain, base, qq, qd, qdd, w, tau / unit, acc_base, g, mask)
+        return _fit(
+            design,
+            chain,
+            fixed_gains,
+            None if sigma_given is None else sigma_given / unit,
+            _Search(grid, n_start, iters, tol),
+            n_used,
+            n_omitted,
+            data_fingerprint(tau),
+            unit,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Search:
+    n_grid: int
+    n_starts: int
+    max_iter: int
+    xtol: float
+
+
+def _fit(
+    design: _Design,
+    chain: SerialChain,
+    fixed_gains: NDArray[np.float64] | None,
+    sigma_given: NDArray[np.float64] | None,
+    search: _Search,
+    n_used: NDArray[np.int64],
+    n_omitted: int,
+    fingerprint: frozenset[str],
+    unit: float = 1.0,
+) -> MotionUpEstimate:
+    """The maximum-likelihood search on the Gram blocks of a checked log.
+
+    The blocks are of the torques divided by `unit`; parameters, noise levels and residuals are
+    returned in the caller's units.
+    """
+    n, base, mask, g = design.n, design.base, design.joint_mask, design.gravity
+    grid, n_start, iters, tol = search.n_grid, search.n_starts, search.max_iter, search.xtol
+    n_params = base.rank + int(mask.sum()) * n + 2 + (n - 1 if fixed_gains is None else 0)
+    layout = Layout(n, base.rank, n - 1 if fixed_gains is None else 0)
+    dirs = gain_basis(n)
+    k0 = np.ones(n) if fixed_gains is None else fixed_gains / fixed_gains.mean()
+    rms = np.sqrt(design.tt / np.maximum(design.count, 1.0))
+    floor = _NOISE_FLOOR * np.where(rms > 0, rms, 1.0)
+    sigma = sigma_given if sigma_given is not None else np.maximum(rms, floor)
+    first, grid_pts, grid_cost = starts(design, k0, _inv_var(sigma), grid, n_start, np.radians(15))
+    # The other hemisphere's best grid point is always refined: it gives the sign margin.
+    other = grid_cost.copy()
+    other[grid_pts @ first[0] > 0] = np.inf
+    states = [refine(design, layout, dirs, u, k0, _inv_var(sigma), iters, tol) for u in first]
+    if np.isfinite(other).any():
+        u = grid_pts[int(np.argmin(other))]
+        states.append(
+            refine(design, layout, dirs, u, k0, _inv_var(sigma), min(iters, _OTHER_ITER), tol)
+        )
+    best = min(states, key=lambda s: s.cost)
+    if sigma_given is None:
+        # Maximum likelihood with a noise level per joint: the levels are the RMS residuals at
+        # the estimate (the fixed point of the profiled likelihood), re-weighted until stable.
+        dof = n_params / n
+        for _ in range(_MAX_ROUNDS):
+            new = np.maximum(np.sqrt(best.rss / np.maximum(design.count - dof, 1.0)), floor)
+            change = float(np.max(np.abs(new / sigma - 1.0)))
+            sigma = new
+            best = refine(design, layout, dirs, best.up, best.gains, _inv_var(sigma), iters, tol)
+            if change < 1e-2 or np.all(sigma <= floor):
+                break
+    inv_var = _inv_var(sigma)
+    # The best fit with `up` on the other hemisphere, at the final noise levels: the sign margin.
+    others = [
+        refine(design, layout, dirs, s.up, s.gains, inv_var, min(iters, _OTHER_ITER), tol)
+        for s in states
+        if float(s.up @ best.up) < 0
+    ]
+    better = [s for s in others if s.cost < best.cost]
+    if better:  # a start of the other hemisphere found a better fit after re-weighting
+        best = min(better, key=lambda s: s.cost)
+    opposite = [s for s in others if float(s.up @ best.up) < 0]
+    rival = min(opposite, key=lambda s: s.cost) if opposite else None
+    margin = math.inf if rival is None else math.sqrt(max(rival.cost - best.cost, 0.0))
+    if not best.converged:
+        warn_not_converged("estimate_up_from_motion", iters)
+    info2 = schur_tangent(best.info)
+    vals = np.linalg.eigvalsh(info2)
+    # Compared with the information `up` would have with every other parameter known.
+    known = float(np.trace(best.info[:2, :2]))
+    if not vals.max() > 0 or vals.min() <= _MIN_INFORMATION_RATIO * known:
+        raise DegenerateGeometryError(
+            "Expected a log whose motion determines the direction of gravity, got one along "
+            "which a tangent direction of `up` carries no information: move more joints "
+            "(joint 1 and a joint not parallel to it) through a range of positions."
+        )
+    basis = tangent_basis(best.up)
+    cov = scaled_pinv(best.info)
+    mean_gain = 1.0 if fixed_gains is None else float(fixed_gains.mean())
+    gains_out = best.gains * mean_gain
+    theta = best.theta * mask
+    if not margin >= SIGN_SIGMAS:
+        assert rival is not None
+        rival_deg = float(np.degrees(np.arccos(np.clip(rival.up @ best.up, -1.0, 1.0))))
+        warnings.warn(
+            f"The sign of `up` is weakly determined by the dynamics: the best fit on the "
+            f"other hemisphere, {rival_deg:.1f}° away, fits worse by only {margin:.3g} standard "
+            "deviations. The log has too little acceleration (or the chain a mirror symmetry); "
+            "check `up` against what you know of the mounting.",
+            GravdirWarning,
+            stacklevel=2,
+        )
+    resid = np.sqrt(best.rss / np.maximum(design.count, 1.0))
+    return MotionUpEstimate(
+        best.up,
+        up_information_from_tangent(best.up, basis, info2),
+        gains_out,
+        gains_std(cov, layout, dirs) * mean_gain,
+        base.standard_from_base(best.beta) * (unit / mean_gain),
+        best.beta * (unit / mean_gain),
+        theta * unit,
+        sigma * unit,
+        resid * unit,
+        float(margin),
+        bool(margin >= SIGN_SIGMAS),
+        n_used,
+        n_omitted,
+        bool(best.converged),
+        int(best.n_iter),
+        chain,
+        g,
+        fingerprint=fingerprint,
+    )

@@ -1,0 +1,234 @@
+"""The maximum-likelihood search: variable projection over `up` and the gains.
+
+For fixed `up` and gains the linear parameters (base parameters, joint parameters) solve a
+weighted least-squares problem whose normal equations are assembled from the Gram blocks of
+:mod:`._design`; the search over the sphere starts from a Fibonacci grid of that profiled cost and
+refines by damped Gauss--Newton steps of every parameter, the linear ones re-projected after each
+step. The noise levels, when not given, are re-estimated from the residuals between rounds (the
+maximum-likelihood fixed point of per-joint variances).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir._results import tangent_basis
+from gravdir.general._sphere import _fibonacci_sphere, _retract
+from gravdir.motion._design import (
+    N_JOINT_COLUMNS,
+    Layout,
+    _Design,
+    coefficients,
+    jacobians,
+    normal_equations,
+)
+
+# Eigenvalues of a unit-diagonal normal matrix below this fraction of the largest are a
+# parameter the data do not determine (a base parameter the trajectory does not excite): it
+# is dropped from the solve (pseudo-inverse) rather than amplifying rounding errors.
+_RCOND = 1e-12
+# Iterations without a new smallest step after which the search has stalled at the resolution of
+# the data (rounding of the Gram blocks), accepted as converged if that step is below _STALL_STEP.
+_STALL = 8
+_DECREMENT = 1e-12
+_STALL_STEP = 1e-7
+_DAMPING_START = 1e-3
+_DAMPING_MIN = 1e-12
+_DAMPING_MAX = 1e12
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """The normal-equation pieces for one set of gains and noise levels."""
+
+    gk: NDArray[np.float64]  # (4, 4, p, p)
+    gbt: NDArray[np.float64]  # (n, 4, p, 4)
+    gtt: NDArray[np.float64]  # (n, 4, 4)
+    cb: NDArray[np.float64]  # (4, p)
+    ct: NDArray[np.float64]  # (n, 4)
+    tt: float
+
+
+def _blocks(design: _Design, gains: NDArray[np.float64], inv_var: NDArray[np.float64]) -> _Blocks:
+    n, p = design.n, design.p
+    g = design.gram
+    gbb = g[:, : 4 * p, : 4 * p].reshape(n, 4, p, 4, p)
+    gk = np.einsum("j,jaibk->abik", gains**2 * inv_var, gbb)
+    gbt = (
+        g[:, : 4 * p, 4 * p :].reshape(n, 4, p, N_JOINT_COLUMNS)
+        * (gains * inv_var)[:, None, None, None]
+    )
+    gtt = g[:, 4 * p :, 4 * p :] * inv_var[:, None, None]
+    cb = np.einsum("j,jai->ai", gains * inv_var, design.cross[:, : 4 * p].reshape(n, 4, p))
+    ct = design.cross[:, 4 * p :] * inv_var[:, None]
+    return _Blocks(gk, gbt, gtt, cb, ct, float(design.tt @ inv_var))
+
+
+def solve_psd(h: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Minimum-norm solutions of ``h x = r`` for stacks of PSD `h` (..., P, P), `r` (..., P)."""
+    diag = np.sqrt(np.maximum(np.diagonal(h, axis1=-2, axis2=-1), 0.0))
+    scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+    hs = h * scale[..., :, None] * scale[..., None, :]
+    vals, vecs = np.linalg.eigh(hs)
+    top = np.max(vals, axis=-1, keepdims=True)
+    keep = vals > _RCOND * np.maximum(top, 0.0)
+    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
+    rs = (r * scale)[..., None]
+    y = (vecs @ (inv[..., None] * (np.swapaxes(vecs, -1, -2) @ rs)))[..., 0]
+    out: NDArray[np.float64] = y * scale
+    return out
+
+
+def profile(
+    design: _Design, blocks: _Blocks, ups: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Profiled weighted cost (g,) and linear parameters (g, p + 4 n) at directions (g, 3)."""
+    n, p = design.n, design.p
+    s = np.concatenate([np.ones((ups.shape[0], 1)), design.gravity * ups], axis=1)
+    size = p + N_JOINT_COLUMNS * n
+    h = np.zeros((ups.shape[0], size, size))
+    ss = (s[:, :, None] * s[:, None, :]).reshape(-1, 16)
+    h[:, :p, :p] = (ss @ blocks.gk.reshape(16, p * p)).reshape(-1, p, p)
+    by_axis = np.moveaxis(blocks.gbt, 1, 0).reshape(4, n, p, N_JOINT_COLUMNS)
+    flat = np.moveaxis(by_axis, 1, 2).reshape(4, p * n * N_JOINT_COLUMNS)
+    hbt = (s @ flat).reshape(ups.shape[0], p, N_JOINT_COLUMNS * n)
+    h[:, :p, p:] = hbt
+    h[:, p:, :p] = np.swapaxes(hbt, 1, 2)
+    for j in range(n):
+        sl = slice(p + N_JOINT_COLUMNS * j, p + N_JOINT_COLUMNS * (j + 1))
+        h[:, sl, sl] = blocks.gtt[j]
+    r = np.concatenate(
+        [s @ blocks.cb, np.broadcast_to(blocks.ct.ravel(), (ups.shape[0], N_JOINT_COLUMNS * n))],
+        axis=1,
+    )
+    x = solve_psd(h, r)
+    cost = blocks.tt - np.einsum("gi,gi->g", r, x)
+    return cost, x
+
+
+@dataclass(frozen=True)
+class State:
+    """A point of the search with its linear parameters and diagnostics."""
+
+    up: NDArray[np.float64]
+    gains: NDArray[np.float64]
+    beta: NDArray[np.float64]
+    theta: NDArray[np.float64]  # (n, 4)
+    cost: float  # weighted residual sum of squares
+    rss: NDArray[np.float64]  # (n,) unweighted per joint
+    info: NDArray[np.float64]  # full Gauss-Newton information at the point
+    converged: bool
+    n_iter: int
+
+
+def _split(
+    design: _Design, x: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    p = design.p
+    return x[:p], x[p:].reshape(design.n, N_JOINT_COLUMNS)
+
+
+def refine(
+    design: _Design,
+    layout: Layout,
+    gain_dirs: NDArray[np.float64],
+    up: NDArray[np.float64],
+    gains: NDArray[np.float64],
+    inv_var: NDArray[np.float64],
+    max_iter: int,
+    xtol: float,
+) -> State:
+    """Damped Gauss-Newton from (`up`, `gains`), the linear parameters projected at each trial."""
+    blocks = _blocks(design, gains, inv_var)
+    cost_arr, x = profile(design, blocks, up[None])
+    cost = float(cost_arr[0])
+    beta, theta = _split(design, x[0])
+    # Rounding level of the Gram-block cost (a difference of large sums): changes below it are
+    # ties, so that the search can finish on noise-free data.
+    slack = 1e-12 * blocks.tt
+    damping = _DAMPING_START
+    converged = False
+    it = 0
+    smallest, since = np.inf, 0
+    while it < max_iter:
+        it += 1
+        basis = tangent_basis(up)
+        d = jacobians(design, layout, up, basis, gains, gain_dirs, beta)
+        m = coefficients(design, up, gains, beta, theta)
+        info, grad, _ = normal_equations(design, m, d, inv_var)
+        diag = np.sqrt(np.maximum(np.diag(info), 0.0))
+        scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+        vals, vecs = np.linalg.eigh(info * scale[:, None] * scale[None, :])
+        keep = vals > _RCOND * max(float(vals.max()), 0.0)
+        inv = np.where(keep, 1.0 / (np.where(keep, vals, 1.0) + damping), 0.0)
+        step = (vecs * inv) @ (vecs.T @ (grad * scale)) * scale
+        nonlinear = float(np.max(np.abs(step[: 2 + layout.n_gain]), initial=0.0))
+        # Converged when the step is below `xtol`, or below a millionth of a standard deviation
+        # (the Gauss-Newton decrement): a smaller step changes nothing the data can tell.
+        if nonlinear <= xtol or float(step @ info @ step) <= _DECREMENT:
+            converged = True
+            break
+        # At the rounding level of the Gram blocks the proposed steps stop shrinking: a step
+        # that has not reached a new minimum for a while, with the smallest one below 1e-3 of
+        # a degree-ish (2e-5 rad), is the resolution of the data, and the search has converged.
+        if nonlinear < smallest:
+            smallest, since = nonlinear, 0
+        else:
+            since += 1
+            if since >= _STALL and smallest <= _STALL_STEP:
+                converged = True
+                break
+        trial_up = _retract(up, basis, step[:2])
+        trial_gains = gains + gain_dirs @ step[layout.gain] if layout.n_gain else gains
+        if not np.all(trial_gains > 0):
+            damping = min(damping * 10.0, _DAMPING_MAX)
+            continue
+        trial_blocks = _blocks(design, trial_gains, inv_var)
+        trial_cost_arr, trial_x = profile(design, trial_blocks, trial_up[None])
+        trial_cost = float(trial_cost_arr[0])
+        if trial_cost <= cost + slack:
+            up, gains, cost = trial_up, trial_gains, trial_cost
+            blocks = trial_blocks
+            beta, theta = _split(design, trial_x[0])
+            damping = max(damping / 10.0, _DAMPING_MIN)
+        else:
+            damping = min(damping * 10.0, _DAMPING_MAX)
+            if damping >= _DAMPING_MAX:
+                break
+    basis = tangent_basis(up)
+    d = jacobians(design, layout, up, basis, gains, gain_dirs, beta)
+    m = coefficients(design, up, gains, beta, theta)
+    info, _, rss = normal_equations(design, m, d, inv_var)
+    return State(up, gains, beta, theta, cost, np.maximum(rss, 0.0), info, converged, it)
+
+
+def starts(
+    design: _Design,
+    gains: NDArray[np.float64],
+    inv_var: NDArray[np.float64],
+    n_grid: int,
+    n_starts: int,
+    min_separation: float,
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64], NDArray[np.float64]]:
+    """The lowest grid points of the profiled cost, at least `min_separation` rad apart.
+
+    Also returns the grid and its costs (the opposite hemisphere's best is a start of its own
+    for the sign check).
+    """
+    grid = _fibonacci_sphere(n_grid)
+    blocks = _blocks(design, gains, inv_var)
+    cost = np.concatenate(
+        [profile(design, blocks, grid[i : i + 256])[0] for i in range(0, n_grid, 256)]
+    )
+    order = np.argsort(cost, kind="stable")
+    out: list[NDArray[np.float64]] = []
+    for k in order:
+        u = grid[k]
+        if all(float(u @ s) < np.cos(min_separation) for s in out):
+            out.append(u)
+        if len(out) == n_starts:
+            break
+    return out, grid, cost

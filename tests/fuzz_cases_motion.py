@@ -1,0 +1,117 @@
+"""Fuzz cases for gravdir.motion, gravdir.synthetic.motion and gravdir.dynamics.base_parameters.
+
+A three-joint DH chain on a base tilted by about 20°, a 3 s Fourier trajectory at 100 Hz, torques
+from the regressor with two inertial parameter sets; :func:`instances` gives the contract test
+real results of every new type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from gravdir.dynamics import base_parameters, inverse_dynamics_regressor
+from gravdir.kinematics import SerialChain, chain_from_dh
+from gravdir.motion import crlb_up_from_motion, estimate_up_from_motion
+from gravdir.synthetic.motion import fourier_trajectory, motion_log
+
+_DH = np.array([[0.1, 0.0, 0.0, np.pi / 2], [0.0, 0.2, 0.5, 0.0], [0.0, 0.0, 0.4, np.pi / 2]])
+_UP = np.array([0.2, 0.25, 0.947])
+_UP = _UP / np.linalg.norm(_UP)
+_PI = np.concatenate(
+    [
+        [3.0, 0.05, 0.02, 0.1, 0.2, 0.0, 0.2, 0.0, 0.0, 0.1],
+        [2.0, 0.3, 0.05, 0.02, 0.05, 0.01, 0.3, 0.0, 0.0, 0.3],
+        [1.0, 0.1, 0.05, 0.2, 0.1, 0.0, 0.1, 0.01, 0.0, 0.05],
+    ]
+)
+
+
+def _chain() -> SerialChain:
+    return chain_from_dh(_DH[:, 0], _DH[:, 1], _DH[:, 2], _DH[:, 3])
+
+
+@cache
+def _log() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(5)
+    traj = fourier_trajectory(3, 3.0, 100.0, rng=rng, base_frequency=0.5, max_velocity=2.0)
+    tau = (
+        inverse_dynamics_regressor(_chain(), traj.q, traj.velocity, traj.acceleration, up=_UP) @ _PI
+    )
+    tau = tau * np.array([1.1, 0.95, 1.0]) + 0.2 * np.sign(traj.velocity)
+    tau = tau + 0.01 * rng.normal(size=tau.shape)
+    return traj.q, traj.velocity, traj.acceleration, tau
+
+
+def _estimate_case() -> tuple[tuple, dict]:
+    q, qd, qdd, tau = _log()
+    return (_chain(), q.copy(), qd.copy(), tau.copy()), {
+        "acceleration": qdd.copy(),
+        "n_grid": 60,
+        "n_starts": 1,
+    }
+
+
+def _bound_case() -> tuple[tuple, dict]:
+    q, qd, qdd, _ = _log()
+    return (_chain(), q.copy(), qd.copy(), qdd.copy()), {
+        "inertial_parameters": _PI.copy(),
+        "joint_parameters": np.zeros((3, 4)),
+        "gains": np.array([1.1, 0.95, 1.0]),
+        "noise_std": np.array([0.01, 0.01, 0.01]),
+        "up": _UP.copy(),
+    }
+
+
+def _trajectory_case() -> tuple[tuple, dict]:
+    return (3, 2.0, 50.0), {"rng": np.random.default_rng(1), "n_harmonics": 3}
+
+
+def _log_case() -> tuple[tuple, dict]:
+    rng = np.random.default_rng(2)
+    traj = fourier_trajectory(2, 1.0, 50.0, rng=rng)
+    return (traj, np.ones_like(traj.q)), {
+        "rng": np.random.default_rng(3),
+        "gains": np.array([1.1, 0.9]),
+        "offsets": 0.5,
+        "coulomb": np.array([0.1, 0.2]),
+        "viscous": 0.05,
+        "noise_std": 0.01,
+        "encoder_noise_std": 1e-5,
+    }
+
+
+CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
+    "gravdir.dynamics.base_parameters": lambda: ((_chain(),), {"n_states": 30}),
+    "gravdir.motion.estimate_up_from_motion": _estimate_case,
+    "gravdir.motion.crlb_up_from_motion": _bound_case,
+    "gravdir.synthetic.motion.fourier_trajectory": _trajectory_case,
+    "gravdir.synthetic.motion.motion_log": _log_case,
+}
+
+NOT_CALLED: dict[str, str] = {
+    "gravdir.dynamics.BaseParameters": "a result, returned by base_parameters",
+    "gravdir.motion.MotionUpEstimate": "a result, returned by estimate_up_from_motion",
+    "gravdir.motion.MotionUpBound": "a result, returned by crlb_up_from_motion",
+    "gravdir.synthetic.motion.FourierTrajectory": "a result, returned by fourier_trajectory",
+    "gravdir.synthetic.motion.MotionLog": "a result, returned by motion_log",
+}
+
+
+def instances(name: str) -> list[Any]:
+    """Real results of the new result types, for the contract test."""
+    make: dict[str, Callable[[], Any]] = {
+        "BaseParameters": lambda: base_parameters(_chain()),
+        "MotionUpEstimate": lambda: estimate_up_from_motion(
+            *_estimate_case()[0], **_estimate_case()[1]
+        ),
+        "MotionUpBound": lambda: crlb_up_from_motion(*_bound_case()[0], **_bound_case()[1]),
+        "FourierTrajectory": lambda: fourier_trajectory(
+            *_trajectory_case()[0], **_trajectory_case()[1]
+        ),
+        "MotionLog": lambda: motion_log(*_log_case()[0], **_log_case()[1]),
+    }
+    return [make[name]()]

@@ -1,0 +1,512 @@
+"""gravdir.motion: `up` from logs of ordinary motion, against torques computed independently.
+
+Every torque here comes from ``tests/_newton_euler.py`` (Jacobian sums and wrenches at the
+centres of mass, no regressor); trajectories and sensor errors from
+:mod:`gravdir.synthetic.motion`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from _newton_euler import random_bodies, random_chain, reference_torques, unit
+
+from gravdir import chain_from_urdf
+from gravdir.dynamics import base_parameters, inertial_parameters
+from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir.kinematics import SerialChain
+from gravdir.motion import MotionUpEstimate, crlb_up_from_motion, estimate_up_from_motion
+from gravdir.motion._design import build_designs
+from gravdir.motion._estimate import _fit, _Search
+from gravdir.motion._inputs import sample_weights
+from gravdir.synthetic import UR5E_LIKE_URDF
+from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory, motion_log
+from gravdir.urdf import inertials_from_urdf
+
+G = 9.80665
+
+
+def _angle(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle between unit vectors, accurate near 0 (atan2 of the cross and dot products)."""
+    return float(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b))
+
+
+def _up(tilt: float, azimuth: float) -> np.ndarray:
+    return np.array(
+        [np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)]
+    )
+
+
+class _Arm:
+    """A chain with explicit link inertias and the reference torques of a trajectory."""
+
+    def __init__(self, chain: SerialChain, mass: Any, com: Any, inertia: Any) -> None:
+        self.chain, self.mass, self.com, self.inertia = chain, mass, com, inertia
+        self.pi = inertial_parameters(mass, com, inertia)
+
+    def torque(self, traj: FourierTrajectory, a0: np.ndarray) -> np.ndarray:
+        return reference_torques(
+            self.chain, traj.q, traj.velocity, traj.acceleration, self.mass, self.com,
+            self.inertia, a0,
+        )
+
+
+def _random_arm(rng: np.random.Generator, n: int, kind: str = "poe") -> _Arm:
+    chain = random_chain(rng, n, kind)
+    return _Arm(chain, *random_bodies(rng, n))
+
+
+def _ur5e() -> _Arm:
+    chain = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
+    body = inertials_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
+    return _Arm(chain, body.mass, body.com_in_link, body.inertia_in_link)
+
+
+def _errors(rng: np.random.Generator, peak: np.ndarray) -> dict[str, np.ndarray]:
+    """Sensor errors of the acceptance: gain ±15%, offsets, Coulomb and viscous friction."""
+    n = peak.shape[0]
+    return {
+        "gains": rng.uniform(0.85, 1.15, n),
+        "offsets": rng.uniform(-0.03, 0.03, n) * peak,
+        "coulomb": rng.uniform(0.02, 0.10, n) * peak,
+        "viscous": rng.uniform(0.0, 0.05, n) * peak,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Acceptance 2: noise-free logs give `up` exactly
+
+
+NOISE_FREE = [  # (joints, tilt in degrees, kind)
+    (3, 0.0, "poe"),
+    (3, 180.0, "dh"),
+    (4, 37.0, "dh"),
+    (5, 90.0, "poe"),
+    (6, 123.0, "dh"),
+    (7, 5.0, "poe"),
+    (7, 179.0, "dh"),
+]
+
+
+@pytest.mark.parametrize(("n", "tilt_deg", "kind"), NOISE_FREE)
+def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> None:
+    rng = np.random.default_rng([n, int(tilt_deg)])
+    arm = _random_arm(rng, n, kind)
+    up = _up(np.radians(tilt_deg), rng.uniform(-np.pi, np.pi))
+    traj = fourier_trajectory(n, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    peak = np.abs(tau).max(axis=0)
+    err = _errors(rng, peak)
+    err["gains"] = rng.uniform(0.8, 1.2, n)
+    log = motion_log(traj, tau, rng=rng, **err)
+    est = estimate_up_from_motion(
+        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+    )
+    assert _angle(est.up, up) <= 1e-8
+    np.testing.assert_allclose(est.gains, err["gains"] / err["gains"].mean(), atol=1e-7)
+    assert est.converged
+    assert est.sign_determined
+    # The fitted model reproduces the log: identified friction, offsets and parameters.
+    pred = est.predict_torque(traj.q, traj.velocity, traj.acceleration)
+    moving = np.abs(traj.velocity) >= 0.02
+    assert np.max(np.abs(pred - log.torque)[moving]) <= 1e-6 * np.max(peak)
+    np.testing.assert_allclose(
+        est.joint_parameters[:, 1], err["coulomb"], atol=1e-6 * np.max(peak)
+    )
+
+
+def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
+    # The realistic 6-joint arm, accelerations differentiated from the logged velocities.
+    rng = np.random.default_rng(60)
+    arm = _ur5e()
+    up = _up(np.radians(20.0), 0.7)
+    traj = fourier_trajectory(6, 10.0, 500.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    log = motion_log(traj, tau, rng=rng, **_errors(rng, np.abs(tau).max(axis=0) + 1.0))
+    est = estimate_up_from_motion(arm.chain, log.q, log.velocity, log.torque, sample_rate=500.0)
+    # The derivative's own error (below 1e-4 rad/s² here) is the only error left.
+    assert _angle(est.up, up) <= np.radians(1e-3)
+    assert est.n_used.min() > 4000
+
+
+# --------------------------------------------------------------------------------------------
+# Acceptance 3: Monte Carlo against the Cramér-Rao bound
+
+
+def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
+    """400 logs of one 20 s, 1 kHz trajectory: exact q, q', q''; gain ±15%, offsets,
+    Coulomb and viscous friction, noise 0.5% of each joint's peak. The regressors are formed
+    once for all 400 torque logs (the estimator's own Gram blocks), then each log is fitted
+    by the estimator's search."""
+    rng = np.random.default_rng(61)
+    n, draws = 3, 400
+    arm = _random_arm(rng, n)
+    up = unit(rng)
+    traj = fourier_trajectory(n, 20.0, 1000.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    peak = np.abs(tau).max(axis=0)
+    err = _errors(rng, peak)
+    sigma = 0.005 * peak
+    logs = np.array(
+        [motion_log(traj, tau, rng=rng, noise_std=sigma, **err).torque for _ in range(draws)]
+    )
+    bound = crlb_up_from_motion(
+        arm.chain, traj.q, traj.velocity, traj.acceleration,
+        inertial_parameters=arm.pi,
+        joint_parameters=np.stack([0 * sigma, err["coulomb"], err["viscous"], err["offsets"]], 1),
+        gains=err["gains"], noise_std=sigma, up=up,
+    )  # fmt: skip
+    weights = sample_weights(traj.velocity, None, 0.02, None, None)
+    designs = build_designs(
+        arm.chain, base_parameters(arm.chain), traj.q, traj.velocity, traj.acceleration,
+        weights, logs, None, G, np.ones(4, bool),
+    )  # fmt: skip
+    n_used = np.count_nonzero(weights > 0, axis=0)
+    search = _Search(n_grid=100, n_starts=1, max_iter=200, xtol=1e-10)
+    fits = [_fit(d, arm.chain, None, None, search, n_used, 0, frozenset()) for d in designs]
+    # The fast path is the public one: the first log through estimate_up_from_motion.
+    public = estimate_up_from_motion(
+        arm.chain, traj.q, traj.velocity, logs[0], acceleration=traj.acceleration,
+        n_grid=100, n_starts=1,
+    )  # fmt: skip
+    assert _angle(public.up, fits[0].up) <= 1e-9
+    errors = np.array([f.up - up for f in fits])
+    empirical = errors.T @ errors / draws
+    rms = np.sqrt(np.trace(empirical))
+    assert rms <= 1.3 * np.radians(bound.up_std_deg)
+    assert rms >= 0.7 * np.radians(bound.up_std_deg)  # the bound is a bound, not a guess
+    reported = np.mean([f.up_cov for f in fits], axis=0)
+    assert abs(np.trace(reported) / np.trace(empirical) - 1.0) <= 0.15
+    # Direction by direction too: the empirical covariance in the reported one's metric.
+    basis = np.linalg.svd(reported)[0][:, :2]
+    ratio = np.linalg.eigvalsh(
+        np.linalg.solve(basis.T @ reported @ basis, basis.T @ empirical @ basis)
+    )
+    assert ratio.min() >= 0.75 and ratio.max() <= 1.25
+    # The gains come back within their reported uncertainty.
+    gain_err = np.array([f.gains for f in fits]) - err["gains"] / err["gains"].mean()
+    np.testing.assert_allclose(
+        gain_err.std(axis=0), np.mean([f.gains_std for f in fits], axis=0), rtol=0.2
+    )
+
+
+def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
+    """Positions with 1e-5 rad encoder noise, velocities differenced from them, accelerations
+    differentiated by the estimator; gain ±15%, offsets, friction, 0.5% torque noise, 20 s at
+    1 kHz, tilts up to 30°. The benchmark runs 200 such logs for the 95th percentile."""
+    rng = np.random.default_rng(62)
+    arm = _ur5e()
+    errors = []
+    for _ in range(5):
+        up = _up(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
+        traj = fourier_trajectory(6, 20.0, 1000.0, rng=rng)
+        tau = arm.torque(traj, G * up)
+        peak = np.abs(tau).max(axis=0) + 0.5  # the wrist joint carries almost no gravity
+        log = motion_log(
+            traj, tau, rng=rng, noise_std=0.005 * peak, encoder_noise_std=1e-5,
+            **_errors(rng, peak),
+        )  # fmt: skip
+        est = estimate_up_from_motion(
+            arm.chain, log.q, log.velocity, log.torque, sample_rate=1000.0
+        )
+        errors.append(np.degrees(_angle(est.up, up)))
+        assert est.up_std_deg < 0.05
+    assert max(errors) <= 0.1
+    # The 95th percentile of an isotropic angular error is 1.73 times its RMS (Rayleigh).
+    assert 1.73 * np.sqrt(np.mean(np.square(errors))) <= 0.1 / 1.5
+
+
+# --------------------------------------------------------------------------------------------
+# The model's other parts
+
+
+def test_known_base_acceleration_and_apparent_gravity() -> None:
+    rng = np.random.default_rng(63)
+    arm = _random_arm(rng, 4)
+    up = _up(np.radians(10.0), 0.3)
+    push = np.array([0.1, 0.0, 0.0])  # a platform accelerating at 0.1 m/s² along base x
+    traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up + push)
+    est = estimate_up_from_motion(
+        arm.chain, traj.q, traj.velocity, tau, acceleration=traj.acceleration,
+        base_acceleration=push,
+    )  # fmt: skip
+    assert _angle(est.up, up) <= 1e-8
+    blind = estimate_up_from_motion(
+        arm.chain, traj.q, traj.velocity, tau, acceleration=traj.acceleration
+    )
+    apparent = (G * up + push) / np.linalg.norm(G * up + push)
+    assert _angle(blind.up, apparent) <= np.radians(0.01)
+    assert 0.5 <= np.degrees(_angle(blind.up, up)) <= 0.65  # about 0.6° per 0.1 m/s²
+
+
+def test_fixed_gains_and_no_friction() -> None:
+    rng = np.random.default_rng(64)
+    arm = _random_arm(rng, 4, "dh")
+    up = _up(np.radians(70.0), -2.0)
+    traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    gains = np.array([1.1, 0.9, 1.05, 0.95])
+    log = motion_log(traj, tau, rng=rng, gains=gains, offsets=[0.1, -0.2, 0.3, 0.0])
+    est = estimate_up_from_motion(
+        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
+        gains=gains, friction=False,
+    )  # fmt: skip
+    assert _angle(est.up, up) <= 1e-8
+    np.testing.assert_array_equal(est.gains, gains)
+    assert np.all(est.gains_std == 0.0)
+    assert np.all(est.joint_parameters[:, 1:3] == 0.0)
+    np.testing.assert_allclose(est.joint_parameters[:, 3], [0.1, -0.2, 0.3, 0.0], atol=1e-7)
+    # With the true gains the identified parameters reproduce the true torques.
+    y_pred = est.predict_torque(traj.q, traj.velocity, traj.acceleration)
+    np.testing.assert_allclose(y_pred, log.torque, atol=1e-7 * np.abs(tau).max())
+
+
+def test_data_selection_weights_limits_and_nan() -> None:
+    rng = np.random.default_rng(65)
+    arm = _random_arm(rng, 3)
+    up = _up(np.radians(40.0), 1.0)
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    bad = tau.copy()
+    bad[300:400] += 50.0  # a contact phase
+    limit = np.quantile(np.abs(tau), 0.9, axis=0)
+    clipped = np.clip(tau, -limit, limit)  # saturated drives
+    weights = np.ones(tau.shape[0])
+    weights[300:400] = 0.0
+    args = (arm.chain, traj.q, traj.velocity)
+    kw = {"acceleration": traj.acceleration}
+    est = estimate_up_from_motion(*args, bad, weights=weights, **kw)
+    assert _angle(est.up, up) <= 1e-8
+    est = estimate_up_from_motion(*args, clipped, torque_limit=limit * (1 - 1e-9), **kw)
+    assert _angle(est.up, up) <= 1e-8
+    assert np.all(est.n_used < tau.shape[0] * 0.95)
+    with_nan = tau.copy()
+    with_nan[[5, 50, 500], [0, 1, 2]] = np.nan
+    est = estimate_up_from_motion(*args, with_nan, nan_policy="omit", **kw)
+    assert est.n_omitted == 3
+    assert _angle(est.up, up) <= 1e-8
+    with pytest.raises(ValueError, match="`torque`"):
+        estimate_up_from_motion(*args, with_nan, **kw)
+
+
+def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
+    rng = np.random.default_rng(66)
+    arm = _random_arm(rng, 3)
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
+    # Joints 1 and 2 never move: their samples are all below `min_speed`, nothing identifies
+    # their friction and gains.
+    moving = np.array([False, False, True])
+    still = FourierTrajectory(
+        traj.time,
+        np.where(moving, traj.q, traj.q[0]),
+        np.where(moving, traj.velocity, 0.0),
+        np.where(moving, traj.acceleration, 0.0),
+        traj.q0, traj.sine, traj.cosine, traj.base_frequency,
+    )  # fmt: skip
+    tau = arm.torque(still, G * _up(0.5, 0.5))
+    with pytest.raises(InsufficientDataError, match="never move"):
+        estimate_up_from_motion(
+            arm.chain, still.q, still.velocity, tau, acceleration=still.acceleration
+        )
+    # A single joint about base z: its gravity torque is a sinusoid whose amplitude mixes
+    # the tilt with the link's moment, so a tangent direction of `up` carries no information.
+    from gravdir.kinematics import chain_from_poe
+
+    one = _Arm(
+        chain_from_poe([[0, 0, 1, 0, 0, 0]], np.eye(4)),
+        [2.0], [[0.3, 0.1, 0.2]], [np.diag([0.02, 0.03, 0.04])],
+    )  # fmt: skip
+    traj1 = fourier_trajectory(1, 10.0, 100.0, rng=rng)
+    tau1 = one.torque(traj1, G * _up(0.5, 0.5))
+    log = motion_log(traj1, tau1, rng=rng, noise_std=0.01)
+    with pytest.raises(DegenerateGeometryError, match="direction"):
+        estimate_up_from_motion(
+            one.chain, log.q, log.velocity, log.torque, acceleration=traj1.acceleration
+        )
+
+
+def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
+    # Motion so slow that inertial torques barely rise above the noise: gravity torques alone
+    # are odd in (up, parameters), so the dynamics hardly tell `up` from `-up`.
+    rng = np.random.default_rng(67)
+    arm = _random_arm(rng, 3)
+    up = _up(0.4, 0.2)
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=rng, max_velocity=0.2, base_frequency=0.05)
+    tau = arm.torque(traj, G * up)
+    log = motion_log(traj, tau, rng=rng, noise_std=0.01 * np.abs(tau).max(axis=0))
+    with pytest.warns(GravdirWarning, match="sign"):
+        est = estimate_up_from_motion(
+            arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
+            min_speed=0.0,
+        )  # fmt: skip
+    assert not est.sign_determined and est.sign_margin < 5.0
+    assert est.up_std_deg > 0.5  # the direction itself is poorly determined, and it says so
+    assert np.degrees(_angle(est.up, up)) <= 5 * est.up_std_deg
+
+
+def test_result_contract_and_bound_agree_with_the_estimate() -> None:
+    rng = np.random.default_rng(68)
+    arm = _random_arm(rng, 3)
+    up = _up(0.6, -1.0)
+    traj = fourier_trajectory(3, 10.0, 200.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    sigma = 0.005 * np.abs(tau).max(axis=0)
+    log = motion_log(traj, tau, rng=rng, noise_std=sigma)
+    est = estimate_up_from_motion(
+        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
+        noise_std=sigma,
+    )  # fmt: skip
+    assert isinstance(est, MotionUpEstimate)
+    np.testing.assert_allclose(est.noise_std, sigma)
+    bound = crlb_up_from_motion(
+        arm.chain, traj.q, traj.velocity, traj.acceleration, inertial_parameters=arm.pi,
+        joint_parameters=np.zeros((3, 4)), gains=np.ones(3), noise_std=sigma, up=up,
+    )  # fmt: skip
+    assert est.up_std_deg == pytest.approx(bound.up_std_deg, rel=0.05)
+    assert abs(est.up @ est.up_information @ est.up) <= 1e-6 * np.abs(est.up_information).max()
+    assert "MotionUpEstimate(" in repr(est) and "°" in repr(est)
+    assert "MotionUpBound(" in repr(bound)
+    d = est.to_dict()
+    assert set(d) >= {"up", "gains", "joint_parameters", "residual_rms", "n_used"}
+    # The bound scales with the noise: half the noise, half the standard deviation.
+    half = crlb_up_from_motion(
+        arm.chain, traj.q, traj.velocity, traj.acceleration, inertial_parameters=arm.pi,
+        joint_parameters=np.zeros((3, 4)), gains=np.ones(3), noise_std=sigma / 2, up=up,
+    )  # fmt: skip
+    assert half.up_std_deg == pytest.approx(bound.up_std_deg / 2, rel=1e-9)
+
+
+def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
+    rng = np.random.default_rng(69)
+    arm = _random_arm(rng, 3)
+    up = _up(1.0, 2.0)
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    log = motion_log(traj, tau, rng=rng, noise_std=0.005 * np.abs(tau).max(axis=0))
+    kw = {"acceleration": traj.acceleration}
+    a = estimate_up_from_motion(arm.chain, log.q, log.velocity, log.torque, **kw)
+    b = estimate_up_from_motion(arm.chain, log.q, log.velocity, 1000.0 * log.torque, **kw)
+    assert _angle(a.up, b.up) <= 1e-9
+    np.testing.assert_allclose(b.gains, a.gains, atol=1e-9)
+    np.testing.assert_allclose(b.noise_std, 1000.0 * a.noise_std, rtol=1e-6)
+    assert b.up_std_deg == pytest.approx(a.up_std_deg, rel=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks
+
+
+def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(70)
+    arm = _random_arm(rng, 3)
+    traj = fourier_trajectory(3, 6.0, 50.0, rng=rng)
+    return arm.chain, traj.q, traj.velocity, arm.torque(traj, G * _up(0.3, 0.3))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"chain": "ur5"}, "chain"),
+        ({"q": np.zeros((301, 4))}, "q"),
+        ({"q": np.full((301, 3), 90.0)}, "degrees"),
+        ({"velocity": np.zeros((100, 3))}, "velocity"),
+        ({"torque": "1.0"}, "torque"),
+        ({"acceleration": None}, "sample_rate"),
+        ({"sample_rate": -1.0}, "sample_rate"),
+        ({"noise_std": [1.0, 0.0, 1.0]}, "noise_std"),
+        ({"gains": "guess"}, "gains"),
+        ({"gains": [1.0, -1.0, 1.0]}, "gains"),
+        ({"friction": "yes"}, "friction"),
+        ({"base_acceleration": np.zeros((3, 2))}, "base_acceleration"),
+        ({"gravity": 0.0}, "gravity"),
+        ({"min_speed": -1.0}, "min_speed"),
+        ({"torque_limit": [1.0, 1.0]}, "torque_limit"),
+        ({"weights": np.full(301, 2.0)}, "weights"),
+        ({"weights": np.ones(7)}, "weights"),
+        ({"nan_policy": "ignore"}, "nan_policy"),
+        ({"n_grid": 0}, "n_grid"),
+        ({"n_starts": 1.5}, "n_starts"),
+        ({"max_iter": True}, "max_iter"),
+        ({"xtol": float("nan")}, "xtol"),
+        ({"derivative_window": 0.0}, "derivative_window"),
+    ],
+)
+def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:
+    chain, q, qd, tau = _small()
+    args: dict[str, Any] = {
+        "chain": chain, "q": q, "velocity": qd, "torque": tau, "acceleration": np.zeros_like(q)
+    }  # fmt: skip
+    args.update(kwargs)
+    pos = [args.pop(k) for k in ("chain", "q", "velocity", "torque")]
+    with pytest.raises(ValueError, match=f"`{name}`" if name != "degrees" else name):
+        estimate_up_from_motion(*pos, **args)
+
+
+def test_too_few_samples_are_refused() -> None:
+    chain, q, qd, tau = _small()
+    with pytest.raises(InsufficientDataError):
+        estimate_up_from_motion(chain, q[:8], qd[:8], tau[:8], acceleration=0 * q[:8])
+
+
+def test_bound_input_checks() -> None:
+    chain, q, qd, _ = _small()
+    good: dict[str, Any] = {
+        "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
+        "gains": np.ones(3), "noise_std": 1.0, "up": [0, 0, 1],
+    }  # fmt: skip
+    for key, value in [
+        ("inertial_parameters", np.ones(20)),
+        ("joint_parameters", np.zeros((3, 3))),
+        ("gains", [1.0, 0.0, 1.0]),
+        ("noise_std", -1.0),
+        ("up", [0, 0, 2]),
+        ("gravity", -1.0),
+        ("friction", 1),
+        ("base", "none"),
+    ]:
+        kw = {**good, key: value}
+        with pytest.raises(ValueError, match=f"`{key}`"):
+            crlb_up_from_motion(chain, q, qd, np.zeros_like(q), **kw)
+
+
+def test_synthetic_motion_is_exact_and_checked() -> None:
+    rng = np.random.default_rng(71)
+    traj = fourier_trajectory(2, 10.0, 1000.0, rng=rng, n_harmonics=3, base_frequency=0.2)
+    # The derivatives are those of the series: compare with finite differences.
+    dt = 1e-3
+    np.testing.assert_allclose(
+        np.gradient(traj.q, dt, axis=0)[1:-1], traj.velocity[1:-1], atol=1e-4
+    )
+    np.testing.assert_allclose(
+        np.gradient(traj.velocity, dt, axis=0)[1:-1], traj.acceleration[1:-1], atol=1e-4
+    )
+    # Periodic with the base period.
+    np.testing.assert_allclose(traj.q[0], traj.q[5000], atol=1e-12)
+    log = motion_log(traj, np.zeros_like(traj.q), rng=rng, coulomb=[1.0, 2.0], viscous=0.5)
+    want = np.array([1.0, 2.0]) * np.sign(traj.velocity) + 0.5 * traj.velocity
+    np.testing.assert_allclose(log.torque, want, atol=1e-15)
+    noisy = motion_log(traj, np.zeros_like(traj.q), rng=rng, encoder_noise_std=1e-5)
+    assert 0.5e-5 < np.std(noisy.q - traj.q) < 2e-5
+    assert np.std(noisy.velocity - traj.velocity) > 1e-3  # differenced counts are noisy
+    with pytest.raises(ValueError, match="`n_joints`"):
+        fourier_trajectory(0, 1.0, 10.0, rng=rng)
+    with pytest.raises(ValueError, match="`rng`"):
+        fourier_trajectory(2, 1.0, 10.0, rng=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`torque`"):
+        motion_log(traj, np.zeros((3, 2)), rng=rng)
+    with pytest.raises(ValueError, match="`gains`"):
+        motion_log(traj, np.zeros_like(traj.q), rng=rng, gains=0.0)
+    with pytest.raises(ValueError, match="`coulomb`"):
+        motion_log(traj, np.zeros_like(traj.q), rng=rng, coulomb=-1.0)
+    assert "FourierTrajectory(" in repr(traj) and "MotionLog(" in repr(log)
+
+
+def test_no_warnings_on_a_well_posed_log() -> None:
+    chain, q, qd, tau = _small()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0, derivative_window=0.1)

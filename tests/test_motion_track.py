@@ -1,0 +1,370 @@
+"""The tracker of `up` over sliding windows, with the arm's parameters identified once.
+
+The synthetic torques come from the synthetic UR5e-like arm (explicit Newton-Euler with cross
+products, `gravdir.synthetic`), not from the regressor the tracker uses. A base whose tilt
+changes is simulated through the linearity of the dynamics in gravity:
+tau(q, qd, qdd, up) = tau_dyn(q, qd, qdd) + sum_k up_k tau_g(q; e_k), with tau_g(q; e_k) the
+holding torques of the same arm on a base whose `up` is e_k (the slow rotation of the base
+itself, 5° in 30 s, adds inertial torques below 1e-5 N·m and is left out). The sensor errors
+are those of the design notes: gains 0.85-1.15, offsets ±3 %, Coulomb 2-10 % and viscous
+friction, white noise 0.5 % of each joint's peak gravity torque (floored at 2 N·m for the wrist
+joints, whose gravity torque is near zero). The inertial parameters, gains and friction are
+identified once, by `estimate_up_from_motion` on 20 s of a faster excitation at 500 Hz.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from functools import cache
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from gravdir.dynamics import inertial_parameters
+from gravdir.errors import GravdirWarning, InsufficientDataError
+from gravdir.motion import UpTrack, UpTracker, estimate_up_from_motion, track_up
+from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
+from gravdir.synthetic.motion import fourier_trajectory, motion_log
+from gravdir.urdf import chain_from_urdf, inertials_from_urdf
+
+CHAIN = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
+ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)]
+HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
+PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
+WINDOW = 2.0
+
+
+def _up(tilt: np.ndarray, azimuth: float) -> np.ndarray:
+    t = np.asarray(tilt, dtype=float)
+    return np.stack([np.sin(t) * np.cos(azimuth), np.sin(t) * np.sin(azimuth), np.cos(t)], axis=-1)
+
+
+def _torques(traj, up: np.ndarray) -> np.ndarray:
+    """Actuator torques with a time-varying `up` (N, 3), from the synthetic arms."""
+    hold = np.stack([arm.gravity_torque(traj.q) for arm in ARMS], axis=-1)  # (N, n, 3)
+    dyn = ARMS[2].inverse_dynamics(traj.q, traj.velocity, traj.acceleration) - hold[..., 2]
+    return dyn + np.einsum("tjk,tk->tj", hold, np.broadcast_to(up, (traj.q.shape[0], 3)))
+
+
+def _errors(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {
+        "gains": rng.uniform(0.85, 1.15, 6),
+        "offsets": rng.uniform(-0.03, 0.03, 6) * PEAK,
+        "coulomb": rng.uniform(0.02, 0.10, 6) * PEAK,
+        "viscous": rng.uniform(0.01, 0.05, 6) * PEAK,
+        "noise_std": 0.005 * PEAK,
+    }
+
+
+def _log(traj, up, errors, rng, noise_scale=1.0):
+    errs = dict(errors, noise_std=errors["noise_std"] * noise_scale)
+    return motion_log(traj, _torques(traj, up), rng=rng, **errs)
+
+
+@cache
+def _identified(seed: int = 7):
+    """Sensor errors, base direction and the fit identified once on 20 s at 500 Hz."""
+    rng = np.random.default_rng(seed)
+    errors = _errors(rng)
+    tilt0, azimuth = rng.uniform(math.radians(3.0), math.radians(10.0)), rng.uniform(-np.pi, np.pi)
+    traj = fourier_trajectory(
+        6,
+        20.0,
+        500.0,
+        rng=rng,
+        max_velocity=4.0,
+        max_amplitude=2.5,
+        q0=HOME + rng.uniform(-0.3, 0.3, 6),
+    )
+    log = _log(traj, _up(tilt0, azimuth), errors, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = estimate_up_from_motion(
+            CHAIN, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+        )
+    return errors, tilt0, azimuth, fit
+
+
+def _ordinary(duration, rate, rng, **kwargs):
+    """Ordinary motion: a random finite-Fourier trajectory with the defaults of the synthetic
+    module (speeds up to about 1 rad/s)."""
+    return fourier_trajectory(
+        6, duration, rate, rng=rng, q0=HOME + rng.uniform(-0.3, 0.3, 6), **kwargs
+    )
+
+
+def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b), axis=-1), np.sum(a * b, -1)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Acceptance: ramp, step, false alarms
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(seed)
+    traj = _ordinary(32.0, 1000.0, rng)
+    tilt = lambda t: tilt0 + math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
+    log = _log(traj, _up(tilt(traj.time), azimuth), errors, rng)
+    track = track_up(
+        fit,
+        log.time,
+        log.q,
+        log.velocity,
+        log.torque,
+        acceleration=traj.acceleration,
+        window=WINDOW,
+    )
+    assert isinstance(track, UpTrack) and track.n_windows == 16
+    err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
+    rms = float(np.sqrt(np.mean(err[1:] ** 2)))
+    assert rms <= 0.1, err
+    # The windows see the ramp: the estimated rate is 5°/30 s along the tilt.
+    rate = np.degrees(np.linalg.norm(track.up_rate, axis=-1))
+    assert np.median(rate) == pytest.approx(5.0 / 30.0, rel=0.3)
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_detects_a_one_degree_step_within_two_windows(seed):
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(seed)
+    traj = _ordinary(24.0, 1000.0, rng)
+    t_step = rng.uniform(10.0, 14.0)
+    direction = rng.uniform(-np.pi, np.pi)  # the step tilts the base about a random axis
+    before = _up(tilt0, azimuth)
+    axis = np.array([np.cos(direction), np.sin(direction), 0.0])
+    turned = (
+        before * math.cos(math.radians(1.0))
+        + np.cross(axis, before) * math.sin(math.radians(1.0))
+        + axis * (axis @ before) * (1 - math.cos(math.radians(1.0)))
+    )
+    up = np.where((traj.time < t_step)[:, None], before, turned)
+    log = _log(traj, up, errors, rng)
+    track = track_up(
+        fit,
+        log.time,
+        log.q,
+        log.velocity,
+        log.torque,
+        acceleration=traj.acceleration,
+        window=WINDOW,
+    )
+    alarms = track.alarm_times
+    assert alarms.size >= 1
+    assert alarms[0] > t_step  # nothing before the step
+    assert alarms[0] <= t_step + 2 * WINDOW  # the step is known within two windows
+
+
+def test_at_most_one_false_alarm_in_an_hour_without_steps():
+    """An hour of ordinary motion at 50 Hz, the torque noise scaled by sqrt(50/1000) so that
+    each 2 s window carries the information of a 1 kHz log (the model errors are not scaled).
+    The motion changes every 10 minutes (a new random trajectory and base frequency)."""
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(31)
+    rate, scale = 50.0, math.sqrt(50.0 / 1000.0)
+    quiet = dataclasses.replace(fit, noise_std=fit.noise_std * scale)
+    tracker = UpTracker(quiet, window=WINDOW)
+    up = _up(tilt0, azimuth)
+    n_windows, n_alarms = 0, 0
+    for k in range(6):
+        traj = _ordinary(600.0, rate, rng, base_frequency=rng.uniform(0.05, 0.15))
+        log = _log(traj, up, errors, rng, noise_scale=scale)
+        part = tracker.update(
+            log.time[:-1] + 600.0 * k,
+            log.q[:-1],
+            log.velocity[:-1],
+            log.torque[:-1],
+            traj.acceleration[:-1],
+        )
+        n_windows += part.n_windows
+        n_alarms += int(part.alarm.sum())
+        err = _angle_deg(part.up, up)
+        assert np.sqrt(np.mean(err**2)) < 0.1
+    assert n_windows >= 1790
+    assert n_alarms <= 1
+    assert (tracker.n_windows, tracker.n_alarms) == (n_windows, n_alarms)
+
+
+# ----------------------------------------------------------------------------------------------
+# Exactness, uncertainty, the incremental form
+
+
+def _exact_fit(noise=0.05):
+    """A stand-in for a fit with the true parameters of the UR5e-like arm."""
+    b = inertials_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
+    theta = inertial_parameters(b.mass, b.com_in_link, b.inertia_in_link)
+    return SimpleNamespace(
+        up=np.array([0.0, 0.0, 1.0]),
+        inertial_parameters=theta,
+        gains=np.ones(6),
+        joint_parameters=np.zeros((6, 4)),
+        noise_std=np.full(6, noise),
+        chain=CHAIN,
+        gravity=ARMS[0].gravity,
+    )
+
+
+@pytest.mark.parametrize("drift", [True, False])
+def test_noise_free_windows_are_exact(drift):
+    rng = np.random.default_rng(41)
+    traj = _ordinary(8.9, 200.0, rng)
+    up = _up(0.3, 2.0)
+    tau = _torques(traj, up)
+    track = track_up(
+        _exact_fit(),
+        traj.time,
+        traj.q,
+        traj.velocity,
+        tau,
+        acceleration=traj.acceleration,
+        window=2.0,
+        hop=1.0,
+        drift=drift,
+    )
+    assert track.n_windows == 7
+    assert np.max(np.radians(_angle_deg(track.up, up))) < 1e-9
+    assert np.all(track.determined) and not np.any(track.alarm)
+    assert np.max(track.residual_std) < 1e-9
+
+
+def test_reported_information_matches_the_scatter():
+    """With the true parameters, the windows' errors whitened by their information are
+    chi-square with 2 degrees of freedom (mean 2)."""
+    rng = np.random.default_rng(51)
+    fit = _exact_fit(noise=0.2)
+    up = _up(0.2, -1.0)
+    traj = _ordinary(121.0, 250.0, rng)
+    tau = _torques(traj, up) + rng.normal(0.0, 0.2, traj.q.shape)
+    track = track_up(
+        fit, traj.time, traj.q, traj.velocity, tau, acceleration=traj.acceleration, window=2.0
+    )
+    d = track.up - up
+    z2 = np.einsum("wi,wij,wj->w", d, track.up_information, d)
+    assert track.n_windows == 60
+    assert 1.4 < float(np.mean(z2)) < 2.8
+    assert np.all(np.isfinite(track.up_std_deg))
+
+
+def test_incremental_tracker_equals_one_call():
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(61)
+    traj = _ordinary(14.9, 200.0, rng)
+    tilt = tilt0 + math.radians(2.0) * (traj.time > 7.3)
+    log = _log(traj, _up(tilt, azimuth), errors, rng)
+    args = (log.time, log.q, log.velocity, log.torque)
+    whole = track_up(fit, *args, acceleration=traj.acceleration, window=2.0, hop=0.5)
+    tracker = UpTracker(fit, window=2.0, hop=0.5)
+    cuts = np.sort(rng.choice(np.arange(1, log.time.size), 12, replace=False))
+    parts = [
+        tracker.update(*(x[lo:hi] for x in args), traj.acceleration[lo:hi])
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, log.time.size], strict=True)
+    ]
+    assert sum(p.n_windows for p in parts) == whole.n_windows == 26
+    assert whole.alarm.any()
+    for field in dataclasses.fields(UpTrack):
+        if field.name == "fingerprint":
+            continue
+        joined = getattr(whole, field.name)
+        if isinstance(joined, np.ndarray):
+            got = np.concatenate([getattr(p, field.name) for p in parts])
+            assert np.allclose(got, joined, rtol=1e-9, atol=1e-12), field.name
+    assert whole.fingerprint >= fit.fingerprint
+
+
+def test_accelerations_default_to_the_derivative_of_the_velocities():
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(71)
+    traj = _ordinary(10.5, 500.0, rng)
+    log = _log(traj, _up(tilt0, azimuth), errors, rng)
+    track = track_up(fit, log.time, log.q, log.velocity, log.torque)
+    assert track.n_windows == 5
+    assert np.max(_angle_deg(track.up, _up(tilt0, azimuth))) < 0.1
+
+
+def test_a_base_acceleration_is_taken_out():
+    """A platform accelerating at 0.5 m/s² tilts the apparent gravity by about 2.9°; given
+    the acceleration the tracker returns the true `up`."""
+    rng = np.random.default_rng(81)
+    fit = _exact_fit()
+    traj = _ordinary(6.5, 200.0, rng)
+    up = _up(0.1, 0.5)
+    accel = np.array([0.5, 0.0, 0.0])
+    apparent = ARMS[0].gravity * up + accel
+    tau = _torques(traj, apparent / ARMS[0].gravity)  # the dynamics are linear in a0
+    args = (fit, traj.time, traj.q, traj.velocity, tau)
+    given = track_up(
+        *args, acceleration=traj.acceleration, base_acceleration=np.tile(accel, (traj.time.size, 1))
+    )
+    assert np.max(np.radians(_angle_deg(given.up, up))) < 1e-9
+    blind = track_up(*args, acceleration=traj.acceleration)
+    assert np.min(_angle_deg(blind.up, up)) > 2.5
+
+
+# ----------------------------------------------------------------------------------------------
+# Input checks and the result
+
+
+def test_bad_input_is_refused_with_the_argument_named():
+    fit = _exact_fit()
+    t = np.arange(0.0, 3.0, 0.01)
+    q = np.zeros((t.size, 6)) + HOME
+    args = (fit, t, q, q * 0 + 0.1, q * 0)
+    with pytest.raises(ValueError, match="`window`"):
+        track_up(*args, window=-1.0)
+    with pytest.raises(ValueError, match="`hop`"):
+        track_up(*args, window=1.0, hop=2.0)
+    with pytest.raises(ValueError, match="degrees"):
+        track_up(*args, min_change=5.0)
+    with pytest.raises(ValueError, match="`false_alarm_probability`"):
+        track_up(*args, false_alarm_probability=1.5)
+    with pytest.raises(ValueError, match="`time`"):
+        track_up(fit, t[::-1], q, q, q)
+    with pytest.raises(ValueError, match="`torque`"):
+        track_up(fit, t, q, q, q[:, :5])
+    with pytest.raises(ValueError, match="degrees"):
+        track_up(fit, t, np.degrees(q), q, q)
+    with pytest.raises(ValueError, match="`fit`"):
+        track_up(object(), t, q, q, q)
+    with pytest.raises(ValueError, match="`drift`"):
+        track_up(*args, drift="yes")
+    with pytest.raises(InsufficientDataError, match="`time`"):
+        track_up(*args, window=5.0)
+    tracker = UpTracker(fit, window=1.0)
+    assert tracker.update(t[:50], q[:50], q[:50] + 0.1, q[:50], q[:50]).n_windows == 0
+    with pytest.raises(ValueError, match="`time`"):
+        tracker.update(t[:50], q[:50], q[:50], q[:50], q[:50])
+    with pytest.raises(ValueError, match="`acceleration`"):
+        tracker.update(t[50:], q[50:], q[50:], q[50:], None)
+
+
+def test_track_repr_and_fields():
+    errors, tilt0, azimuth, fit = _identified()
+    rng = np.random.default_rng(91)
+    traj = _ordinary(8.5, 200.0, rng)
+    log = _log(traj, _up(tilt0, azimuth), errors, rng)
+    track = track_up(fit, log.time, log.q, log.velocity, log.torque, acceleration=traj.acceleration)
+    text = repr(track)
+    assert text.startswith("UpTrack(4 windows of 2 s") and "alarm" in text
+    assert track.up_std_deg.shape == (4,) and track.up_cov.shape == (4, 3, 3)
+    assert np.allclose(track.time_centre, [1.0, 3.0, 5.0, 7.0])
+    assert track.threshold == pytest.approx(-2 * math.log(1e-6))
+    assert list(track.tested) == [False, True, True, True]
+    assert np.allclose(np.linalg.norm(track.up, axis=-1), 1.0)
+
+
+def test_a_fit_made_on_an_upright_base_is_flagged():
+    """Upright, link 1's horizontal first moment (and the moments along the parallel axes of
+    joints 2-4) reach no torque: a later tilt would be tracked with a bias."""
+    with pytest.warns(GravdirWarning, match="upright"):
+        UpTracker(_exact_fit())
+    tilted = _exact_fit()
+    tilted.up = _up(0.1, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GravdirWarning)
+        UpTracker(tilted)
+        UpTracker(_identified()[3])
