@@ -12,6 +12,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from gravdir import testing
 from gravdir._results import tangent_basis
 from gravdir.closed_form import (
     ClosedFormEstimate,
@@ -28,7 +29,7 @@ from gravdir.synthetic import SyntheticArm, TorqueSensor, canonical_arm
 EXACT = 1e-9
 
 angle = st.floats(-np.pi, np.pi)
-tilt = st.floats(1e-3, np.pi - 1e-3)
+tilt = testing.tilts(1e-3, np.pi - 1e-3)
 gammas = st.floats(0.05, np.pi - 0.05)
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import gravdir
+from gravdir import testing
 from gravdir.controllers import (
     BASE_FROM_ROOT,
     SETTINGS,
@@ -354,8 +355,8 @@ def test_round_trip_beta_up_beta_is_exact_and_wraps_at_pi():
 
 
 @given(
-    tilt=st.floats(0.0, np.pi),
-    azimuth=st.floats(-np.pi, np.pi),
+    tilt=testing.tilts(),
+    azimuth=testing.azimuths(),
     setting=st.sampled_from(VECTOR_SETTINGS),
 )
 def test_round_trip_property(tilt, azimuth, setting):

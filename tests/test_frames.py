@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
+from gravdir import testing
 from gravdir.frames import (
     CanonicalAngles,
     TiltAzimuth,
@@ -29,13 +30,9 @@ from gravdir.frames import (
 
 Z = np.array([0.0, 0.0, 1.0])
 
-tilts = st.floats(0.0, np.pi)
-azimuths = st.floats(-np.pi, np.pi, exclude_min=True)
-unit_vectors = (
-    st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1))
-    .filter(lambda v: np.linalg.norm(v) > 1e-3)
-    .map(lambda v: np.array(v) / np.linalg.norm(v))
-)
+tilts = testing.tilts()
+azimuths = testing.azimuths()
+unit_vectors = testing.ups()
 
 
 def random_unit(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

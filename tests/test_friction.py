@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pickle
 import time
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravdir import testing
 from gravdir.errors import (
     ConvergenceWarning,
     DegenerateGeometryError,
@@ -361,7 +361,7 @@ def test_gravity_free_poses_of_claim_5():
 
 
 @given(
-    up=st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda x: np.linalg.norm(x) > 0.1),
+    up=testing.ups(),
     axis=st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda x: np.linalg.norm(x) > 0.1),
     com=st.tuples(*[st.floats(-1, 1)] * 3),
     mass=st.floats(0.5, 20.0),
@@ -653,10 +653,6 @@ def test_friction_run_copies_the_callers_arrays(plan):
 # Cross-check with the sweep fit's load-dependent column
 # --------------------------------------------------------------------------------------------
 
-HAVE_SWEEP = importlib.util.find_spec("gravdir.sweep") is not None
-
-
-@pytest.mark.skipif(not HAVE_SWEEP, reason="gravdir.sweep not available")
 @pytest.mark.parametrize("noise", [0.0, 0.05])
 def test_load_coefficient_agrees_with_sweep_fit(noise):
     from gravdir.sweep import fit_sweep

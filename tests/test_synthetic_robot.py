@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravdir import testing
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir.synthetic.robot import (
     SweepRecord,
@@ -238,7 +239,7 @@ def test_peak_bounds_torque_over_random_configurations_and_tilts() -> None:
 # Base tilt and factories
 
 
-@given(tilt=st.floats(0, np.pi), azimuth=angles)
+@given(tilt=testing.tilts(), azimuth=testing.azimuths())
 def test_up_from_base_tilt(tilt: float, azimuth: float) -> None:
     up = up_from_base_tilt(tilt, azimuth)
     assert np.linalg.norm(up) == pytest.approx(1.0)

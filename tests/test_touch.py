@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravdir import testing
 from gravdir._results import cov_from_up_information
 from gravdir.errors import (
     ConvergenceWarning,
@@ -99,8 +100,8 @@ def test_batch_equals_loop() -> None:
 
 
 @given(
-    st.floats(0.0, np.pi - 0.1),
-    st.floats(-np.pi, np.pi),
+    testing.tilts(0.0, np.pi - 0.1),
+    testing.azimuths(),
     st.integers(0, 2**31),
 )
 def test_sign_follows_hint(tilt: float, azimuth: float, seed: int) -> None:
