@@ -101,26 +101,15 @@ print(f"load coefficient: true {joint.load_coefficient}, fitted {load.load_coeff
 
 # %%
 try:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
     plt = None
 
 if plt is not None:
-    used = fit.mask
-    friction_data = tau_free - fit.inertia * plan.acceleration
-    v_grid = np.concatenate([-np.geomspace(1, 1e-3, 300), np.geomspace(1e-3, 1, 300)])
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, xscale in zip(axes, ("linear", "symlog"), strict=True):
-        ax.plot(plan.velocity[used], friction_data[used], ".", ms=2, alpha=0.4, label="data")
-        ax.plot(v_grid, fit.model.evaluate(v_grid), "k-", lw=1.5, label="fitted")
-        ax.set_xscale(xscale, **({"linthresh": 1e-2} if xscale == "symlog" else {}))
-        ax.set_xlabel("velocity [rad/s]")
-        ax.set_ylabel("friction torque [N·m]")
-    axes[0].legend()
-    fig.tight_layout()
+    from gravdir.plot import plot_friction
+
+    # The data less the fitted inertia, the curve and its ±2σ band; linear and symlog speeds.
+    fig, axes = plot_friction(fit, plan.velocity, tau_free, acceleration=plan.acceleration)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "friction.png"
         fig.savefig(out, dpi=100)

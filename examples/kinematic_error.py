@@ -48,13 +48,10 @@ print(tuner.history[-1].model)
 print(truth)
 
 # %% [markdown]
-# Optional plot of the two spectra (nothing is written to disk).
+# The two spectra, if matplotlib is installed (shown in a notebook; nothing is written to disk).
 
 # %%
 try:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
     plt = None
@@ -67,7 +64,6 @@ if plt is not None:
     ax.set_xlabel("order (cycles per motor revolution)")
     ax.set_ylabel("deviation amplitude (m/s²)")
     ax.legend()
-    plt.close(fig)
 
 # %% [markdown]
 # The scalar |a| of US 2025/0065499 A1 (paragraph 21) would have missed the vibration had the
