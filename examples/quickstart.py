@@ -134,3 +134,10 @@ print("estimated:", tilt_azimuth_from_up(estimate.up))
 print("truth:    ", tilt_azimuth_from_up(up_true))
 error = np.degrees(float(angle_between(estimate.up, up_true)))
 print(f"direction error {error:.4f}°, reported up_std_deg {estimate.up_std_deg:.4f}°")
+
+# %% [markdown]
+# In a notebook, a result shows itself as a table: each value with its unit and uncertainty
+# (a script prints it as the text above).
+
+# %%
+estimate  # noqa: B018 (a notebook shows a cell's last expression)

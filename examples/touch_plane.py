@@ -72,13 +72,10 @@ up_error = angle_deg(joint.up, planned.up)
 print(f"up error       {up_error:.4f} deg (std {float(joint.up_std_deg):.4f})")
 
 # %% [markdown]
-# ## Picture (if matplotlib is available; nothing is saved)
+# ## Picture (if matplotlib is installed: shown in a notebook, nothing is saved)
 
 # %%
 try:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
     plt = None
@@ -97,4 +94,3 @@ if plt is not None:
     ax.plot_surface(grid[..., 0], grid[..., 1], grid[..., 2], alpha=0.3)
     ax.quiver(*centre, *(0.1 * fit.up), color="k", label="up")
     ax.legend()
-    plt.close(fig)

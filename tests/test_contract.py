@@ -250,8 +250,33 @@ def _closed_form_results() -> dict[str, Any]:
     return {"point": point, "root": point.roots[0], "l2": l2}
 
 
+@cache
+def _testing_records() -> dict[str, Any]:
+    """One draw of each record of gravdir.testing's strategies (first example, no shrinking)."""
+    from hypothesis import Phase, find, settings
+
+    from gravdir import testing
+
+    once = settings(max_examples=1, phases=[Phase.generate], database=None, derandomize=True)
+    return {
+        key: find(strategy, lambda _: True, settings=once)
+        for key, strategy in (
+            ("mount", testing.mounts()),
+            ("chain", testing.serial_chains(kinds=("panda",))),
+            ("experiment", testing.sweep_experiments(n_sweeps=2)),
+        )
+    }
+
+
 # Each public result type, and how to obtain instances of it from real calls.
 FACTORIES: dict[str, Callable[[], list[Any]]] = {
+    "UpTrack": lambda: [importlib.import_module("fuzz_cases_motion_track").example_track()],
+    "MotionExcitationPlan": lambda: [
+        importlib.import_module("fuzz_cases_motion_track").example_plan()
+    ],
+    "Mount": lambda: [_testing_records()["mount"]],
+    "ChainCase": lambda: [_testing_records()["chain"]],
+    "SweepExperiment": lambda: [_testing_records()["experiment"]],
     "SweepFit": lambda: [_sweep_results()[k] for k in ("fit1", "batch")]
     + [_sweep_results()["batch"][1]],
     "SweepZeros": lambda: [_sweep_results()["fit1"].zeros(), _sweep_results()["batch"].zeros()],
@@ -340,6 +365,21 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
         ),
         gravdir.compare_setting([UP, -UP], [0.0, 0.0, 1.0], up_cov=np.eye(3) * 1e-6),
     ],
+    "BaseParameters": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "BaseParameters"
+    ),
+    "FourierTrajectory": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "FourierTrajectory"
+    ),
+    "MotionLog": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "MotionLog"
+    ),
+    "MotionUpBound": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "MotionUpBound"
+    ),
+    "MotionUpEstimate": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "MotionUpEstimate"
+    ),
 }
 
 

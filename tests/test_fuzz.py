@@ -46,6 +46,7 @@ from gravdir._results import Result
 
 CASE_MODULES = [
     "fuzz_cases_sweep",
+    "fuzz_cases_accumulator",
     "fuzz_cases_general",
     "fuzz_cases_closed_form",
     "fuzz_cases_touch",
@@ -58,6 +59,10 @@ CASE_MODULES = [
     "fuzz_cases_fusion",
     "fuzz_cases_accelerometer",
     "fuzz_cases_dynamics",
+    "fuzz_cases_plot",
+    "fuzz_cases_motion_track",
+    "fuzz_cases_motion",
+    "fuzz_cases_testing",
 ]
 CALL_SECONDS = 10
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"

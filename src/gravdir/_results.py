@@ -9,7 +9,10 @@ Results are frozen dataclasses that derive from :class:`Result` and are declared
 - compares by value: ``==`` never raises; arrays compare element-wise with NaN equal to NaN, so a
   pickled copy compares equal to the original;
 - turns into plain Python types with :meth:`Result.to_dict`, which :func:`json.dumps` accepts;
-- says what it is in its ``repr``.
+- says what it is in its ``repr``;
+- shows itself in a notebook as a compact table (``_repr_html_``, ``_repr_markdown_``): each
+  field's value with its unit (from the class's ``_units``) and its uncertainty (the field's
+  ``_std`` or ``_cov`` companion), then its flags; arrays and batches summarised, not dumped.
 
 A gravity-direction result derives from :class:`UpResult`: it carries `up` and its Fisher
 information `up_information` (3×3, in the tangent plane of `up`), from which `up_cov` and
@@ -26,10 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import html
 import math
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -149,6 +153,11 @@ class Result:
 
     __hash__ = None  # type: ignore[assignment]  # value equality over arrays: unhashable
 
+    #: Unit of each field (and of any property shown in the notebook table), by name: ``"rad"``,
+    #: ``"N·m"``, ``"rad/s"``, ``""`` for a dimensionless number. A class declares the entries
+    #: of its own fields; those of its bases are inherited (merged along the MRO).
+    _units: ClassVar[Mapping[str, str]] = {}
+
     def __post_init__(self) -> None:
         for name in _field_names(self):
             value = getattr(self, name)
@@ -173,6 +182,29 @@ class Result:
         (non-finite floats are written as ``NaN`` / ``Infinity``, as ``json`` does by default).
         """
         return {n: _plain(getattr(self, n)) for n in _field_names(self)}
+
+    def _repr_html_(self) -> str:
+        """The result as an HTML table for Jupyter: field, value, unit, uncertainty; flags."""
+        return _render_html(self)
+
+    def _repr_markdown_(self) -> str:
+        """The result as a Markdown table: field, value, unit, uncertainty; flags.
+
+        Examples
+        --------
+        >>> from gravdir.frames import tilt_azimuth_from_up
+        >>> print(tilt_azimuth_from_up([0.0, 0.6, 0.8])._repr_markdown_())
+        **TiltAzimuth**
+        <BLANKLINE>
+        | field | value | unit | uncertainty (1σ) |
+        |---|---|---|---|
+        | `tilt` | 0.643501 | rad |  |
+        | `azimuth` | 1.5708 | rad |  |
+        <BLANKLINE>
+        flags: `azimuth_defined` = True
+        <BLANKLINE>
+        """
+        return _render_markdown(self)
 
     def __repr__(self) -> str:
         body = ", ".join(
@@ -244,6 +276,13 @@ class UpResult(Fingerprinted):
 
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
+
+    _units: ClassVar[Mapping[str, str]] = {
+        "up": "",
+        "up_information": "1/rad²",
+        "up_cov": "rad²",
+        "up_std_deg": "deg",
+    }
 
     @property
     def up_cov(self) -> NDArray[np.float64]:
@@ -377,3 +416,300 @@ def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np
         else:
             cov = np.where(np.abs(outer) > 1e-15, np.inf, cov)
     return cov
+
+
+# --- Notebook display ------------------------------------------------------------------------
+# A result renders as a table of rows (field, value, unit, uncertainty) and a line of flags. Only
+# small arrays are written out; larger ones are summarised by shape and range, so the display of
+# a batch of any size costs a few vectorised reductions.
+
+_SHOWN_ELEMENTS = 9  # arrays with more elements are summarised, not written out
+_NOT_DETERMINED = "not determined"
+_UNITS_BY_CLASS: dict[type, dict[str, str]] = {}
+
+
+def result_units(cls: type) -> dict[str, str]:
+    """Units of the fields (and shown properties) of a result class, merged along its MRO.
+
+    Examples
+    --------
+    >>> from gravdir.sweep import SweepFit
+    >>> units = result_units(SweepFit)
+    >>> units["amplitude"], units["phase"], result_units(UpResult)["up_std_deg"]
+    ('N·m', 'rad', 'deg')
+    """
+    units = _UNITS_BY_CLASS.get(cls)
+    if units is None:
+        units = {}
+        for klass in reversed(cls.__mro__):
+            units.update(vars(klass).get("_units", {}))
+        _UNITS_BY_CLASS[cls] = units
+    return units
+
+
+def _number(x: Any) -> str:
+    """One number: 6 significant digits; NaN and infinities spelt out, never a silent value."""
+    if isinstance(x, bool | np.bool_):
+        return str(bool(x))
+    if isinstance(x, int | np.integer):
+        return str(int(x))
+    if isinstance(x, complex | np.complexfloating):
+        z = complex(x)
+        sign = "-" if z.imag < 0 else "+"
+        return f"{_number(z.real)}{sign}{_number(abs(z.imag))}j"
+    v = float(x)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{v:.6g}"
+
+
+def _nested(arr: NDArray[Any]) -> str:
+    if arr.ndim == 0:
+        return _number(arr[()])
+    return "[" + ", ".join(_nested(a) for a in arr) + "]"
+
+
+def _array_text(arr: NDArray[Any]) -> str:
+    """A small array written out; a large one by shape, range and count of non-finite values."""
+    if arr.ndim == 0:
+        return _value_text(arr[()])
+    if arr.dtype.kind == "b":
+        text = f"{int(np.count_nonzero(arr))} of {arr.size} True"
+        return text if arr.ndim <= 1 else f"{text}, shape {arr.shape}"
+    if arr.dtype.kind not in "fciu":
+        return f"array of {arr.dtype}, shape {arr.shape}"
+    nan = int(np.count_nonzero(np.isnan(arr))) if arr.dtype.kind in "fc" else 0
+    note = f" ({nan} NaN: {_NOT_DETERMINED})" if nan else ""
+    if arr.size <= _SHOWN_ELEMENTS:
+        return _nested(arr) + note
+    mag = np.abs(arr) if arr.dtype.kind == "c" else arr
+    finite = mag[np.isfinite(mag)]
+    what = "|z| in" if arr.dtype.kind == "c" else "in"
+    span = (
+        f"{what} [{_number(finite.min())}, {_number(finite.max())}]"
+        if finite.size
+        else "no finite value"
+    )
+    n_inf = int(np.count_nonzero(np.isinf(mag)))
+    inf = f", {n_inf} infinite" if n_inf else ""
+    return f"shape {arr.shape}, {span}{inf}{note}"
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return _array_text(value)
+    if isinstance(value, Result):
+        shape = _batch_shape(value)
+        return f"{type(value).__name__}" + (f", batch of shape {shape}" if shape else "")
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float | complex | np.generic):
+        text = _number(value)
+        return f"NaN ({_NOT_DETERMINED})" if text == "NaN" else text
+    if isinstance(value, tuple | list):
+        if value and all(isinstance(v, Result) for v in value):
+            kinds = sorted({type(v).__name__ for v in value})
+            return f"{len(value)} × {', '.join(kinds)}"
+        if all(isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in value):
+            return _array_text(np.asarray(value, dtype=np.float64)) if value else "()"
+        text = ", ".join(str(v) for v in value)
+        return text if len(text) <= 80 else f"{len(value)} items: {text[:70]}…"
+    if isinstance(value, Mapping):
+        return f"{len(value)} entries: {', '.join(str(k) for k in list(value)[:6])}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _uncertainty_text(std: Any, unit: str) -> str:
+    arr = np.asarray(std)
+    if arr.dtype.kind not in "fiu":
+        return ""
+    text = _array_text(arr) if arr.ndim else _number(arr[()])
+    text = f"± {text}" + (f" {unit}" if unit else "")
+    if arr.size and not np.all(np.isfinite(arr)):
+        text += f" ({_NOT_DETERMINED} where inf or NaN)" if arr.ndim else f" ({_NOT_DETERMINED})"
+    return text
+
+
+def _batch_shape(result: Result) -> tuple[int, ...]:
+    if isinstance(result, UpResult):
+        return tuple(np.shape(result.up)[:-1])
+    shape = getattr(result, "batch_shape", ())
+    return tuple(shape) if isinstance(shape, tuple) else ()
+
+
+def _attribute(result: Result, name: str) -> Any:
+    """An attribute for display, or None where it is absent or cannot be computed here."""
+    try:
+        return getattr(result, name, None)
+    except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError,
+            np.linalg.LinAlgError):
+        return None
+
+
+def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The uncertainty of field `name` and the companions it comes from.
+
+    Looked up in order: a ``<name>_std`` or ``<name>_std_deg`` field or property of the value's
+    shape; a ``<name>_cov`` of shape (..., k, k) for a value (..., k), or of the value's shape
+    (a variance); the diagonal of ``covariance`` where `name` is one of ``column_names``.
+    """
+    unit = units.get(name, "")
+    shape = np.shape(_attribute(result, name))
+    for suffix, default in (("_std", unit), ("_std_deg", "deg")):
+        std = _attribute(result, name + suffix)
+        if std is not None and np.shape(std) == shape:
+            used = [name + suffix] + ([name + "_cov"] if hasattr(result, name + "_cov") else [])
+            return _uncertainty_text(std, units.get(name + suffix, default)), used
+    cov = _attribute(result, name + "_cov")
+    if isinstance(cov, np.ndarray) and cov.dtype.kind == "f":
+        if len(shape) >= 1 and cov.shape == shape + shape[-1:]:
+            std = np.sqrt(np.abs(np.diagonal(cov, axis1=-2, axis2=-1)))
+        elif cov.shape == shape:
+            std = np.sqrt(np.abs(cov))
+        else:
+            return "", []
+        return _uncertainty_text(std, unit), [name + "_cov"]
+    columns = _attribute(result, "column_names")
+    cov = _attribute(result, "covariance")
+    if (
+        isinstance(columns, tuple)
+        and name in columns
+        and isinstance(cov, np.ndarray)
+        and cov.shape[-2:] == (len(columns), len(columns))
+        and cov.shape[:-2] == shape
+    ):
+        k = columns.index(name)
+        return _uncertainty_text(np.sqrt(np.abs(cov[..., k, k])), unit), []
+    return "", []
+
+
+def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
+    """`up`, tilt and azimuth with their standard deviations in degrees, for any batch shape.
+
+    The tangent-plane covariance follows from `up_information` as in
+    :func:`cov_from_up_information`, vectorised over the batch: the variance along the direction
+    of increasing tilt gives the tilt's, the one across it divided by sin² tilt the azimuth's.
+    """
+    u = np.asarray(result.up, dtype=np.float64)
+    m = np.asarray(result.up_information, dtype=np.float64)
+    b = tangent_basis(u)
+    info2 = b @ m @ np.swapaxes(b, -1, -2)
+    info2 = np.where(np.isfinite(info2), info2, 0.0)  # non-finite entries: reported below
+    vals, vecs = np.linalg.eigh(0.5 * (info2 + np.swapaxes(info2, -1, -2)))
+    top = vals.max(axis=-1, keepdims=True)
+    known = (top > 0) & (vals > np.maximum(1e-12 * top, _MIN_INFORMATION))
+    inv = np.where(known, 1.0 / np.where(known, vals, 1.0), np.inf)
+    weight = vecs**2  # weight[..., k, j]: share of eigen-direction j along basis row k
+    with np.errstate(invalid="ignore"):
+        var = np.where(weight > 1e-15, weight * inv[..., None, :], 0.0).sum(axis=-1)
+    total = np.degrees(np.sqrt(inv.sum(axis=-1)))
+    horizontal = np.hypot(u[..., 0], u[..., 1])
+    tilt = np.degrees(np.arctan2(horizontal, u[..., 2]))
+    vertical = horizontal <= 1e-12
+    azimuth = np.degrees(np.arctan2(u[..., 1], u[..., 0]))
+    tilt_std = np.where(vertical, total, np.degrees(np.sqrt(var[..., 0])))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        azimuth_std = np.degrees(np.sqrt(var[..., 1]) / horizontal)
+    bad = ~(np.all(np.isfinite(u), axis=-1) & np.all(np.isfinite(m), axis=(-2, -1)))
+    if np.any(bad):  # a non-finite `up` or information: its spread is not known either
+        total = np.where(bad, np.nan, total)
+        tilt_std = np.where(bad, np.nan, tilt_std)
+        azimuth_std = np.where(bad, np.nan, azimuth_std)
+    azimuth_text = _array_text(np.asarray(azimuth))
+    azimuth_spread = _uncertainty_text(azimuth_std, "deg")
+    if np.any(vertical):
+        azimuth = np.where(vertical, np.nan, azimuth)
+        azimuth_std = np.where(vertical, np.nan, azimuth_std)
+        azimuth_text = (
+            "undefined (up is vertical)"
+            if np.all(vertical)
+            else _array_text(np.asarray(azimuth)) + " (undefined where up is vertical)"
+        )
+        azimuth_spread = "" if np.all(vertical) else _uncertainty_text(azimuth_std, "deg")
+    return [
+        ("up", _array_text(u), "", _uncertainty_text(total, "deg (rms angle)")),
+        ("tilt", _array_text(np.asarray(tilt)), "deg", _uncertainty_text(tilt_std, "deg")),
+        ("azimuth", azimuth_text, "deg", azimuth_spread),
+    ]
+
+
+def _is_flag(value: Any, batch: tuple[int, ...]) -> bool:
+    if isinstance(value, bool | np.bool_):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind == "b" and value.shape == batch
+
+
+def _table(result: Result) -> tuple[str, list[tuple[str, str, str, str]], list[tuple[str, str]]]:
+    """Title, rows (field, value, unit, uncertainty) and flags (name, value) of a result."""
+    cls = type(result)
+    units = result_units(cls)
+    batch = _batch_shape(result)
+    names = [f.name for f in dataclasses.fields(result) if f.repr]  # type: ignore[arg-type]
+    rows: list[tuple[str, str, str, str]] = []
+    flags: list[tuple[str, str]] = []
+    used: set[str] = set()
+    if isinstance(result, UpResult):
+        rows.extend(_up_rows(result))
+        used |= {"up", "up_information", "up_cov", "up_std_deg"}
+    shown = names + [n for n in units if n not in names]
+    companions: dict[str, tuple[str, list[str]]] = {}
+    for name in shown:
+        if name not in used and name not in companions:
+            companions[name] = _companion(result, name, units)
+            used.update(companions[name][1])
+    for name in shown:
+        if name in used:
+            continue
+        value = _attribute(result, name)
+        if _is_flag(value, batch):
+            flags.append((name, _value_text(value)))
+            continue
+        rows.append((name, _value_text(value), units.get(name, ""), companions[name][0]))
+    title = cls.__name__ + (f" — batch of shape {batch}" if batch else "")
+    return title, rows, flags
+
+
+_HEADER = ("field", "value", "unit", "uncertainty (1σ)")
+
+
+def _render_html(result: Result) -> str:
+    title, rows, flags = _table(result)
+    esc = html.escape
+    head = "".join(f"<th>{esc(h)}</th>" for h in _HEADER)
+    body = "".join(
+        f"<tr><td><code>{esc(n)}</code></td><td>{esc(v)}</td><td>{esc(u)}</td>"
+        f"<td>{esc(s)}</td></tr>"
+        for n, v, u, s in rows
+    )
+    text = (
+        '<div class="gravdir-result"><table><caption style="text-align: left">'
+        f"<b>{esc(title)}</b></caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+    if flags:
+        items = ", ".join(f"<code>{esc(n)}</code> = {esc(v)}" for n, v in flags)
+        text += f"<p>flags: {items}</p>"
+    return text + "</div>"
+
+
+def _md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _render_markdown(result: Result) -> str:
+    title, rows, flags = _table(result)
+    lines = [
+        f"**{_md(title)}**",
+        "",
+        "| " + " | ".join(_HEADER) + " |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| `{n}` | {_md(v)} | {_md(u)} | {_md(s)} |" for n, v, u, s in rows]
+    if flags:
+        lines += ["", "flags: " + ", ".join(f"`{n}` = {_md(v)}" for n, v in flags)]
+    return "\n".join(lines) + "\n"

@@ -224,6 +224,11 @@ class SerialChain(Result):
         finite), or `description` is not an option.
     """
 
+    _units = {
+        "home_axes": "", "home_points": "m", "home_links": "m (translation)",
+        "home_flange": "m (translation)", "atol": "",
+    }
+
     home_axes: NDArray[np.float64]
     home_points: NDArray[np.float64]
     home_links: NDArray[np.float64]
@@ -566,6 +571,11 @@ class ChainFrames(Result):
     axes_in_link : ndarray, shape (n, 3)
         Joint ``i``'s axis in link ``i``'s own frame; constant, not batched.
     """
+
+    _units = {
+        "rotations": "", "origins": "m", "joint_axes": "", "joint_points": "m",
+        "flange": "m (translation)", "axes_in_link": "",
+    }
 
     rotations: NDArray[np.float64]
     origins: NDArray[np.float64]

@@ -395,6 +395,10 @@ class UrdfInertials(Result):
         Name of joint ``i``'s child link, whose frame is link ``i``'s frame.
     """
 
+    _units = {
+        "mass": "kg", "com_in_link": "m", "inertia_in_link": "kg·m²",
+    }
+
     mass: NDArray[np.float64]
     com_in_link: NDArray[np.float64]
     inertia_in_link: NDArray[np.float64]

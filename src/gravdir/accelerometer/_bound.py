@@ -54,6 +54,10 @@ class AccelerometerBound(UpResult):
     S. M. Kay (1993), ch. 3: the Cramér-Rao bound.
     """
 
+    _units = {
+        "condition": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     condition: float
@@ -76,6 +80,10 @@ class AccelerometerPlan(Result):
     bound : AccelerometerBound
         The Cramér-Rao bound of `up` from these poses.
     """
+
+    _units = {
+        "configurations": "rad",
+    }
 
     configurations: NDArray[np.float64]
     bound: AccelerometerBound

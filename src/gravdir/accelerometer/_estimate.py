@@ -67,6 +67,12 @@ class AccelerometerFit(UpResult):
         :func:`~gravdir._results.data_fingerprint` of the configurations and readings.
     """
 
+    _units = {
+        "sensitivity": "", "link_from_sensor": "", "bias": "m/s²", "sensitivity_std": "",
+        "link_from_sensor_std": "rad", "bias_std": "m/s²", "residuals": "m/s²", "chi2": "",
+        "dof": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     sensitivity: NDArray[np.float64]

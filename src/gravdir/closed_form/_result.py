@@ -71,6 +71,10 @@ class ClosedFormRoot(UpResult):
         order); `up` is in its null space. :attr:`up_cov` and :attr:`up_std_deg` follow.
     """
 
+    _units = {
+        "theta1": "rad", "theta2": "rad", "beta": "rad", "l3_ratio": "",
+    }
+
     theta1: float
     theta2: float
     beta: float
@@ -141,6 +145,11 @@ class ClosedFormEstimate(UpResult):
         The union of the input fits' fingerprints (keyword-only, out of the ``repr``; the roots
         carry the same): an estimate from the same sweeps as another shares its data.
     """
+
+    _units = {
+        "theta1": "rad", "theta2": "rad", "theta_cov": "rad²", "beta": "rad", "l3_ratio": "",
+        "root_index": "",
+    }
 
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]

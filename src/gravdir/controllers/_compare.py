@@ -47,6 +47,10 @@ class SettingCheck(Result):
         truth (chi-square with `dof` degrees of freedom; 1 where `dof` is 0).
     """
 
+    _units = {
+        "angle": "rad", "mahalanobis": "", "dof": "", "up": "", "installed_up": "",
+    }
+
     angle: NDArray[np.float64]
     mahalanobis: NDArray[np.float64]
     dof: NDArray[np.int64]

@@ -83,6 +83,11 @@ class ControllerSetting(UpResult):
         of `up` and its RMS angle in degrees (see :class:`~gravdir._results.UpResult`).
     """
 
+    _units = {
+        "values": "as in `units`", "values_cov": "(as in `units`)²", "values_std": "as in `units`",
+        "representation_error": "rad",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     setting: str

@@ -124,6 +124,10 @@ class CanonicalAngles(Result):
     US 11,446,825 B2, the reference angles θ1 and θ2 of FIGS. 5, 8, 9 and 11.
     """
 
+    _units = {
+        "theta1": "rad", "theta2": "rad",
+    }
+
     theta1: NDArray[np.float64]
     theta2: NDArray[np.float64]
     theta1_defined: NDArray[np.bool_]

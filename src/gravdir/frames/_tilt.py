@@ -199,6 +199,10 @@ class TiltAzimuth(Result):
         :func:`tilt_azimuth_from_up`), so that the azimuth was set to 0 by convention.
     """
 
+    _units = {
+        "tilt": "rad", "azimuth": "rad",
+    }
+
     tilt: NDArray[np.float64]
     azimuth: NDArray[np.float64]
     azimuth_defined: NDArray[np.bool_]

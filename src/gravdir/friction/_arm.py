@@ -74,6 +74,10 @@ class FrictionRun(Result):
         vector is refused, not broadcast), or `nan_policy` is not "raise" or "omit".
     """
 
+    _units = {
+        "velocity": "rad/s", "torque": "N·m", "acceleration": "rad/s²", "gravity_torque": "N·m",
+    }
+
     velocity: NDArray[np.float64]
     torque: NDArray[np.float64]
     acceleration: NDArray[np.float64] | None = None

@@ -69,6 +69,11 @@ class GravityFreeCheck(Result):
         Why the pose is or is not gravity-free, in words.
     """
 
+    _units = {
+        "residual_fraction": "", "gravity_torque_amplitude": "N·m", "axis_tilt": "rad",
+        "distance_from_axis": "m", "tolerance": "",
+    }
+
     is_gravity_free: bool
     residual_fraction: float
     gravity_torque_amplitude: float
@@ -252,6 +257,11 @@ class LoadFrictionFit(Result):
     n_omitted : int
         Samples dropped because a series held a NaN there (``nan_policy="omit"``; 0 otherwise).
     """
+
+    _units = {
+        "load_coefficient": "", "load_coefficient_std": "", "load_friction": "N·m",
+        "residuals": "N·m", "residual_rms": "N·m",
+    }
 
     load_coefficient: float
     load_coefficient_std: float

@@ -125,6 +125,10 @@ class CoulombViscousFriction(_FrictionCurve):
     array([-3.5 ,  0.  ,  2.75])
     """
 
+    _units = {
+        "coulomb": "N·m", "viscous": "N·m·s/rad", "offset": "N·m",
+    }
+
     coulomb: float
     viscous: float
     offset: float = 0.0
@@ -183,6 +187,11 @@ class StribeckFriction(_FrictionCurve):
     >>> m.evaluate([1e-6, 0.05, 1.0]).round(4)
     array([3.    , 2.4179, 3.    ])
     """
+
+    _units = {
+        "coulomb": "N·m", "static": "N·m", "stribeck_velocity": "rad/s", "viscous": "N·m·s/rad",
+        "exponent": "", "offset": "N·m",
+    }
 
     coulomb: float
     static: float
@@ -256,6 +265,13 @@ class AsymmetricStribeckFriction(_FrictionCurve):
     >>> m.evaluate([-1.0, 1.0]).round(4)
     array([-2.7,  3. ])
     """
+
+    _units = {
+        "coulomb_positive": "N·m", "coulomb_negative": "N·m", "static_positive": "N·m",
+        "static_negative": "N·m", "stribeck_velocity_positive": "rad/s",
+        "stribeck_velocity_negative": "rad/s", "viscous_positive": "N·m·s/rad",
+        "viscous_negative": "N·m·s/rad", "exponent_positive": "", "exponent_negative": "",
+    }
 
     coulomb_positive: float
     coulomb_negative: float
@@ -336,6 +352,10 @@ class LoadDependentFriction(_FrictionCurve):
     >>> m.evaluate([0.5, -0.5], load=[20.0, -20.0])
     array([ 3.5, -3.5])
     """
+
+    _units = {
+        "load_coefficient": "",
+    }
 
     base: BaseFrictionModel
     load_coefficient: float

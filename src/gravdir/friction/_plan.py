@@ -50,6 +50,11 @@ class ExcitationPlan(Result):
         Length of the plan, s.
     """
 
+    _units = {
+        "time": "s", "position": "rad", "velocity": "rad/s", "acceleration": "rad/s²",
+        "speeds": "rad/s", "speed_index": "", "duration": "s",
+    }
+
     time: NDArray[np.float64]
     position: NDArray[np.float64]
     velocity: NDArray[np.float64]

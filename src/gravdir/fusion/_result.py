@@ -100,6 +100,11 @@ class FusedUp(UpResult):
     (True, 2, 0.0573)
     """
 
+    _units = {
+        "chi2": "", "dof": "", "p_value": "", "significance": "", "nsigma": "",
+        "source_p_value": "", "outlier_nsigma": "", "n_sources": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     chi2: float

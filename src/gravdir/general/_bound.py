@@ -198,6 +198,11 @@ class PlannedSweep(Result):
     PlannedSweep(joint=1, group=1, q_ref=0.000°, arc=90.0°, samples=630, |w|=2 N·m)
     """
 
+    _units = {
+        "rotation": "", "axis": "", "q_ref": "rad", "q": "rad", "velocity": "rad/s",
+        "moment": "N·m", "noise_std": "N·m",
+    }
+
     joint: int
     rotation: NDArray[np.float64]
     axis: NDArray[np.float64]
@@ -279,6 +284,10 @@ class UpBound(UpResult):
     ----------
     S. M. Kay (1993), ch. 3: the Cramér-Rao bound.
     """
+
+    _units = {
+        "condition": "",
+    }
 
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]

@@ -126,6 +126,11 @@ class UpEstimate(UpResult):
     FIG. 2 (block 210: the direction of gravity estimated from the torque records).
     """
 
+    _units = {
+        "condition": "", "moments": "N·m", "residuals": "", "chi2": "", "dof": "",
+        "sign_margin": "", "n_iter": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     condition: float

@@ -319,6 +319,10 @@ class JointSweep(Result):
     1
     """
 
+    _units = {
+        "rotation": "", "axis": "", "q_ref": "rad",
+    }
+
     joint: int
     rotation: NDArray[np.float64]
     axis: NDArray[np.float64]

@@ -153,6 +153,10 @@ class SweepPlan(Result):
         `up`).
     """
 
+    _units = {
+        "positions": "rad", "arc": "rad", "spacing": "rad", "candidates": "count, rad, rad, rad",
+    }
+
     positions: NDArray[np.float64]
     arc: float
     spacing: float

@@ -297,6 +297,10 @@ class RunSpectrum(Result):
         Motor revolutions used per direction.
     """
 
+    _units = {
+        "orders": "cycles/motor rev", "phasors": "m/s²", "revolutions": "motor rev",
+    }
+
     orders: NDArray[np.float64]
     phasors: NDArray[np.complex128]
     directions: tuple[int, ...]

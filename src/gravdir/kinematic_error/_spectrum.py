@@ -86,6 +86,12 @@ class OrderSpectrum(Result):
         Motor revolutions spanned by the record.
     """
 
+    _units = {
+        "orders": "cycles/motor rev", "phasors": "unit of the signal",
+        "mean": "unit of the signal", "residual_rms": "unit of the signal",
+        "revolutions": "motor rev",
+    }
+
     orders: NDArray[np.float64]
     phasors: NDArray[np.complex128]
     mean: NDArray[np.float64]

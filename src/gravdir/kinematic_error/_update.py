@@ -124,6 +124,10 @@ class PhasorResponseFit(Result):
         :math:`c_k^*`, the correction phasors that minimise :math:`\\sum|Y_k|^2` (rad).
     """
 
+    _units = {
+        "response": "(m/s²)/rad", "offset": "m/s²", "optimum": "rad",
+    }
+
     response: NDArray[np.complex128]
     offset: NDArray[np.complex128]
     optimum: NDArray[np.complex128]
@@ -246,6 +250,10 @@ class BoldDriverUpdate(Result):
         The adapted scalar factor (rad per unit of gradient).
     """
 
+    _units = {
+        "coefficients": "rad", "factor": "rad per unit of gradient",
+    }
+
     coefficients: NDArray[np.float64]
     factor: float
 
@@ -345,6 +353,10 @@ class RpropUpdate(Result):
     step_sizes : ndarray, shape (k, 2)
         The adapted step sizes (rad of motor angle).
     """
+
+    _units = {
+        "coefficients": "rad", "gradient": "unit of the deviation per rad", "step_sizes": "rad",
+    }
 
     coefficients: NDArray[np.float64]
     gradient: NDArray[np.float64]

@@ -138,6 +138,11 @@ class SyntheticArm(Result, ArmModel):
     array([19.6133])
     """
 
+    _units = {
+        "dh": "m, rad, m, rad", "masses": "kg", "coms": "m", "up": "", "gravity": "m/s²",
+        "inertias": "kg·m²",
+    }
+
     dh: NDArray[np.float64]
     masses: NDArray[np.float64]
     coms: NDArray[np.float64]

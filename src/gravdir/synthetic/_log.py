@@ -73,6 +73,12 @@ class ControllerLog(Result):
         Nominal samples per second, Hz.
     """
 
+    _units = {
+        "time": "s", "q": "rad", "velocity": "rad/s", "acceleration": "rad/s²", "torque": "N·m",
+        "current": "A", "drive_gain": "N·m/A", "gravity_torque": "N·m", "sweep_index": "",
+        "sweep_joint": "", "up": "", "sample_rate": "Hz",
+    }
+
     time: NDArray[np.float64]
     q: NDArray[np.float64]
     velocity: NDArray[np.float64]

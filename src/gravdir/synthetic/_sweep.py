@@ -70,6 +70,12 @@ class SweepRecord(Result):
     ``to_dict()`` gives plain Python types.
     """
 
+    _units = {
+        "configuration": "rad", "up": "", "time": "s", "q": "rad", "velocity": "rad/s",
+        "direction": "", "torque": "N·m", "gravity_torque": "N·m", "speed": "rad/s",
+        "sample_rate": "Hz", "acceleration": "rad/s²",
+    }
+
     joint: int
     configuration: NDArray[np.float64]
     up: NDArray[np.float64]

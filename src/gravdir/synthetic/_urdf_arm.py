@@ -106,6 +106,11 @@ class SyntheticUrdfArm(Result, ArmModel):
     array([-19.6133])
     """
 
+    _units = {
+        "origins": "m (translation)", "axes": "", "masses": "kg", "coms": "m", "up": "",
+        "gravity": "m/s²", "inertias": "kg·m²",
+    }
+
     origins: NDArray[np.float64]
     axes: NDArray[np.float64]
     masses: NDArray[np.float64]

@@ -83,6 +83,11 @@ class AccelerometerSensor(Result):
         Its frequency, Hz (default 50).
     """
 
+    _units = {
+        "noise_density": "(m/s²)/√Hz", "bias": "m/s²", "scales": "", "non_orthogonality": "rad",
+        "link_from_sensor": "", "vibration_amplitude": "m/s²", "vibration_frequency": "Hz",
+    }
+
     noise_density: float
     bias: NDArray[np.float64]
     scales: NDArray[np.float64]
@@ -204,6 +209,11 @@ class AccelerometerReadings(Result):
     up : ndarray, shape (3,)
         The arm's true `up`.
     """
+
+    _units = {
+        "readings": "m/s²", "measured_configurations": "rad", "configurations": "rad",
+        "noise_std": "m/s²", "up": "",
+    }
 
     readings: NDArray[np.float64]
     measured_configurations: NDArray[np.float64]

@@ -103,6 +103,12 @@ class TorqueSensor(Result):
     2.95
     """
 
+    _units = {
+        "gain": "", "offset": "N·m", "coulomb": "N·m", "viscous": "N·m·s/rad",
+        "load_coefficient": "", "ripple_amplitude": "N·m", "ripple_order": "cycles/rev",
+        "ripple_phase": "rad", "noise_std": "N·m",
+    }
+
     gain: float = 1.0
     offset: float = 0.0
     coulomb: float = 0.0

@@ -48,6 +48,11 @@ class SyntheticTouches(Result):
         Standard deviation of each coordinate of the contact noise.
     """
 
+    _units = {
+        "flange_poses": "m (translation)", "contacts": "m", "up": "", "offset": "m",
+        "tool_tip": "m", "noise_std": "m",
+    }
+
     flange_poses: NDArray[np.float64]
     contacts: NDArray[np.float64]
     up: NDArray[np.float64]

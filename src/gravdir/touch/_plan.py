@@ -37,6 +37,11 @@ class TouchPlan(Result):
         for the straight contacts).
     """
 
+    _units = {
+        "flange_rotations": "", "relative_rotations": "", "spots": "m", "tilt": "rad",
+        "tilt_axis": "",
+    }
+
     flange_rotations: NDArray[np.float64]
     relative_rotations: NDArray[np.float64]
     spots: NDArray[np.float64]

@@ -145,6 +145,10 @@ class ThreePointFit(UpResult):
         :class:`~gravdir._results.UpResult`).
     """
 
+    _units = {
+        "cross": "m²", "conditioning": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     cross: NDArray[np.float64]

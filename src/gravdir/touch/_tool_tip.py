@@ -122,6 +122,13 @@ class ToolPlaneFit(UpResult):
         (properties, see :class:`~gravdir._results.UpResult`).
     """
 
+    _units = {
+        "offset": "m", "tool_tip": "m", "tool_tip_std": "m", "tool_tip_cov": "m²",
+        "offset_std": "m", "residuals": "m", "rms": "m", "noise_std": "m", "approach_axis": "",
+        "weak_axis": "", "weak_axis_std": "m", "noise_gain": "", "orientation_spread": "rad",
+        "rejection_nsigma": "", "rejection_threshold": "", "n_iter": "",
+    }
+
     up: NDArray[np.float64]
     up_information: NDArray[np.float64]
     offset: NDArray[np.float64]
