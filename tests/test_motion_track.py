@@ -23,9 +23,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from gravdir.dynamics import inertial_parameters
-from gravdir.errors import GravdirWarning, InsufficientDataError
+from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
+from gravdir.errors import InsufficientDataError
 from gravdir.motion import UpTrack, UpTracker, estimate_up_from_motion, track_up
+from gravdir.motion._excite import fixed_model
+from gravdir.motion._track import _hidden_directions
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 from gravdir.urdf import chain_from_urdf, inertials_from_urdf
@@ -357,14 +359,69 @@ def test_track_repr_and_fields():
     assert np.allclose(np.linalg.norm(track.up, axis=-1), 1.0)
 
 
-def test_a_fit_made_on_an_upright_base_is_flagged():
-    """Upright, link 1's horizontal first moment (and the moments along the parallel axes of
-    joints 2-4) reach no torque: a later tilt would be tracked with a bias."""
-    with pytest.warns(GravdirWarning, match="upright"):
-        UpTracker(_exact_fit())
+@cache
+def _identified_upright(seed: int = 7):
+    """As :func:`_identified`, on an exactly upright base (a mobile base on level ground)."""
+    rng = np.random.default_rng(seed)
+    errors = _errors(rng)
+    azimuth = rng.uniform(-np.pi, np.pi)
+    traj = fourier_trajectory(
+        6,
+        20.0,
+        500.0,
+        rng=rng,
+        max_velocity=4.0,
+        max_amplitude=2.5,
+        q0=HOME + rng.uniform(-0.3, 0.3, 6),
+    )
+    log = _log(traj, np.array([0.0, 0.0, 1.0]), errors, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = estimate_up_from_motion(
+            CHAIN, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+        )
+    return errors, azimuth, fit
+
+
+def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
+    """Upright, link 1's horizontal first moments (and the moments along the parallel axes of
+    joints 2-4 that go with them) reach no torque; tilted, every moment does."""
+    fit = _exact_fit()
+    hidden = _hidden_directions(fixed_model(fit))
+    assert hidden.shape == (60, 2)
+    rng = np.random.default_rng(3)
+    traj = _ordinary(4.0, 100.0, rng)
+    zero = np.zeros_like(traj.q)
+    gravity = [
+        inverse_dynamics_regressor(CHAIN, traj.q, zero, zero, up=u) @ hidden
+        for u in ([0.0, 0.0, 1.0], _up(0.1, 0.5))
+    ]
+    typical = np.abs(inverse_dynamics_regressor(CHAIN, traj.q, zero, zero, up=[0, 0, 1.0])).max()
+    assert np.abs(gravity[0]).max() < 1e-9 * typical  # no torque upright
+    assert np.abs(gravity[1]).max() > 1e-3 * typical  # torque once tilted
     tilted = _exact_fit()
     tilted.up = _up(0.1, 0.5)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", GravdirWarning)
-        UpTracker(tilted)
-        UpTracker(_identified()[3])
+    assert _hidden_directions(fixed_model(tilted)).shape == (60, 0)
+    assert _hidden_directions(fixed_model(_identified()[3])).shape == (60, 0)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
+    """Identified on level ground, then a ramp of 5° in 30 s: the hidden moments are profiled
+    out of every window, so the later tilt is tracked without their bias (2.6° without)."""
+    errors, azimuth, fit = _identified_upright()
+    rng = np.random.default_rng(seed)
+    traj = _ordinary(32.0, 1000.0, rng)
+    tilt = lambda t: math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
+    log = _log(traj, _up(tilt(traj.time), azimuth), errors, rng)
+    track = track_up(
+        fit,
+        log.time,
+        log.q,
+        log.velocity,
+        log.torque,
+        acceleration=traj.acceleration,
+        window=WINDOW,
+    )
+    err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
+    assert float(np.sqrt(np.mean(err[1:] ** 2))) <= 0.1, err

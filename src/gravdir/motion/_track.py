@@ -11,7 +11,6 @@ derivation, the change detector and its measured false-alarm and detection figur
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -21,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._results import UpResult, _equal, data_fingerprint, tangent_basis
-from gravdir.errors import GravdirWarning, InsufficientDataError
+from gravdir.errors import InsufficientDataError
 from gravdir.motion._excite import (
     FixedModel,
     affine_torque,
@@ -35,6 +34,7 @@ from gravdir.motion._inputs import (
     check_base_acceleration,
     check_log,
 )
+from gravdir.motion._sphere import sphere_least_squares
 from gravdir.sweep import joint_acceleration
 
 __all__ = ["UpTrack", "UpTracker", "track_up"]
@@ -52,63 +52,15 @@ _OVERFLOW = (
 )
 
 
-def sphere_least_squares(
-    hess: NDArray[np.float64], grad: NDArray[np.float64], fallback: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Minimise ``u^T H u - 2 b^T u`` over unit vectors, for a stack (W, 3, 3), (W, 3).
-
-    The global minimiser solves ``(H - lam E) u = b`` with ``lam <= h_min``, ``|u| = 1``: the
-    secular equation, by bisection on ``[h_min - |b|, h_min]``, then two Newton steps on the
-    tangent plane; the "hard case" fills the unit norm along the smallest eigenvector; rows with
-    ``H = 0`` and ``b = 0`` get `fallback`.
-    """
-    scale = np.maximum(np.abs(hess).max(axis=(-2, -1)), np.abs(grad).max(axis=-1))
-    empty = ~(scale > 0)
-    scale = np.where(empty, 1.0, scale)
-    h_mat = hess / scale[:, None, None]
-    b = grad / scale[:, None]
-    vals, vecs = np.linalg.eigh(h_mat)
-    beta = np.einsum("wki,wk->wi", vecs, b)
-    lo = vals[:, 0] - np.linalg.norm(b, axis=-1) - 1e-12
-    hi = vals[:, 0].copy()
-    for _ in range(120):
-        mid = 0.5 * (lo + hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            size = np.sum((beta / (vals - mid[:, None])) ** 2, axis=-1)
-        big = ~(size <= 1.0)
-        hi = np.where(big, mid, hi)
-        lo = np.where(big, lo, mid)
-    lam = lo
-    coef = beta / (vals - lam[:, None])
-    rest = 1.0 - np.sum(coef[:, 1:] ** 2, axis=-1)
-    hard = np.abs(coef[:, 0]) ** 2 < rest - 1e-9
-    fill = np.sqrt(np.clip(rest, 0.0, None)) * np.where(beta[:, 0] < 0, -1.0, 1.0)
-    coef[:, 0] = np.where(hard, fill, coef[:, 0])
-    u = np.einsum("wik,wk->wi", vecs, coef)
-    u[empty] = fallback
-    u /= np.linalg.norm(u, axis=-1, keepdims=True)
-    for _ in range(2):  # Newton on the tangent plane: the last digits of the bisection
-        e = tangent_basis(u)
-        r = np.einsum("wij,wj->wi", h_mat, u) - b
-        lam_u = np.sum(u * r, axis=-1)
-        g2 = np.einsum("wai,wi->wa", e, r)
-        h2 = np.einsum("wai,wij,wbj->wab", e, h_mat, e) - lam_u[:, None, None] * np.eye(2)
-        ok = (np.linalg.det(h2) > 0) & (np.trace(h2, axis1=-2, axis2=-1) > 0) & ~empty
-        step = np.zeros_like(g2)
-        if ok.any():
-            step[ok] = -np.linalg.solve(h2[ok], g2[ok][..., None])[..., 0]
-        u = u + np.einsum("wai,wa->wi", e, step)
-        u /= np.linalg.norm(u, axis=-1, keepdims=True)
-    return np.asarray(u, dtype=np.float64)
-
-
 class _Samples(NamedTuple):
-    """Per-sample pieces of the window sums: times, torque residual at zero `up`, slope, mask."""
+    """Per-sample pieces of the window sums: times, torque residual at zero `up`, slope, mask,
+    and the torque of each hidden combination of mass moments per component of `up`."""
 
     time: NDArray[np.float64]  # (N,)
     residual: NDArray[np.float64]  # (N, n) measured torque minus the offset a
     slope: NDArray[np.float64]  # (N, n, 3)
     used: NDArray[np.float64]  # (N, n) 1 where the joint sample is used, else 0
+    hidden: NDArray[np.float64]  # (N, n, 3 k): slope of each of the k hidden combinations
 
 
 class _Window(NamedTuple):
@@ -123,38 +75,42 @@ class _Window(NamedTuple):
 def _solve_windows(
     parts: list[_Samples], model: FixedModel, bounds: list[tuple[float, float]], drift: bool
 ) -> list[_Window]:
-    """Each window's `up` at its centre (least squares on the sphere, with a constant rate of
-    change profiled out when `drift`), its information and the joints' residual spread."""
+    """Each window's `up` at its centre (least squares on the sphere), its information and the
+    joints' residual spread. Profiled out of each window: a constant rate of change of `up`
+    when `drift`, and the torques of the hidden mass moments (see :func:`_hidden_directions`)."""
     w = 1.0 / model.noise_std**2
     hess = np.zeros((len(parts), 3, 3))
     grad = np.zeros((len(parts), 3))
-    rate_parts = []
+    nuisance_parts = []
     for k, (s, (lo, hi)) in enumerate(zip(parts, bounds, strict=True)):
         # Time from the centre in half windows, in [-1, 1].
         x = (s.time - 0.5 * (lo + hi)) / (0.5 * (hi - lo))
         ws = s.slope * (s.used * w)[..., None]
         h = np.einsum("tja,tjb->ab", ws, s.slope)
         g = np.einsum("tja,tj->a", ws, s.residual)
-        if drift:
-            h_ur = np.einsum("tja,tjb,t->ab", ws, s.slope, x)
-            h_rr = np.einsum("tja,tjb,t->ab", ws, s.slope, x * x)
-            g_r = np.einsum("tja,tj,t->a", ws, s.residual, x)
-            solve = np.linalg.pinv(h_rr, rcond=1e-12, hermitian=True)
-            h = h - h_ur @ solve @ h_ur.T
-            g = g - h_ur @ solve @ g_r
-            rate_parts.append((solve, h_ur, g_r, x))
+        columns = ([s.slope * x[:, None, None]] if drift else []) + [s.hidden]
+        nu = np.concatenate(columns, axis=-1)
+        solve = np.zeros((0, 0))
+        h_un = np.zeros((3, 0))
+        g_n = np.zeros(0)
+        if nu.shape[-1]:
+            wn = nu * (s.used * w)[..., None]
+            h_un = np.einsum("tja,tjm->am", ws, nu)
+            g_n = np.einsum("tjm,tj->m", wn, s.residual)
+            solve = np.linalg.pinv(np.einsum("tjm,tjl->ml", wn, nu), rcond=1e-12, hermitian=True)
+            h = h - h_un @ solve @ h_un.T
+            g = g - h_un @ solve @ g_n
+        nuisance_parts.append((solve, h_un, g_n, nu))
         hess[k] = 0.5 * (h + h.T)
         grad[k] = g
     ups = sphere_least_squares(hess, grad, model.up)
     out = []
     for k, s in enumerate(parts):
         u = ups[k]
-        change = np.zeros(3)
-        fitted = s.slope @ u
-        if drift:
-            solve, h_ur, g_r, x = rate_parts[k]
-            change = solve @ (g_r - h_ur.T @ u)  # the rate, per half window
-            fitted = fitted + x[:, None] * (s.slope @ change)
+        solve, h_un, g_n, nu = nuisance_parts[k]
+        coef = solve @ (g_n - h_un.T @ u)
+        fitted = s.slope @ u + nu @ coef
+        change = coef[:3] if drift else np.zeros(3)  # the rate, per half window
         count = s.used.sum(axis=0)
         sq = np.sum(s.used * (s.residual - fitted) ** 2, axis=0)
         std = np.sqrt(sq / np.maximum(count, 1.0))
@@ -390,6 +346,7 @@ def _check_time(time: ArrayLike, previous: float) -> NDArray[np.float64]:
 def _samples(
     model: FixedModel,
     settings: _Settings,
+    hidden: NDArray[np.float64],
     time: NDArray[np.float64],
     *log: Any,
 ) -> _Samples:
@@ -408,11 +365,17 @@ def _samples(
     if not (np.isfinite(residual).all() and np.isfinite(slope).all()):
         raise ValueError("Expected `torque` and the model's torques to be finite, got an overflow.")
     used = (np.abs(qd) >= settings.min_speed).astype(np.float64)
-    return _Samples(time, residual, slope, used)
+    scale = (model.gains * model.gravity)[:, None]
+    hidden_slope = (
+        np.concatenate([scale * gravity_columns(model.chain, qq, th) for th in hidden.T], axis=-1)
+        if hidden.shape[-1]
+        else np.zeros((n_samples, n, 0))
+    )
+    return _Samples(time, residual, slope, used, hidden_slope)
 
 
 def _take(s: _Samples, lo: int, hi: int) -> _Samples:
-    return _Samples(s.time[lo:hi], s.residual[lo:hi], s.slope[lo:hi], s.used[lo:hi])
+    return _Samples(*(x[lo:hi] for x in s))
 
 
 def _assemble(
@@ -448,9 +411,17 @@ def _assemble(
     )
 
 
-def _hidden_moments(model: FixedModel, tol: float = 0.02) -> int:
-    """Combinations of the masses and first moments that move the torques at the fit's `up` by
-    less than `tol` of their average effect at random directions (an upright base hides 2)."""
+def _hidden_directions(model: FixedModel, tol: float = 0.02) -> NDArray[np.float64]:
+    """Combinations of the masses and first moments (10 n, k; pinocchio's order) that move the
+    torques at the fit's `up` by less than `tol` of their average effect at random directions.
+
+    An upright base hides two (link 1's horizontal first moments, and with them the moments
+    along the parallel axes that follow): the fit leaves them at whatever its pseudo-inverse
+    gave, and they reach the torques once the base tilts. Each is bilinear with `up` in the
+    torque, and each window profiles the three products with the components of `up` out as
+    free linear terms, so the tracker is unbiased on any later tilt at the cost of the
+    information those terms carried.
+    """
     n = model.chain.n_joints
     q = np.random.default_rng(0).uniform(-np.pi, np.pi, (60, n))
     unit = np.zeros((4 * n, 10 * n))
@@ -461,9 +432,13 @@ def _hidden_moments(model: FixedModel, tol: float = 0.02) -> int:
     ups /= np.linalg.norm(ups, axis=-1, keepdims=True)  # the average effect over 6 directions:
     m_any = np.einsum("tjae,ka->ktje", cols, ups).reshape(-1, 4 * n) / np.sqrt(6.0)
     _, sv, vt = np.linalg.svd(m_any, full_matrices=False)
-    white = vt[sv > 1e-9 * sv[0]].T / sv[sv > 1e-9 * sv[0]]  # directions of unit average effect
+    keep = sv > 1e-9 * sv[0]
+    white = vt[keep].T / sv[keep]  # directions of unit average effect
     m_fit = np.einsum("tjae,a->tje", cols, model.up).reshape(-1, 4 * n)
-    return int(np.sum(np.linalg.svd(m_fit @ white, compute_uv=False) < tol))
+    _, sv_fit, vt_fit = np.linalg.svd(m_fit @ white, full_matrices=False)
+    small = vt_fit[sv_fit < tol].T  # (r, k), in the whitened coordinates
+    directions = unit.T @ (white @ small)
+    return np.asarray(directions / np.linalg.norm(directions, axis=0), dtype=np.float64)
 
 
 class UpTracker:
@@ -543,15 +518,7 @@ class UpTracker:
         self._detector = _Detector(
             s.threshold, s.min_change, s.reference_windows, math.ceil(s.window / s.hop - 1e-9)
         )
-        hidden = _hidden_moments(self._model)
-        if hidden:
-            warnings.warn(
-                f"`fit` was identified where {hidden} combination(s) of the links' masses and "
-                "first moments barely reach the torques (a base near upright): a later tilt is "
-                "tracked with a bias that grows with it. Identify on a base tilted a few degrees.",
-                GravdirWarning,
-                stacklevel=2,
-            )
+        self._hidden = _hidden_directions(self._model)
         self._buffer: _Samples | None = None
         self._t0 = 0.0
         self._next = 0
@@ -611,7 +578,7 @@ class UpTracker:
     ) -> UpTrack:
         t = _check_time(time, self._last)
         with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
-            part = _samples(self._model, self._settings, t, *log)
+            part = _samples(self._model, self._settings, self._hidden, t, *log)
         buf = self._buffer
         if buf is None:
             self._t0 = float(t[0])
@@ -735,9 +702,10 @@ def track_up(
     -----
     With the fit's parameters fixed the torques are affine in `up`, :math:`\\tau = a + B u`; per
     window the maximum-likelihood `up` minimises :math:`u^\\top H u - 2 b^\\top u` on the unit
-    sphere, solved through its secular equation, with information :math:`P H P`. A fit made where
-    some mass moments do not reach the torques (an exactly upright base) cannot track a later tilt
-    without bias: a :class:`~gravdir.errors.GravdirWarning` says so. Derivation, change detector,
+    sphere, solved through its secular equation, with information :math:`P H P`. Where the fit was
+    made on a base that hides some mass moments from the torques (an upright base hides link 1's
+    horizontal first moments), their torques on a later tilt are profiled out of every window, so
+    the tracking is unbiased for any tilt. Derivation, change detector,
     threshold rule and measured figures: the *Tracking* page of the documentation.
 
     See Also
@@ -753,8 +721,8 @@ def track_up(
 
     Examples
     --------
-    A two-joint arm on a base whose tilt steps by 2° at t = 5 s; its parameters known exactly
-    (a stand-in for a fit), torque noise 0.01 N·m:
+    A two-joint arm on a base tilted 0.1 rad about y whose tilt steps by 2° at t = 5 s; its
+    parameters known exactly (a stand-in for a fit made on that base), torque noise 0.01 N·m:
 
     >>> from types import SimpleNamespace
     >>> from gravdir.kinematics import chain_from_dh
@@ -762,7 +730,8 @@ def track_up(
     >>> chain = chain_from_dh([0.3, 0.0], [0.0, 0.0], [0.0, 0.5], [np.pi / 2, 0.0])
     >>> theta = inertial_parameters([2.0, 3.0], [[0, 0, 0.1], [-0.2, 0, 0.05]],
     ...                             np.tile(np.eye(3) * 0.01, (2, 1, 1)))
-    >>> fit = SimpleNamespace(up=np.array([0, 0, 1.0]), inertial_parameters=theta,
+    >>> fit = SimpleNamespace(up=np.array([np.sin(0.1), 0, np.cos(0.1)]),
+    ...                       inertial_parameters=theta,
     ...                       gains=np.ones(2), joint_parameters=np.zeros((2, 4)),
     ...                       noise_std=np.full(2, 0.01), chain=chain, gravity=9.80665)
     >>> t = np.arange(0, 10, 0.01)
