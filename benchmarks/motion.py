@@ -1,6 +1,6 @@
 """Benchmark: `up` from ordinary motion (``estimate_up_from_motion``) -- accuracy, bound, cost.
 
-Four parts, all on arms whose torques come from the synthetic arm models (``SyntheticUrdfArm``
+Five parts, all on arms whose torques come from the synthetic arm models (``SyntheticUrdfArm``
 for the UR5e-like URDF arm: explicit transforms and cross products, not the regressor):
 
 1. Torque errors only, exact q, q', q'': one 20 s, 1 kHz random Fourier trajectory, per-joint gain
@@ -15,9 +15,11 @@ for the UR5e-like URDF arm: explicit transforms and cross products, not the regr
    robot time the sweeps take.
 4. Apparent gravity: the direction error when a constant horizontal base acceleration is not
    passed in.
+5. The full realistic sensor errors (``realistic_sensors``: load-dependent friction and gear
+   ripple as well), eight logs, with ``load_friction=False`` and ``"auto"``.
 
-Run: ``python benchmarks/motion.py [draws]`` (default 100 draws for parts 2-3; about 10 minutes
-on two shared cores).
+Run: ``python benchmarks/motion.py [draws]`` (default 100 draws for parts 2-3; about 15 minutes
+on two shared cores); ``python benchmarks/motion.py --realistic N`` runs part 5 alone on N logs.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from gravdir.dynamics import base_parameters, inertial_parameters
 from gravdir.motion import crlb_up_from_motion
 from gravdir.motion._design import build_designs
 from gravdir.motion._estimate import _fit, _Search
-from gravdir.motion._inputs import sample_weights
+from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, sample_weights
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, realistic_sensors
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
@@ -92,7 +94,7 @@ def torque_only(rng: np.random.Generator, draws: int) -> None:
         noise_std=sigma,
         up=up,
     )
-    weights = sample_weights(traj.velocity, None, 0.02, None, None)
+    weights = sample_weights(traj.velocity, None, 0.02, None, None, DEFAULT_SPEED_TAPER)
     n_used = np.count_nonzero(weights > 0, axis=0)
     base = base_parameters(CHAIN)
     fits, seconds = [], 0.0
@@ -211,13 +213,54 @@ def apparent_gravity(rng: np.random.Generator) -> None:
               f"   (passed in: {angle(known.up, up):.1e}°)")  # fmt: skip
 
 
+def realistic(draws: int) -> None:
+    """The full realistic sensor errors (gravdir.synthetic.realistic_sensors: gain, offset,
+    Coulomb, viscous and load-dependent friction, gear ripple, noise), 20 s at 1 kHz, tilts
+    0-30°, exact accelerations: the estimate with and without the load-friction term."""
+    home = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
+    rows = []
+    for seed in range(draws):
+        rng = np.random.default_rng(500 + seed)
+        up = up_from(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
+        arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up)
+        traj = fourier_trajectory(6, 20.0, 1000.0, rng=rng, q0=home + rng.uniform(-0.3, 0.3, 6))
+        tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
+        sensors = realistic_sensors(rng, arm.peak_gravity_torque())
+        logged = np.stack(
+            [s.measure(traj.q[:, j], traj.velocity[:, j], tau[:, j], rng) for j, s in
+             enumerate(sensors)], axis=-1,
+        )  # fmt: skip
+        row = []
+        for load in (False, "auto"):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = estimate_up_from_motion(
+                    CHAIN, traj.q, traj.velocity, logged, acceleration=traj.acceleration,
+                    load_friction=load,
+                )  # fmt: skip
+            row += [angle(est.up, up), est.up_std_deg, time.perf_counter() - t0]
+        rows.append(row)
+    r = np.array(rows)
+    print(f"\n5. UR5e-like, realistic sensor errors (load friction, gear ripple), {draws} draws")
+    for k, label in ((0, "load_friction=False "), (3, 'load_friction="auto"')):
+        e = r[:, k]
+        print(f"   {label}: median {np.median(e):.4f}°, p95 {np.percentile(e, 95):.4f}°, "
+              f"max {e.max():.4f}°, RMS reported std {np.sqrt(np.mean(r[:, k + 1] ** 2)):.4f}°, "
+              f"{np.median(r[:, k + 2]):.1f} s per log")  # fmt: skip
+
+
 def main() -> None:
-    draws = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    draws = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100
+    if "--realistic" in sys.argv:
+        realistic(int(sys.argv[sys.argv.index("--realistic") + 1]))
+        return
     rng = np.random.default_rng(2026)
     torque_only(rng, 4 * draws)
     encoder_noise(rng, draws)
     sweeps(rng, draws)
     apparent_gravity(rng)
+    realistic(8)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ UR5e-like arm (``gravdir.synthetic``) with realistic torque errors is identified
   sqrt(50/1000) so that each window carries the information of a 1 kHz log (false alarms).
 
 The same is repeated with the identification on an upright base (tilt 0), where the parameters
-that only a tilted base reveals are not identified (the tracker profiles their torques out). Finally the planner: a 10 s plan against
-the best of 20 random feasible trajectories with the same limits.
+that only a tilted base reveals are not identified (the tracker profiles their torques out).
+Finally the planner: a 10 s plan against the best of 20 random feasible trajectories with the
+same limits.
 """
 
 from __future__ import annotations

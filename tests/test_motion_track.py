@@ -26,7 +26,7 @@ import pytest
 from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
 from gravdir.errors import InsufficientDataError
 from gravdir.motion import UpTrack, UpTracker, estimate_up_from_motion, track_up
-from gravdir.motion._excite import fixed_model
+from gravdir.motion._fixed import fixed_model
 from gravdir.motion._track import _hidden_directions
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.synthetic.motion import fourier_trajectory, motion_log

@@ -38,10 +38,13 @@ N_JOINT_COLUMNS = 4
 class _Design:
     """Per-joint Gram blocks of one log (weights already applied)."""
 
-    gram: NDArray[np.float64]  # (n, m, m), m = 4 p + 4
+    gram: NDArray[np.float64]  # (n, m, m), m = 4 p + 4; n counts pseudo-joints (below)
     cross: NDArray[np.float64]  # (n, m)
     tt: NDArray[np.float64]  # (n,)
     count: NDArray[np.float64]  # (n,) samples used per joint (sum of the weights)
+    # (n, m, m) Gram blocks with the squared weights, for the sandwich covariance (None when
+    # every weight is 0 or 1, where they equal `gram`)
+    gram_sq: NDArray[np.float64] | None
     base: BaseParameters
     gravity: float
     joint_mask: NDArray[np.bool_]  # (4,) which joint columns the model carries
@@ -85,15 +88,25 @@ def build_designs(
     base_acceleration: NDArray[np.float64] | None,
     gravity: float,
     joint_mask: NDArray[np.bool_],
+    driving: NDArray[np.bool_] | None = None,
 ) -> list[_Design]:
     """Gram blocks of one trajectory with torque logs `torques` (M, N, n) (or none: one design).
 
     `weights` (N, n) per joint and sample. The regressors are formed once for all the logs.
+    With `driving` (N, n), each joint becomes two pseudo-joints, ``j`` with the samples where
+    `driving` holds and ``n + j`` with the others (each with its own gain, joint parameters and
+    noise level): the load-friction model of :func:`gravdir.estimate_up_from_motion`.
     """
     n = chain.n_joints
+    split = driving is not None
+    if driving is not None:
+        weights = np.concatenate([weights * driving, weights * ~driving], axis=1)
+        n = 2 * n
     m = 4 * base.rank + N_JOINT_COLUMNS
     n_logs = 1 if torques is None else torques.shape[0]
     gram = np.zeros((n, m, m))
+    fractional = bool(np.any((weights > 0) & (weights < 1)))
+    gram_sq = np.zeros((n, m, m)) if fractional else None
     cross = np.zeros((n_logs, n, m))
     tt = np.zeros((n_logs, n))
     for start in range(0, q.shape[0], _CHUNK):
@@ -103,11 +116,17 @@ def build_designs(
             continue
         acc = None if base_acceleration is None else base_acceleration[sl]
         a = _rows(chain, base, q[sl], qd[sl], qdd[sl], acc)
+        if split:
+            a = np.concatenate([a, a])
         with np.errstate(over="ignore", invalid="ignore"):
             wa = a * w[..., None]
             gram += np.swapaxes(wa, 1, 2) @ a
+            if gram_sq is not None:
+                gram_sq += np.swapaxes(wa * w[..., None], 1, 2) @ a
             if torques is not None:
                 t = np.swapaxes(torques[:, sl], 1, 2)  # (M, n, s)
+                if split:
+                    t = np.concatenate([t, t], axis=1)
                 cross += (t[:, :, None, :] @ wa[None])[:, :, 0, :]
                 tt += np.sum(w * t * t, axis=-1)
     if not (np.isfinite(gram).all() and np.isfinite(cross).all()):
@@ -119,9 +138,15 @@ def build_designs(
     drop = np.concatenate([np.zeros(4 * base.rank, bool), ~joint_mask])
     gram[:, drop, :] = 0.0
     gram[:, :, drop] = 0.0
+    if gram_sq is not None:
+        gram_sq[:, drop, :] = 0.0
+        gram_sq[:, :, drop] = 0.0
     cross[:, :, drop] = 0.0
     count = weights.sum(axis=0)
-    return [_Design(gram, cross[i], tt[i], count, base, gravity, joint_mask) for i in range(n_logs)]
+    return [
+        _Design(gram, cross[i], tt[i], count, gram_sq, base, gravity, joint_mask)
+        for i in range(n_logs)
+    ]
 
 
 def build_design(
@@ -135,21 +160,25 @@ def build_design(
     base_acceleration: NDArray[np.float64] | None,
     gravity: float,
     joint_mask: NDArray[np.bool_],
+    driving: NDArray[np.bool_] | None = None,
 ) -> _Design:
-    """Gram blocks of one log; `weights` (N, n) per joint and sample, `torque` (N, n) or None."""
+    """Gram blocks of one log; `weights` (N, n) per joint and sample, `torque` (N, n) or None,
+    `driving` as for :func:`build_designs`."""
     torques = None if torque is None else torque[None]
     return build_designs(
-        chain, base, q, qd, qdd, weights, torques, base_acceleration, gravity, joint_mask
+        chain, base, q, qd, qdd, weights, torques, base_acceleration, gravity, joint_mask, driving
     )[0]
 
 
-def gain_basis(n: int) -> NDArray[np.float64]:
-    """Orthonormal columns (n, n - 1) spanning the gain changes that keep the mean gain."""
-    if n == 1:
-        return np.zeros((1, 0))
-    centred = np.eye(n) - 1.0 / n
-    u, _, _ = np.linalg.svd(centred)
-    out: NDArray[np.float64] = u[:, : n - 1]
+def gain_basis(n: int, free: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+    """Orthonormal columns (n, f - 1) spanning the changes of the `free` gains (f of them,
+    default all) that keep their mean; the other gains do not change."""
+    index = np.arange(n) if free is None else np.flatnonzero(free)
+    f = index.size
+    out: NDArray[np.float64] = np.zeros((n, max(f - 1, 0)))
+    if f > 1:
+        u, _, _ = np.linalg.svd(np.eye(f) - 1.0 / f)
+        out[index] = u[:, : f - 1]
     return out
 
 

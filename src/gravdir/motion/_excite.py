@@ -1,9 +1,6 @@
 """An excitation planner for gravity: Fourier trajectories that minimise the bound on `up`.
 
-Also the model a fit holds fixed (:class:`FixedModel`), its gravity torque per unit `up`
-(:func:`gravity_columns`) and its affine form in `up` (:func:`affine_torque`), which the tracker
-of :mod:`gravdir.motion._track` uses. The derivation is on the *Tracking* page of the
-documentation.
+The derivation is on the *Tracking* page of the documentation.
 """
 
 from __future__ import annotations
@@ -24,115 +21,15 @@ from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result, cov_from_up_information, tangent_basis
 from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
 from gravdir.errors import DegenerateGeometryError
-from gravdir.kinematics import SerialChain, link_frames
+from gravdir.kinematics import SerialChain
 from gravdir.motion._design import gain_basis
+from gravdir.motion._fixed import gravity_columns
 from gravdir.motion._inputs import check_chain, check_joint_parameters, check_per_joint
 
 __all__ = ["MotionExcitationPlan", "plan_motion_excitation"]
 
 # Samples per regressor evaluation: bounds the memory of one call to a few tens of MB.
 _CHUNK = 2048
-
-
-class FixedModel(NamedTuple):
-    """What the tracker takes from a fit: the parameters it holds fixed."""
-
-    theta: NDArray[np.float64]  # (10 n,) inertial parameters, pinocchio order
-    gains: NDArray[np.float64]  # (n,)
-    joint: NDArray[np.float64]  # (n, 4) armature, Coulomb, viscous, offset (measured units)
-    noise_std: NDArray[np.float64]  # (n,)
-    up: NDArray[np.float64]  # (3,)
-    fingerprint: frozenset[str]
-    chain: SerialChain
-    gravity: float
-
-
-def _field(fit: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
-    if not hasattr(fit, name):
-        raise ValueError(
-            f"Expected `fit` to be a MotionUpEstimate (with `{name}`), got {type(fit).__name__}."
-        )
-    arr = check_array(getattr(fit, name), f"fit.{name}")
-    if arr.shape != shape:
-        raise ValueError(f"Expected `fit.{name}` to have shape {shape}, got {arr.shape}.")
-    return arr
-
-
-def fixed_model(fit: Any) -> FixedModel:
-    """The parameters of a :class:`MotionUpEstimate` (or of an object with its fields)."""
-    if not hasattr(fit, "chain"):
-        raise ValueError(
-            f"Expected `fit` to be a MotionUpEstimate (with `chain`), got {type(fit).__name__}."
-        )
-    chain = check_chain(fit.chain)
-    n = chain.n_joints
-    theta = _field(fit, "inertial_parameters", (10 * n,))
-    gains = _field(fit, "gains", (n,))
-    joint = _field(fit, "joint_parameters", (n, 4))
-    noise = _field(fit, "noise_std", (n,))
-    up = _field(fit, "up", (3,))
-    if not np.all(noise > 0):
-        raise ValueError(f"Expected `fit.noise_std` to be positive, got {noise.min():.3g}.")
-    fingerprint = frozenset(getattr(fit, "fingerprint", frozenset()))
-    gravity = check_positive(getattr(fit, "gravity", STANDARD_GRAVITY), "fit.gravity")
-    unit = up / np.linalg.norm(up)
-    return FixedModel(theta, gains, joint, noise, unit, fingerprint, chain, gravity)
-
-
-def gravity_columns(
-    chain: SerialChain, q: NDArray[np.float64], theta: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Joint torques per unit base acceleration at rest, (N, n, 3): ``tau_j = B_j . a0``.
-
-    With the arm at rest under a base acceleration :math:`a_0`, link ``i`` carries the force
-    :math:`m_i a_0` at its origin and the moment :math:`(R_i h_i) \\times a_0`, so
-    :math:`\\tau_j = (z_j \\times s_j) \\cdot a_0` with :math:`s_j = \\sum_{i \\ge j} m_i (o_i -
-    p_j) + R_i h_i`: the inverse-dynamics regressor at zero speed and acceleration, times
-    :math:`\\theta`, written without the regressor.
-    """
-    n = chain.n_joints
-    par = theta.reshape(n, 10)
-    frames = link_frames(chain, q)
-    with np.errstate(under="ignore"):
-        h = np.einsum("...iab,ib->...ia", frames.rotations, par[:, 1:4])
-        s = par[:, 0, None] * frames.origins + h
-        tail = np.cumsum(s[..., ::-1, :], axis=-2)[..., ::-1, :]
-        mass = np.cumsum(par[::-1, 0])[::-1]
-        s_j = tail - mass[:, None] * frames.joint_points
-        return np.asarray(np.cross(frames.joint_axes, s_j), dtype=np.float64)
-
-
-def affine_torque(
-    model: FixedModel,
-    q: NDArray[np.float64],
-    velocity: NDArray[np.float64],
-    acceleration: NDArray[np.float64],
-    base_acceleration: NDArray[np.float64] | None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Offset (N, n) and slope (N, n, 3) of the measured torque in `up`: ``tau = a + B up``.
-
-    The model of :class:`MotionUpEstimate`: :math:`\\tau_j = \\kappa_j (Y(q, \\dot q, \\ddot q,
-    g\\,u + a_b)\\,\\theta)_j + J_j \\ddot q_j + F_{c,j} \\operatorname{sign} \\dot q_j +
-    F_{v,j} \\dot q_j + \\tau_{0,j}`, linear in the base acceleration.
-    """
-    n_samples, n = q.shape
-    offset = np.empty((n_samples, n))
-    slope = np.empty((n_samples, n, 3))
-    zero = np.zeros(3)
-    for lo in range(0, n_samples, _CHUNK):
-        sl = slice(lo, min(lo + _CHUNK, n_samples))
-        y = inverse_dynamics_regressor(
-            model.chain, q[sl], velocity[sl], acceleration[sl], base_acceleration=zero
-        )
-        cols = gravity_columns(model.chain, q[sl], model.theta)
-        rigid = y @ model.theta
-        if base_acceleration is not None:
-            rigid = rigid + np.einsum("tjk,tk->tj", cols, base_acceleration[sl])
-        offset[sl] = model.gains * rigid
-        slope[sl] = (model.gains * model.gravity)[:, None] * cols
-    j = model.joint
-    offset += j[:, 0] * acceleration + j[:, 1] * np.sign(velocity) + j[:, 2] * velocity + j[:, 3]
-    return offset, slope
 
 
 # ---------------------------------------------------------------------------------------------

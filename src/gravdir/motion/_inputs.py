@@ -15,6 +15,9 @@ MAX_SAMPLES = 5_000_000
 # of the velocity (Coulomb friction) is unreliable there and a real drive sticks. 0.02 rad/s is
 # about 1 deg/s, ten times the speed noise of a velocity derived from a 1 kHz encoder log.
 DEFAULT_MIN_SPEED = 0.02
+# Speed (rad/s) below which a joint's samples are down-weighted smoothly (a smoothstep from 0):
+# a hard speed cut-off turns gear ripple, a high order of the joint angle, into a bias.
+DEFAULT_SPEED_TAPER = 0.6
 _MAX_Q = 4 * np.pi
 
 
@@ -104,11 +107,21 @@ def sample_weights(
     min_speed: float,
     torque_limit: ArrayLike | None,
     weights: ArrayLike | None,
+    speed_taper: float = 0.0,
 ) -> NDArray[np.float64]:
-    """Weight (N, n) of every joint's torque equation at every sample (0 leaves it out)."""
+    """Weight (N, n) of every joint's torque equation at every sample (0 leaves it out).
+
+    Below `speed_taper` a sample's weight is the smoothstep ``3 x^2 - 2 x^3`` of
+    ``x = |velocity| / speed_taper``; below `min_speed` it is 0.
+    """
     n_samples, n = velocity.shape
     speed = check_positive(min_speed, "min_speed", allow_zero=True)
+    taper = check_positive(speed_taper, "speed_taper", allow_zero=True)
     w = np.ones((n_samples, n))
+    if taper > 0:
+        with np.errstate(under="ignore"):  # a tiny speed's weight rounds to zero
+            x = np.clip(np.abs(velocity) / taper, 0.0, 1.0)
+            w = x * x * (3.0 - 2.0 * x)
     if speed > 0:
         w[np.abs(velocity) < speed] = 0.0
     if torque_limit is not None:

@@ -21,13 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._results import UpResult, _equal, data_fingerprint, tangent_basis
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._excite import (
-    FixedModel,
-    affine_torque,
-    fixed_model,
-    gravity_columns,
-    overflow_error,
-)
+from gravdir.motion._excite import overflow_error
+from gravdir.motion._fixed import FixedModel, affine_torque, fixed_model, gravity_columns
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
     MAX_SAMPLES,
