@@ -441,6 +441,9 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
         ({"max_iter": True}, "max_iter"),
         ({"xtol": float("nan")}, "xtol"),
         ({"derivative_window": 0.0}, "derivative_window"),
+        ({"speed_taper": -0.1}, "speed_taper"),
+        ({"load_friction": "yes"}, "load_friction"),
+        ({"load_friction": True, "gains": [1.0, 1.0, 1.0]}, "load_friction"),
     ],
 )
 def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:

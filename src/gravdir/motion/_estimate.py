@@ -295,7 +295,8 @@ def estimate_up_from_motion(
         does not fit it; True fits it; ``"auto"`` fits it and keeps it where a
         likelihood-ratio test finds it (false-alarm probability 1e-3 on a log without it).
         The fit takes four searches instead of one (the *Motion* page has the method and the
-        figures); it needs estimated `gains`.
+        figures); it needs estimated `gains` (True with `gains` given raises, "auto" then does
+        not fit it).
     base_acceleration : array_like, shape (3,) or (N, 3), optional
         The base's own linear acceleration in the base frame, m/s² (a mobile platform); the
         estimator sees gravity plus this. Without it an accelerating base shows as apparent
@@ -424,6 +425,11 @@ def estimate_up_from_motion(
     if not (isinstance(load_friction, bool | np.bool_) or load_friction == "auto"):
         raise ValueError(
             f"Expected `load_friction` to be True, False or 'auto', got {load_friction!r}."
+        )
+    if load_friction is True and fixed_gains is not None:
+        raise ValueError(
+            "Expected `gains='estimate'` with `load_friction` True (the load term is a second "
+            "gain per joint), got gains given."
         )
     acc_base = check_base_acceleration(base_acceleration, n_samples)
     g = check_positive(gravity, "gravity")
