@@ -67,11 +67,13 @@ def _log(traj, up, errors, rng, noise_scale=1.0):
 
 
 @cache
-def _identified(seed: int = 7):
-    """Sensor errors, base direction and the fit identified once on 20 s at 500 Hz."""
+def _identified(seed: int = 7, upright: bool = False):
+    """Sensor errors, base direction and the fit identified once on 20 s at 500 Hz, on a base
+    tilted 3-10° or, with `upright`, on an exactly upright one (a mobile base on level ground)."""
     rng = np.random.default_rng(seed)
     errors = _errors(rng)
-    tilt0, azimuth = rng.uniform(math.radians(3.0), math.radians(10.0)), rng.uniform(-np.pi, np.pi)
+    tilt0 = 0.0 if upright else rng.uniform(math.radians(3.0), math.radians(10.0))
+    azimuth = rng.uniform(-np.pi, np.pi)
     traj = fourier_trajectory(
         6,
         20.0,
@@ -359,30 +361,6 @@ def test_track_repr_and_fields():
     assert np.allclose(np.linalg.norm(track.up, axis=-1), 1.0)
 
 
-@cache
-def _identified_upright(seed: int = 7):
-    """As :func:`_identified`, on an exactly upright base (a mobile base on level ground)."""
-    rng = np.random.default_rng(seed)
-    errors = _errors(rng)
-    azimuth = rng.uniform(-np.pi, np.pi)
-    traj = fourier_trajectory(
-        6,
-        20.0,
-        500.0,
-        rng=rng,
-        max_velocity=4.0,
-        max_amplitude=2.5,
-        q0=HOME + rng.uniform(-0.3, 0.3, 6),
-    )
-    log = _log(traj, np.array([0.0, 0.0, 1.0]), errors, rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = estimate_up_from_motion(
-            CHAIN, log.q, log.velocity, log.torque, acceleration=traj.acceleration
-        )
-    return errors, azimuth, fit
-
-
 def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
     """Upright, link 1's horizontal first moments (and the moments along the parallel axes of
     joints 2-4 that go with them) reach no torque; tilted, every moment does."""
@@ -409,7 +387,7 @@ def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
 def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
     """Identified on level ground, then a ramp of 5° in 30 s: the hidden moments are profiled
     out of every window, so the later tilt is tracked without their bias (2.6° without)."""
-    errors, azimuth, fit = _identified_upright()
+    errors, _, azimuth, fit = _identified(upright=True)
     rng = np.random.default_rng(seed)
     traj = _ordinary(32.0, 1000.0, rng)
     tilt = lambda t: math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
