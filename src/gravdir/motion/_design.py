@@ -48,10 +48,22 @@ class _Design:
     base: BaseParameters
     gravity: float
     joint_mask: NDArray[np.bool_]  # (4,) which joint columns the model carries
+    # (n,) the joint whose joint parameters each pseudo-joint shares (None: its own)
+    groups: NDArray[np.int64] | None = None
 
     @property
     def n(self) -> int:
         return int(self.gram.shape[0])
+
+    @property
+    def theta_groups(self) -> NDArray[np.int64]:
+        """Index of each (pseudo-)joint's joint parameters."""
+        return np.arange(self.n) if self.groups is None else self.groups
+
+    @property
+    def n_theta(self) -> int:
+        """Sets of joint parameters."""
+        return self.n if self.groups is None else int(self.groups.max()) + 1
 
     @property
     def p(self) -> int:
@@ -94,8 +106,9 @@ def build_designs(
 
     `weights` (N, n) per joint and sample. The regressors are formed once for all the logs.
     With `driving` (N, n), each joint becomes two pseudo-joints, ``j`` with the samples where
-    `driving` holds and ``n + j`` with the others (each with its own gain, joint parameters and
-    noise level): the load-friction model of :func:`gravdir.estimate_up_from_motion`.
+    `driving` holds and ``n + j`` with the others, each with its own gain and noise level and
+    both with the joint parameters of joint ``j``: the load-friction model of
+    :func:`gravdir.estimate_up_from_motion`.
     """
     n = chain.n_joints
     split = driving is not None
@@ -143,8 +156,9 @@ def build_designs(
         gram_sq[:, :, drop] = 0.0
     cross[:, :, drop] = 0.0
     count = weights.sum(axis=0)
+    groups = np.tile(np.arange(chain.n_joints), 2) if split else None
     return [
-        _Design(gram, cross[i], tt[i], count, gram_sq, base, gravity, joint_mask)
+        _Design(gram, cross[i], tt[i], count, gram_sq, base, gravity, joint_mask, groups)
         for i in range(n_logs)
     ]
 
@@ -189,6 +203,11 @@ class Layout:
     n: int
     p: int
     n_gain: int  # n - 1 when the gains are estimated, 0 when fixed
+    n_theta: int | None = None  # sets of joint parameters (default n)
+
+    @property
+    def theta_sets(self) -> int:
+        return self.n if self.n_theta is None else self.n_theta
 
     @property
     def gain(self) -> slice:
@@ -199,12 +218,13 @@ class Layout:
         return slice(2 + self.n_gain, 2 + self.n_gain + self.p)
 
     def theta(self, j: int) -> slice:
+        """The joint parameters of set `j`."""
         start = 2 + self.n_gain + self.p + N_JOINT_COLUMNS * j
         return slice(start, start + N_JOINT_COLUMNS)
 
     @property
     def size(self) -> int:
-        return 2 + self.n_gain + self.p + N_JOINT_COLUMNS * self.n
+        return 2 + self.n_gain + self.p + N_JOINT_COLUMNS * self.theta_sets
 
 
 def coefficients(
@@ -241,8 +261,9 @@ def jacobians(
         d[:, : 4 * p, layout.gain] = sb[None, :, None] * gain_dirs[:, None, :]
     kron = np.kron(s[:, None], np.eye(p))  # (4p, p)
     d[:, : 4 * p, layout.beta] = gains[:, None, None] * kron[None]
+    groups = design.theta_groups
     for j in range(n):
-        d[j, 4 * p :, layout.theta(j)] = np.diag(design.joint_mask.astype(float))
+        d[j, 4 * p :, layout.theta(int(groups[j]))] = np.diag(design.joint_mask.astype(float))
     return d
 
 

@@ -18,6 +18,7 @@ from gravdir._constants import STANDARD_GRAVITY
 from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain, link_frames
 from gravdir.motion._inputs import check_chain
+from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
 __all__ = ["FixedModel", "affine_torque", "fixed_model", "gravity_columns"]
 
@@ -37,6 +38,7 @@ class FixedModel(NamedTuple):
     chain: SerialChain
     gravity: float
     load: NDArray[np.float64]  # (n,) load-friction coefficient (zero without the term)
+    ripple: NDArray[np.float64]  # (r, 4) rows (joint, order, a, b) of a sin(k q) + b cos(k q)
 
 
 def _field(fit: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -71,7 +73,16 @@ def fixed_model(fit: Any) -> FixedModel:
     # A fit without the load-friction term (or a stand-in without the field) carries zeros.
     load = _field(fit, "load_coefficient", (n,)) if hasattr(fit, "load_coefficient") else None
     load = np.zeros(n) if load is None else load
-    return FixedModel(theta, gains, joint, noise, unit, fingerprint, chain, gravity, load)
+    ripple = np.zeros((0, 4))
+    if hasattr(fit, "ripple"):
+        rows = check_array(fit.ripple, "fit.ripple")
+        if rows.ndim != 2 or rows.shape[1] != 4 or not np.all(np.isin(rows[:, 0], np.arange(n))):
+            raise ValueError(
+                f"Expected `fit.ripple` to have rows (joint, order, amplitude, phase) with "
+                f"joints 0 to {n - 1}, got shape {rows.shape}."
+            )
+        ripple = ripple_coefficients(rows)
+    return FixedModel(theta, gains, joint, noise, unit, fingerprint, chain, gravity, load, ripple)
 
 
 def gravity_columns(
@@ -108,7 +119,8 @@ def affine_torque(
 
     The model of :class:`MotionUpEstimate`:
     :math:`\\tau_j = r_j + \\mu_j |r_j| \\operatorname{sign} \\dot q_j + J_j \\ddot q_j
-    + F_{c,j} \\operatorname{sign} \\dot q_j + F_{v,j} \\dot q_j + \\tau_{0,j}` with the
+    + F_{c,j} \\operatorname{sign} \\dot q_j + F_{v,j} \\dot q_j + \\tau_{0,j}` plus the gear
+    ripple, with the
     rigid-body torque :math:`r_j = \\kappa_j (Y(q, \\dot q, \\ddot q, g\\,u + a_b)\\,\\theta)_j`,
     linear in the base acceleration. The load-friction term is affine in `up` once the sign of
     :math:`r_j` is taken at the fit's `up` (it changes only where :math:`r_j` crosses zero, where
@@ -137,4 +149,6 @@ def affine_torque(
             slope[sl] *= factor[..., None]
     j = model.joint
     offset += j[:, 0] * acceleration + j[:, 1] * np.sign(velocity) + j[:, 2] * velocity + j[:, 3]
+    if model.ripple.size:
+        offset += ripple_torque(q, model.ripple)
     return offset, slope

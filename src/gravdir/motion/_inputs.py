@@ -16,8 +16,9 @@ MAX_SAMPLES = 5_000_000
 # about 1 deg/s, ten times the speed noise of a velocity derived from a 1 kHz encoder log.
 DEFAULT_MIN_SPEED = 0.02
 # Speed (rad/s) below which a joint's samples are down-weighted smoothly (a smoothstep from 0):
-# a hard speed cut-off turns gear ripple, a high order of the joint angle, into a bias.
-DEFAULT_SPEED_TAPER = 0.6
+# a hard speed cut-off turns what the model leaves out near a reversal into a bias (the gear
+# ripple is removed by its own search, so the taper can be short).
+DEFAULT_SPEED_TAPER = 0.2
 _MAX_Q = 4 * np.pi
 
 

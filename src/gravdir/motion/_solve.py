@@ -35,6 +35,9 @@ _RCOND = 1e-12
 _STALL = 8
 _DECREMENT = 1e-12
 _STALL_STEP = 1e-7
+# Smallest estimated gain (their mean is 1): a gain running to zero on a log that does not
+# identify it would let the base parameters grow without bound (as one over the gain).
+_MIN_GAIN = 1e-6
 _DAMPING_START = 1e-3
 _DAMPING_MIN = 1e-12
 _DAMPING_MAX = 1e12
@@ -85,23 +88,33 @@ def solve_psd(h: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.floa
 def profile(
     design: _Design, blocks: _Blocks, ups: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Profiled weighted cost (g,) and linear parameters (g, p + 4 n) at directions (g, 3)."""
-    n, p = design.n, design.p
+    """Profiled weighted cost (g,) and linear parameters (g, p + 4 t) at directions (g, 3),
+    with t sets of joint parameters."""
+    n, p, nt = design.n, design.p, design.n_theta
     s = np.concatenate([np.ones((ups.shape[0], 1)), design.gravity * ups], axis=1)
-    size = p + N_JOINT_COLUMNS * n
+    size = p + N_JOINT_COLUMNS * nt
     h = np.zeros((ups.shape[0], size, size))
     ss = (s[:, :, None] * s[:, None, :]).reshape(-1, 16)
     h[:, :p, :p] = (ss @ blocks.gk.reshape(16, p * p)).reshape(-1, p, p)
     by_axis = np.moveaxis(blocks.gbt, 1, 0).reshape(4, n, p, N_JOINT_COLUMNS)
     flat = np.moveaxis(by_axis, 1, 2).reshape(4, p * n * N_JOINT_COLUMNS)
-    hbt = (s @ flat).reshape(ups.shape[0], p, N_JOINT_COLUMNS * n)
-    h[:, :p, p:] = hbt
-    h[:, p:, :p] = np.swapaxes(hbt, 1, 2)
-    for j in range(n):
+    hbt = (s @ flat).reshape(ups.shape[0], p, n, N_JOINT_COLUMNS)
+    ct = blocks.ct
+    gtt = blocks.gtt
+    if design.groups is not None:
+        # Pseudo-joints sharing joint parameters: their blocks are summed per set.
+        onehot = (design.groups[:, None] == np.arange(nt)[None, :]).astype(float)
+        hbt = np.einsum("gpjc,jt->gptc", hbt, onehot)
+        ct = onehot.T @ ct
+        gtt = np.einsum("jab,jt->tab", gtt, onehot)
+    flat_bt = hbt.reshape(ups.shape[0], p, N_JOINT_COLUMNS * nt)
+    h[:, :p, p:] = flat_bt
+    h[:, p:, :p] = np.swapaxes(flat_bt, 1, 2)
+    for j in range(nt):
         sl = slice(p + N_JOINT_COLUMNS * j, p + N_JOINT_COLUMNS * (j + 1))
-        h[:, sl, sl] = blocks.gtt[j]
+        h[:, sl, sl] = gtt[j]
     r = np.concatenate(
-        [s @ blocks.cb, np.broadcast_to(blocks.ct.ravel(), (ups.shape[0], N_JOINT_COLUMNS * n))],
+        [s @ blocks.cb, np.broadcast_to(ct.ravel(), (ups.shape[0], N_JOINT_COLUMNS * nt))],
         axis=1,
     )
     x = solve_psd(h, r)
@@ -127,8 +140,9 @@ class State:
 def _split(
     design: _Design, x: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Base parameters and the joint parameters of every (pseudo-)joint, (n, 4)."""
     p = design.p
-    return x[:p], x[p:].reshape(design.n, N_JOINT_COLUMNS)
+    return x[:p], x[p:].reshape(design.n_theta, N_JOINT_COLUMNS)[design.theta_groups]
 
 
 def refine(
@@ -183,7 +197,7 @@ def refine(
                 break
         trial_up = _retract(up, basis, step[:2])
         trial_gains = gains + gain_dirs @ step[layout.gain] if layout.n_gain else gains
-        if not np.all(trial_gains > 0):
+        if layout.n_gain and not np.all(trial_gains > _MIN_GAIN):
             damping = min(damping * 10.0, _DAMPING_MAX)
             continue
         trial_blocks = _blocks(design, trial_gains, inv_var)

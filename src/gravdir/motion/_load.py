@@ -1,0 +1,107 @@
+"""The load-friction model of :func:`gravdir.estimate_up_from_motion` and the fitted torque.
+
+A friction that grows with the load, :math:`\\mu |r| \\operatorname{sign} \\dot q`, is a gain
+:math:`k (1 + \\mu s)` on the rigid-body torque :math:`r` with :math:`s = \\operatorname{sign} r
+\\operatorname{sign} \\dot q`: the estimator fits it as two pseudo-joints per joint (driving and
+braking samples), which :func:`combine` turns back into one gain and one load coefficient.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir.dynamics import inverse_dynamics_regressor
+from gravdir.kinematics import SerialChain
+from gravdir.motion._ripple import ripple_coefficients, ripple_torque
+
+# False-alarm probability of the likelihood-ratio test of load_friction="auto".
+LOAD_FALSE_ALARM = 1e-3
+
+
+class FittedMotion(Protocol):
+    """The fields of a :class:`~gravdir.motion.MotionUpEstimate` that its torque model reads."""
+
+    @property
+    def up(self) -> NDArray[np.float64]: ...
+    @property
+    def gains(self) -> NDArray[np.float64]: ...
+    @property
+    def inertial_parameters(self) -> NDArray[np.float64]: ...
+    @property
+    def joint_parameters(self) -> NDArray[np.float64]: ...
+    @property
+    def load_coefficient(self) -> NDArray[np.float64]: ...
+    @property
+    def ripple(self) -> NDArray[np.float64]: ...
+    @property
+    def chain(self) -> SerialChain: ...
+    @property
+    def gravity(self) -> float: ...
+
+
+def rigid_torque(
+    est: FittedMotion,
+    q: NDArray[np.float64],
+    qd: NDArray[np.float64],
+    qdd: NDArray[np.float64],
+    base_acceleration: NDArray[np.float64] | None,
+    up: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """The fitted rigid-body torque in logged units, ``gains * (Y(g up + a_b) pi)``, (N, n)."""
+    a0 = est.gravity * (est.up if up is None else up)
+    acc = a0 if base_acceleration is None else a0 + base_acceleration
+    out = np.empty_like(q)
+    for lo in range(0, q.shape[0], 2000):
+        sl = slice(lo, lo + 2000)
+        a = acc if acc.ndim == 1 else acc[sl]
+        y = inverse_dynamics_regressor(est.chain, q[sl], qd[sl], qdd[sl], base_acceleration=a)
+        out[sl] = est.gains * (y @ est.inertial_parameters)
+    return out
+
+
+def model_torque(
+    est: FittedMotion,
+    q: NDArray[np.float64],
+    qd: NDArray[np.float64],
+    qdd: NDArray[np.float64],
+    base_acceleration: NDArray[np.float64] | None,
+    up: NDArray[np.float64] | None = None,
+    rigid: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """The logged torque the fit predicts: rigid body (`rigid` if already computed), load
+    friction, joint terms, ripple."""
+    r = rigid_torque(est, q, qd, qdd, base_acceleration, up) if rigid is None else rigid
+    jp = est.joint_parameters
+    joint = jp[:, 0] * qdd + jp[:, 1] * np.sign(qd) + jp[:, 2] * qd + jp[:, 3]
+    out: NDArray[np.float64] = r + est.load_coefficient * np.abs(r) * np.sign(qd) + joint
+    return out + ripple_torque(q, ripple_coefficients(est.ripple))
+
+
+def chi2_sf_even(x: float, dof: int) -> float:
+    """Survival function of the chi-square law with an even number `dof` of degrees of freedom:
+    :math:`e^{-x/2} \\sum_{i < dof/2} (x/2)^i / i!` (a Poisson tail)."""
+    half = 0.5 * max(x, 0.0)
+    term, total = 1.0, 1.0
+    for i in range(1, dof // 2):
+        term *= half / i
+        total += term
+    return math.exp(-half + math.log(total)) if total < math.inf else 0.0
+
+
+def load_is_significant(
+    n_used: NDArray[np.int64],
+    plain_rms: NDArray[np.float64],
+    loaded_rms: NDArray[np.float64],
+) -> bool:
+    """Likelihood-ratio test of the load-friction model: with a noise level per joint, twice
+    the log-likelihood ratio is ``sum_j N_j log(rss_plain_j / rss_load_j)``, chi-square with
+    2 n degrees of freedom (a second gain and noise level per joint) when the log carries no
+    load friction."""
+    tiny = np.finfo(np.float64).tiny
+    ratio = np.maximum(plain_rms, tiny) / np.maximum(loaded_rms, tiny)
+    stat = float(np.sum(n_used * 2.0 * np.log(ratio)))
+    return chi2_sf_even(stat, 2 * n_used.size) < LOAD_FALSE_ALARM
