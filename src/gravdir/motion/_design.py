@@ -34,6 +34,16 @@ _CHUNK = 2000
 N_JOINT_COLUMNS = 4
 
 
+def joint_torque(
+    joint_parameters: NDArray[np.float64], qd: NDArray[np.float64], qdd: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The joint terms of the model, armature, Coulomb, viscous and offset: (N, n) from the
+    (n, 4) parameters and the joint velocities and accelerations (N, n)."""
+    jp = joint_parameters
+    out: NDArray[np.float64] = jp[:, 0] * qdd + jp[:, 1] * np.sign(qd) + jp[:, 2] * qd + jp[:, 3]
+    return out
+
+
 @dataclass(frozen=True)
 class _Design:
     """Per-joint Gram blocks of one log (weights already applied)."""

@@ -17,6 +17,7 @@ from gravdir._checks import check_array, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain, link_frames
+from gravdir.motion._design import joint_torque
 from gravdir.motion._inputs import check_chain
 from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
@@ -147,8 +148,7 @@ def affine_torque(
             factor = 1.0 + model.load * np.sign(at_fit) * np.sign(velocity[sl])
             offset[sl] *= factor
             slope[sl] *= factor[..., None]
-    j = model.joint
-    offset += j[:, 0] * acceleration + j[:, 1] * np.sign(velocity) + j[:, 2] * velocity + j[:, 3]
+    offset += joint_torque(model.joint, velocity, acceleration)
     if model.ripple.size:
         offset += ripple_torque(q, model.ripple)
     return offset, slope

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain
+from gravdir.motion._design import joint_torque
 from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
 # False-alarm probability of the likelihood-ratio test of load_friction="auto".
@@ -75,8 +76,7 @@ def model_torque(
     """The logged torque the fit predicts: rigid body (`rigid` if already computed), load
     friction, joint terms, ripple."""
     r = rigid_torque(est, q, qd, qdd, base_acceleration, up) if rigid is None else rigid
-    jp = est.joint_parameters
-    joint = jp[:, 0] * qdd + jp[:, 1] * np.sign(qd) + jp[:, 2] * qd + jp[:, 3]
+    joint = joint_torque(est.joint_parameters, qd, qdd)
     out: NDArray[np.float64] = r + est.load_coefficient * np.abs(r) * np.sign(qd) + joint
     return out + ripple_torque(q, ripple_coefficients(est.ripple))
 
