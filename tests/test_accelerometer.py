@@ -395,3 +395,157 @@ def test_vibration_averages_as_documented():
     dev = np.linalg.norm(a.readings - b.readings, axis=1)
     bound = 2 * 0.5 / (2 * np.pi * 7.3 * 1.0)  # |cos φ - cos(ωT + φ)| <= 2
     assert np.all(dev <= bound + 1e-12) and dev.max() > 0.3 * bound
+
+
+@functools.cache
+def _scattered():
+    """Ten random poses of a UR5-like arm and realistic readings of a sensor on its last link."""
+    arm = ur5_arm(up=UP_UR5)
+    chain = chain_from_dh(*np.asarray(arm.dh).T)
+    rng = np.random.default_rng(1)
+    q = rng.uniform(-2.0, 2.0, (10, 6))
+    data = accelerometer_readings(arm, q, realistic_accelerometer(rng), rng, link=5)
+    return arm, chain, q, data
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e-7, 0.0, 1e7, 1e300])
+def test_readings_outside_a_millionth_to_a_million_g_are_refused_by_name(scale):
+    _, chain, _, data = _scattered()
+    with pytest.raises(ValueError, match="`readings`") as info:
+        up_from_accelerometer(
+            chain,
+            data.measured_configurations,
+            data.readings * scale,
+            link=5,
+            noise_std=data.noise_std,
+        )
+    assert "check their units" in str(info.value)
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1e5])
+def test_readings_within_the_range_scale_into_the_sensitivity(scale):
+    """Readings and noise scaled together leave `up` and its information unchanged."""
+    _, chain, _, data = _scattered()
+    q = data.measured_configurations
+    fit = up_from_accelerometer(chain, q, data.readings, link=5, noise_std=data.noise_std)
+    scaled = up_from_accelerometer(
+        chain, q, data.readings * scale, link=5, noise_std=data.noise_std * scale
+    )
+    np.testing.assert_allclose(scaled.up, fit.up, atol=1e-10)
+    np.testing.assert_allclose(scaled.up_information, fit.up_information, rtol=1e-6)
+    np.testing.assert_allclose(scaled.sensitivity, fit.sensitivity * scale, rtol=1e-8)
+    assert np.isfinite(scaled.up_std_deg) and scaled.up_std_deg > 0
+
+
+def _near_identical(q, scale, around_zero):
+    return q * scale if around_zero else q[0] + (q - q[0]) * scale
+
+
+@pytest.mark.parametrize("around_zero", [True, False])
+@pytest.mark.parametrize("scale", [1e-8, 1e-10, 1e-12, 1e-14, 1e-300])
+def test_poses_that_barely_differ_are_degenerate(scale, around_zero):
+    """An arm that was not moved: refused by the rank test of the design, before any weights
+    with encoder noise are factorised (the same outcome on every BLAS kernel)."""
+    arm, chain, q, data = _scattered()
+    near = _near_identical(q, scale, around_zero)
+    # the readings of the scattered poses, given with configurations that barely differ
+    with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+        up_from_accelerometer(
+            chain, near, data.readings, link=5, noise_std=data.noise_std, encoder_std=5e-5
+        )
+    # readings taken where the arm stood
+    rng = np.random.default_rng(2)
+    still = accelerometer_readings(arm, near, realistic_accelerometer(rng), rng, link=5)
+    for encoder_std in (0.0, 5e-5):
+        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+            up_from_accelerometer(
+                chain,
+                near,
+                still.readings,
+                link=5,
+                noise_std=still.noise_std,
+                encoder_std=encoder_std,
+            )
+        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+            crlb_up_accelerometer(
+                chain, near, link=5, reading_cov=np.eye(3) * 5e-7, encoder_std=encoder_std
+            )
+
+
+def test_near_identical_poses_at_random_scales_are_degenerate():
+    """The fuzz suite's random scales of `configurations`, for poses clustered around a pose."""
+    _, chain, q, data = _scattered()
+    rng = np.random.default_rng(20261203)
+    for exponent in rng.integers(-300, -4, 8):
+        near = _near_identical(q, 10.0 ** float(exponent), around_zero=False)
+        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+            up_from_accelerometer(
+                chain, near, data.readings, link=5, noise_std=data.noise_std, encoder_std=5e-5
+            )
+        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+            crlb_up_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
+
+
+def test_poses_a_few_degrees_apart_are_still_accepted():
+    """The rank test refuses poses within about a milliradian, not merely close ones."""
+    _, chain, q, _ = _scattered()
+    near = _near_identical(q, 1e-2, around_zero=False)  # turns of up to about 0.07 rad
+    bound = crlb_up_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
+    assert 0.01 < bound.up_std_deg < 10.0
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e7, 1e-7, 1e-160])
+def test_sensitivity_outside_a_millionth_to_a_million_is_refused_by_name(scale):
+    _, chain, q, _ = _scattered()
+    with pytest.raises(ValueError, match="`sensitivity`"):
+        crlb_up_accelerometer(
+            chain,
+            q,
+            link=5,
+            reading_cov=np.eye(3) * 5e-7,
+            encoder_std=np.full(6, 5e-5),
+            sensitivity=np.eye(3) * scale,
+        )
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1e5])
+def test_sensitivity_within_the_range_gives_the_bound_of_its_signal_to_noise(scale):
+    """Sensitivity and noise scaled together leave the bound unchanged."""
+    _, chain, q, _ = _scattered()
+    t = np.array([[1.01, 0.02, -0.01], [0.0, 0.99, 0.03], [0.0, 0.0, 1.0]])
+    bound = crlb_up_accelerometer(chain, q, link=5, noise_std=7e-4, sensitivity=t)
+    scaled = crlb_up_accelerometer(chain, q, link=5, noise_std=7e-4 * scale, sensitivity=t * scale)
+    np.testing.assert_allclose(scaled.up_information, bound.up_information, rtol=1e-8)
+    assert np.isfinite(scaled.condition) and scaled.condition >= 1.0
+
+
+def test_encoder_noise_far_above_the_readings_noise():
+    """Weights whose two noise scales are too far apart for float64 are refused by name; short
+    of that the bound is finite and approaches its limit set by the encoders alone."""
+    _, chain, q, _ = _scattered()
+    limits = [
+        crlb_up_accelerometer(chain, q, link=5, noise_std=noise, encoder_std=0.01).up_std_deg
+        for noise in (1e-6, 1e-8)
+    ]
+    assert np.isfinite(limits).all()
+    assert limits[1] == pytest.approx(limits[0], rel=1e-3)
+    with pytest.raises(ValueError, match="`encoder_std`"):
+        crlb_up_accelerometer(chain, q, link=5, noise_std=1e-10, encoder_std=0.01)
+
+
+def test_reading_cov_beyond_float_precision_is_refused():
+    """A covariance whose positivity rounding would decide is refused on every BLAS kernel."""
+    _, chain, q, data = _scattered()
+    rot = _rotation_about([1.0, 2.0, 3.0], 0.7)
+    nearly_singular = rot @ np.diag([1e-13, 1.0, 1.0]) @ rot.T * 1e-6
+    for cov in (nearly_singular, np.full((3, 3), 5e-7)):
+        with pytest.raises(ValueError, match="`reading_cov`"):
+            up_from_accelerometer(
+                chain, data.measured_configurations, data.readings, link=5, reading_cov=cov
+            )
+        with pytest.raises(ValueError, match="`reading_cov`"):
+            crlb_up_accelerometer(chain, q, link=5, reading_cov=cov)
+    # eigenvalues 1e8 apart are still a covariance
+    fine = rot @ np.diag([1e-8, 1.0, 1.0]) @ rot.T * 1e-6
+    bound = crlb_up_accelerometer(chain, q, link=5, reading_cov=fine)
+    assert np.isfinite(bound.up_std_deg) and bound.up_std_deg > 0

@@ -8,7 +8,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import gravdir.accelerometer._model as mdl
-from gravdir._checks import check_array, check_count, check_positive, check_rotation_matrix
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_positive,
+    check_rotation_matrix,
+    reciprocal_condition,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result, UpResult, tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError
@@ -107,6 +113,13 @@ def _nominal_sensor(
     # A condition number beyond 1e8 leaves a sensing direction without signal.
     if top == 0.0 or np.linalg.cond(t / top) > 1e8:
         raise ValueError("Expected `sensitivity` to be invertible, got a singular matrix.")
+    # The readings it gives, of about `sensitivity` times one g, within the estimator's range.
+    if not mdl.MIN_RELATIVE_READING <= top <= mdl.MAX_RELATIVE_READING:
+        raise ValueError(
+            f"Expected `sensitivity` from {mdl.MIN_RELATIVE_READING:g} to "
+            f"{mdl.MAX_RELATIVE_READING:g} at its largest entry (readings of about that many "
+            f"times `gravity`, as `up_from_accelerometer` accepts), got {top:.3g}."
+        )
     r = (
         np.eye(3)
         if link_from_sensor is None
@@ -125,10 +138,10 @@ def _pose_jacobians(
     up: NDArray[np.float64],
     m: NDArray[np.float64],
     cov_r: NDArray[np.float64],
-    enc_var: NDArray[np.float64],
+    enc_std: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """Whitened Jacobians (m, 3, 14) of each pose."""
-    white = mdl.whiteners(mdl.pose_covariance(cov_r, rot, axes, enc_var, up, m))
+    white = mdl.whiteners(cov_r, mdl.encoder_spread(rot, axes, enc_std, up, m))
     jac, _ = mdl.jacobian(rot, up, m, white)
     return jac.reshape(-1, 3, 14)
 
@@ -184,12 +197,13 @@ def crlb_up_accelerometer(
     ------
     ValueError
         As :func:`up_from_accelerometer` for the shared arguments; or if `sensitivity` is
-        singular or `link_from_sensor` not a rotation.
+        singular, its largest entry lies outside 1e-6 to 1e6 (readings of that many times
+        `gravity`, beyond what the estimator accepts), or `link_from_sensor` is not a rotation.
     InsufficientDataError
         If fewer than five poses are given.
     DegenerateGeometryError
-        If the poses do not determine `up` (turns about one axis only, a rank-deficient
-        design).
+        If the poses do not determine `up` (turns about one axis only, poses that barely
+        differ, a rank-deficient design).
 
     See Also
     --------
@@ -235,8 +249,11 @@ def crlb_up_accelerometer(
     cov_r = mdl.reading_covariance(noise_std, reading_cov, n, g)
     rot, axes = mdl.link_geometry(chain, q, k)
     mdl.check_two_axes(rot)
-    jac = _pose_jacobians(rot, axes, u, m, cov_r, enc**2).reshape(-1, 14)
-    info2, _, condition = mdl.split_information(jac, "poses in `configurations`")
+    # The rank test on the readings' own noise first: the encoder part of the weights follows.
+    jac_r = mdl.jacobian(rot, u, m, mdl.whiteners(cov_r))[0]
+    mdl.check_design(jac_r)
+    jac = _pose_jacobians(rot, axes, u, m, cov_r, enc).reshape(-1, 14)
+    info2, _, condition = mdl.split_information(jac, jac_r)
     return AccelerometerBound(
         up=u,
         up_information=up_information_from_tangent(u, tangent_basis(u), info2),
@@ -246,13 +263,10 @@ def crlb_up_accelerometer(
 
 def _up_variance(info: NDArray[np.float64]) -> float:
     """tr of the (2, 2) up block of inv(info), info (14, 14); inf where singular."""
+    if reciprocal_condition(info, gram=True) <= mdl.RCOND:
+        return float("inf")
     scale = np.sqrt(np.diag(info))
-    if not np.all(scale > 0):
-        return float("inf")
     s = info / np.outer(scale, scale)
-    eig = np.linalg.eigvalsh(s)
-    if eig[0] <= mdl.RCOND**2 * eig[-1]:
-        return float("inf")
     try:
         cov = np.linalg.inv(s) / np.outer(scale, scale)
     except np.linalg.LinAlgError:
@@ -377,7 +391,7 @@ def plan_accelerometer_poses(
     cand = rng.uniform(limits[:, 0], limits[:, 1], (n_candidates, nj))
     cand[:, k + 1 :] = limits[k + 1 :].mean(axis=-1)
     rot, axes = mdl.link_geometry(chain, cand, k)
-    jac = _pose_jacobians(rot, axes, u, np.eye(3), cov_one, enc**2)
+    jac = _pose_jacobians(rot, axes, u, np.eye(3), cov_one, enc)
     blocks = np.einsum("cai,caj->cij", jac, jac)  # (c, 14, 14)
     chosen: list[int] = []
     info = np.zeros((14, 14))

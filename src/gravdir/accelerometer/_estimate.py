@@ -225,15 +225,22 @@ def up_from_accelerometer(
     ------
     ValueError
         If an argument has the wrong type, shape or value, joint positions or `encoder_std`
-        exceed 4π (degrees?), both or neither of `noise_std` and `reading_cov` are given, or a
-        noise level lies outside 1e-12 to 1e3 times `gravity` (a unit error).
+        exceed 4π (degrees?), both or neither of `noise_std` and `reading_cov` are given, a
+        noise level lies outside 1e-12 to 1e3 times `gravity` (a unit error), the eigenvalues
+        of `reading_cov` lie more than a factor 1e12 apart, or the largest reading lies outside
+        1e-6 to 1e6 times `gravity` (a unit error, or readings without gravity). Naming
+        `encoder_std` if the encoder noise moves the readings so much more than their own
+        noise (beyond about 1e7 times) that the weighted design cannot be inverted in float64.
     InsufficientDataError
         If fewer than five poses are given (14 unknowns, three equations per pose).
     DegenerateGeometryError
         If the link's orientations differ by turns about one axis only (always for ``link=0``):
         with the scales, bias and mounting unknown, the readings then trace an ellipse that any
         `up` explains, so not only its azimuth but all of it is undetermined. Also if the poses
-        otherwise leave a parameter undetermined (a rank-deficient design).
+        otherwise leave a parameter undetermined (a rank-deficient design), among them poses
+        that barely differ (turns of about a milliradian or less between them: an arm that was
+        not moved). The rank test is made on the design weighted by the readings' own noise,
+        before encoder noise enters the weights, so the outcome does not depend on the BLAS.
 
     See Also
     --------
@@ -250,7 +257,9 @@ def up_from_accelerometer(
     cost is even in `up`), then Gauss-Newton steps on the tangent plane. The covariance of
     pose ``i`` is the readings' plus :math:`\\sum_j \\sigma_{q_j}^2 d_{ij} d_{ij}^\\top` with
     :math:`d_{ij} = M R_i^\\top (\\omega_j \\times u)` (joint axes :math:`\\omega_j` in the
-    base frame), re-evaluated at the estimate. ``T`` and ``R_m`` are the RQ factors of
+    base frame), re-evaluated at the estimate; each pose is whitened through the
+    eigendecomposition of the readings' covariance and the singular values of the encoder
+    part, never by a Cholesky factor of their sum. ``T`` and ``R_m`` are the RQ factors of
     :math:`M`; ``det M > 0`` fixes the sign of `up`. The information of `up` is the Schur
     complement of the sensor block of the Fisher matrix. Derivation: the *Accelerometer* page
     of the documentation.
@@ -294,19 +303,13 @@ def up_from_accelerometer(
     n = q.shape[0]
     mdl.check_count_poses(n, "configurations")
     cov_r = mdl.reading_covariance(noise_std, reading_cov, n, g)
-    big = float(np.max(np.abs(f_raw))) if f_raw.size else 0.0
-    if big > 1e6 * g:
-        raise ValueError(
-            f"Expected `readings` in m/s² (within 1e6 times `gravity`), got {big:.3g}: check "
-            "their units."
-        )
+    mdl.check_reading_scale(f_raw, g)
     rot, axes = mdl.link_geometry(chain, q, k)
     mdl.check_two_axes(rot)
     f = f_raw / g
-    enc_var = enc**2
 
     # First pass without the encoder part (it needs M and up), then reweight at the estimate.
-    white = mdl.whiteners(cov_r)
+    white_r = white = mdl.whiteners(cov_r)
     if start is None:
         grid = _fibonacci_hemisphere(_GRID_POINTS)
         _, costs = _linear_solve(rot, grid, f, white)
@@ -316,10 +319,13 @@ def up_from_accelerometer(
     runs = [_gauss_newton(rot, f, white, s, max_iter, tol) for s in starts]
     best = min(runs, key=lambda run: run[2])
     up, theta, cost, n_iter, converged = best
-    if np.any(enc_var > 0):
+    # Whether the poses determine the parameters is decided on the design of the readings' own
+    # noise, before the encoder part (which depends on this estimate) enters the weights.
+    mdl.check_design(mdl.jacobian(rot, up, theta[:9].reshape(3, 3), white_r)[0])
+    if np.any(enc > 0):
         for _ in range(_REWEIGHT_PASSES):
             m = theta[:9].reshape(3, 3)
-            white = mdl.whiteners(mdl.pose_covariance(cov_r, rot, axes, enc_var, up, m))
+            white = mdl.whiteners(cov_r, mdl.encoder_spread(rot, axes, enc, up, m))
             up, theta, cost, it, converged = _gauss_newton(rot, f, white, up, max_iter, tol)
             n_iter += it
     if not converged:
@@ -330,7 +336,8 @@ def up_from_accelerometer(
         up, m = -up, -m
         theta = np.concatenate([m.ravel(), b])
     jac, basis = mdl.jacobian(rot, up, m, white)
-    info2, cov, _ = mdl.split_information(jac, "poses in `configurations`")
+    jac_r = mdl.jacobian(rot, up, m, white_r)[0] if white is not white_r else None
+    info2, cov, _ = mdl.split_information(jac, jac_r)
     t, r_m, to_params = mdl.factor_sensor(m)
     cov_p = to_params @ cov[2:11, 2:11] @ to_params.T
     std_p = np.sqrt(np.clip(np.diag(cov_p), 0.0, None))

@@ -19,7 +19,13 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_unit_vector
+from gravdir._checks import (
+    check_array,
+    check_determined,
+    check_positive,
+    check_unit_vector,
+    reciprocal_condition,
+)
 from gravdir._results import tangent_basis
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.kinematics import SerialChain, link_frames
@@ -35,12 +41,28 @@ MAX_JOINT_ANGLE = 4 * np.pi
 # matrices leaves ~1e-15; 1e-9 still accepts a second axis turned by a microradian.
 SINGLE_AXIS_TOL = 1e-9
 # Reciprocal condition number of the column-scaled whitened Jacobian below which the poses do
-# not determine `up` and the sensor parameters (its square would exhaust float64's 1e-16).
+# not determine `up` and the sensor parameters (its square would exhaust float64's 1e-16). It is
+# scale-aware in the turns between poses: poses that barely differ put the gravity directions in
+# the link frame on a small patch of the sphere, whose departure from a plane is of the order of
+# the squared turn, and so is the reciprocal condition (0.01 to 0.02 times the square of the
+# largest turn between poses, in radians, measured on UR5- and iiwa-like wrists): poses all
+# within about a milliradian of one another do not pass, whatever the noise.
 RCOND = 1e-8
 # Noise levels are accepted from 1e-12 to 1e3 of `gravity`: below, the information overflows
 # the float range of the bound's products; above, the readings hold no gravity at all.
 MIN_RELATIVE_NOISE = 1e-12
 MAX_RELATIVE_NOISE = 1e3
+# Largest magnitude of the readings (and of the bound's nominal `sensitivity`) from 1e-6 to 1e6
+# times `gravity`: a sensor at rest reads about one g along `up`, so beyond either end the
+# readings are in other units or hold no gravity; within, the information of `up` (about
+# |M|^2 / sigma^2, sigma within the noise levels above) stays from 1e-18 to 1e36 1/rad^2, where
+# float64 holds it and its inverse.
+MIN_RELATIVE_READING = 1e-6
+MAX_RELATIVE_READING = 1e6
+# Largest ratio of the largest to the smallest eigenvalue of a reading covariance: rounding its
+# entries moves the smallest eigenvalue by about 1e-16 of the largest, so beyond 1e12 whether it
+# is positive at all would be decided by rounding (on one BLAS kernel and not another).
+MAX_COV_CONDITION = 1e12
 
 
 _P = ParamSpec("_P")
@@ -147,14 +169,26 @@ def reading_covariance(
     if not np.allclose(cov, np.swapaxes(cov, -1, -2), rtol=1e-9, atol=0.0):
         raise ValueError("Expected `reading_cov` to be symmetric, got an asymmetric matrix.")
     eig = np.linalg.eigvalsh(cov)
-    if not np.all(eig > 0):
+    if not np.all(eig > eig[..., -1:] / MAX_COV_CONDITION):
         raise ValueError(
-            "Expected `reading_cov` to be positive definite, got an eigenvalue "
-            f"{float(eig.min()) * gravity**2:.3g}."
+            "Expected `reading_cov` to be positive definite with eigenvalues within a factor "
+            f"{MAX_COV_CONDITION:g} of each other, got an eigenvalue "
+            f"{float(eig.min()) * gravity**2:.3g} beside {float(eig.max()) * gravity**2:.3g}."
         )
     _check_relative(float(np.sqrt(eig.min())), "reading_cov")
     _check_relative(float(np.sqrt(eig.max())), "reading_cov")
     return np.array(cov)
+
+
+def check_reading_scale(readings: NDArray[np.float64], gravity: float) -> None:
+    """Refuse readings (m/s²) whose largest magnitude lies outside the accepted range."""
+    relative = float(np.max(np.abs(readings))) / gravity
+    if not MIN_RELATIVE_READING <= relative <= MAX_RELATIVE_READING:
+        raise ValueError(
+            f"Expected `readings` in m/s², from {MIN_RELATIVE_READING:g} to "
+            f"{MAX_RELATIVE_READING:g} times `gravity` at their largest (a sensor at rest reads "
+            f"about one g), got {relative:.3g} times: check their units."
+        )
 
 
 def _check_relative(std: float, name: str) -> None:
@@ -217,29 +251,44 @@ def check_count_poses(n: int, name: str) -> None:
         )
 
 
-def pose_covariance(
-    cov_r: NDArray[np.float64],
+def encoder_spread(
     rot: NDArray[np.float64],
     axes: NDArray[np.float64],
-    enc_var: NDArray[np.float64],
+    enc_std: NDArray[np.float64],
     up: NDArray[np.float64],
     m: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """Reading covariance plus encoder noise, (m, 3, 3), units of g².
+    """D_i (m, 3, k), units of g: the encoder part of pose i's covariance is D_i D_i^T.
 
     Turning joint j by dq turns the link about the joint's base axis w_j, so
-    d(R^T u)/dq_j = -R^T (w_j x u) and the reading moves by d_j = -M R^T (w_j x u).
+    d(R^T u)/dq_j = -R^T (w_j x u) and the reading moves by d_j = -M R^T (w_j x u); column j of
+    D_i is sigma_j d_ij (the sign drops out of D D^T).
     """
     cross = np.cross(axes, up)  # (m, k, 3)
-    d = np.einsum("ab,mcb,mkc->mka", m, rot, cross)
-    out: NDArray[np.float64] = cov_r + np.einsum("k,mka,mkb->mab", enc_var[: axes.shape[1]], d, d)
+    d = np.einsum("ab,mcb,mkc->mak", m, rot, cross)
+    out: NDArray[np.float64] = d * enc_std[: axes.shape[1]]
     return out
 
 
-def whiteners(cov: NDArray[np.float64]) -> NDArray[np.float64]:
-    """C^-1 (m, 3, 3) with C C^T = cov (lower Cholesky factor)."""
-    chol = np.linalg.cholesky(cov)
-    out: NDArray[np.float64] = np.linalg.inv(chol)
+def whiteners(
+    cov_r: NDArray[np.float64], spread: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """W_i (m, 3, 3) with W_i^T W_i = (cov_r_i + D_i D_i^T)^-1, D_i = `spread` (default none).
+
+    Nothing here can fail where a Cholesky factor of the sum might: `cov_r` is positive definite
+    with a condition number of at most MAX_COV_CONDITION (checked by `reading_covariance`), so its
+    eigendecomposition gives W_r = L^-1/2 V^T; the encoder part, which may exceed the readings'
+    noise by any factor, enters through the singular values s of E = W_r D = U S Q^T:
+    W_r (cov_r + D D^T) W_r^T = I + E E^T = U (I + S^2) U^T, so W = (1 + S^2)^-1/2 U^T W_r.
+    """
+    vals, vecs = np.linalg.eigh(cov_r)
+    white: NDArray[np.float64] = np.swapaxes(vecs, -1, -2) / np.sqrt(vals)[..., None]
+    if spread is None:
+        return white
+    u, s, _ = np.linalg.svd(white @ spread)
+    sv = np.zeros(white.shape[:-1])
+    sv[..., : s.shape[-1]] = s
+    out: NDArray[np.float64] = (np.swapaxes(u, -1, -2) / np.hypot(1.0, sv)[..., None]) @ white
     return out
 
 
@@ -267,35 +316,52 @@ def jacobian(
     return np.einsum("mab,mbc->mac", white, full).reshape(-1, 14), basis
 
 
+# What the poses must determine, for the message of the rank test.
+_DETERMINED = (
+    "`up` and the sensor parameters (the link turned about two non-parallel axes, far enough "
+    "that the gravity directions in the link frame lie neither on one circle of the sphere nor "
+    "close together)"
+)
+
+
+def check_design(jac: NDArray[np.float64]) -> None:
+    """Refuse poses whose whitened Jacobian (3m, 14) does not determine all 14 parameters.
+
+    The scale-free rank test of :func:`gravdir._checks.check_determined` against RCOND, made
+    before anything is factorised.
+    """
+    check_determined(jac, "configurations", _DETERMINED, rcond=RCOND)
+
+
 def split_information(
-    jac: NDArray[np.float64], what: str
+    jac: NDArray[np.float64], jac_r: NDArray[np.float64] | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """Tangent information (2, 2) of `up`, covariance (14, 14) of all parameters, condition.
 
-    Raises DegenerateGeometryError where the column-scaled Jacobian is rank deficient.
+    `jac` is the whitened Jacobian (3m, 14), `jac_r` the same whitened by the readings' noise
+    alone where encoder noise entered `jac`. Where `jac` fails the rank test, the poses are
+    refused (DegenerateGeometryError naming `configurations`) if `jac_r` fails it too; otherwise
+    the encoder noise is to blame and the ValueError names `encoder_std`.
     """
+    rc = reciprocal_condition(jac)
+    if not rc > RCOND:
+        check_design(jac if jac_r is None else jac_r)
+        raise ValueError(
+            "Expected `encoder_std` to leave the sensor parameters determined beside the "
+            "readings' own noise, got encoder noise so far above it that the weighted design's "
+            f"column-scaled reciprocal condition is {rc:.2g} (at most {RCOND:g}): the poses "
+            "determine them only through readings weighted too differently for float64."
+        )
     scale = np.linalg.norm(jac, axis=0)
-    if not np.all(scale > 0):
-        raise DegenerateGeometryError(
-            f"Expected the {what} to determine `up` and the sensor parameters, got a parameter "
-            "the readings do not depend on."
-        )
-    js = jac / scale
-    s = np.linalg.svd(js, compute_uv=False)
-    if s[-1] <= RCOND * s[0]:
-        raise DegenerateGeometryError(
-            f"Expected the {what} to determine `up` and the sensor parameters, got a "
-            f"rank-deficient design (reciprocal condition {s[-1] / s[0]:.2g} below {RCOND:g}): "
-            "the gravity directions in the link frame must not lie on one circle of the sphere "
-            "(turns about two non-parallel axes, at least five distinct poses)."
-        )
-    cov_s = np.linalg.inv(js.T @ js)
+    _, s, vt = np.linalg.svd(jac / scale, full_matrices=False)
+    cov_s = (vt.T / s**2) @ vt
     cov = cov_s / np.outer(scale, scale)
     cov = 0.5 * (cov + cov.T)
     info_up = np.linalg.inv(cov[:2, :2])
     info_up = 0.5 * (info_up + info_up.T)
     vals = np.linalg.eigvalsh(info_up)
-    return info_up, cov, float(vals[-1] / vals[0])
+    condition = float(vals[-1] / vals[0]) if vals[0] > 0 else float("inf")
+    return info_up, cov, condition
 
 
 def factor_sensor(
