@@ -373,6 +373,43 @@ def test_canonical_batch_and_vertical() -> None:
     np.testing.assert_allclose(per_arm.theta1, [np.pi / 2, 0.0], atol=1e-15)
 
 
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: up_from_tilt_azimuth(45.0, 0.3), "tilt"),
+        (lambda: up_from_tilt_azimuth(0.3, 30.0), "azimuth"),
+        (lambda: up_from_tilt_azimuth([0.1, 0.2], [0.0, -30.0]), "azimuth"),
+        (lambda: up_from_tilt_azimuth(-45.0, 0.3), "tilt"),
+        (lambda: up_from_canonical(22.9, 0.1), "theta1"),
+        (lambda: up_from_canonical(0.4, 5.7), "theta2"),
+        (lambda: up_from_canonical(0.4, 0.1, arm_azimuth=30.0), "arm_azimuth"),
+        (lambda: canonical_from_up(Z, arm_azimuth=30.0), "arm_azimuth"),
+        (lambda: canonical_from_up(np.tile(Z, (2, 1)), arm_azimuth=[0.0, -90.0]), "arm_azimuth"),
+    ],
+)
+def test_angles_in_degrees_are_refused(call, name: str) -> None:
+    # Seen: up_from_tilt_azimuth(45, 30) and up_from_canonical(22.9, 5.7) returned directions.
+    with pytest.raises(ValueError, match=rf"`{name}` to hold .* in radians.*degrees\?$"):
+        call()
+
+
+def test_tilts_are_held_to_zero_to_pi_and_azimuths_to_two_turns() -> None:
+    within = r"in radians within \[0, π\]"
+    with pytest.raises(ValueError, match=rf"`tilt` to hold tilts {within}, got -0\.1\.$"):
+        up_from_tilt_azimuth(-0.1, 0.0)
+    with pytest.raises(ValueError, match=r"`theta2` to hold tilts.*got -1e-09\.$"):
+        up_from_canonical(0.0, -1e-9)
+    with pytest.raises(ValueError, match=r"`tilt`.*degrees\?$"):
+        up_from_tilt_azimuth(np.nextafter(np.pi, 4.0), 0.0)
+    # The ends of the ranges are accepted: a tilt of 0 or pi, an azimuth of two turns.
+    ups = up_from_tilt_azimuth([0.0, np.pi, 0.5, 0.5], [0.0, 0.0, 4 * np.pi, -4 * np.pi])
+    np.testing.assert_allclose(ups[2:], up_from_tilt_azimuth([0.5, 0.5], 0.0), atol=1e-14)
+    up = up_from_canonical(-4 * np.pi, np.pi, arm_azimuth=4 * np.pi)
+    np.testing.assert_allclose(up, [0.0, 0.0, -1.0], atol=1e-15)
+    angles = canonical_from_up(up_from_canonical(0.3, 0.2), arm_azimuth=4 * np.pi)
+    assert angles.theta1 == pytest.approx(0.3, abs=1e-12)
+
+
 def test_canonical_bad_input() -> None:
     with pytest.raises(ValueError, match="`zero` to be one of"):
         up_from_canonical(0.0, 0.1, zero="highest")
@@ -529,11 +566,16 @@ def test_angles_refuse_booleans_and_numeric_strings(bad: object) -> None:
         tilt_from_up("0, 0, 1")
 
 
-def test_huge_angles_give_finite_directions() -> None:
+def test_huge_angles_are_refused_and_the_extreme_accepted_ones_give_finite_directions() -> None:
+    # No angle in radians comes near 1.7e308: it is refused as degrees (or garbage) by name.
+    with pytest.raises(ValueError, match=r"`theta1`.*degrees\?"):
+        up_from_canonical(1.7e308, 1.0, arm_azimuth=0.0)
+    with pytest.raises(ValueError, match=r"`arm_azimuth`.*degrees\?"):
+        up_from_canonical(0.0, 1.0, arm_azimuth=1.7e308)
     with np.errstate(all="raise"):
-        up = up_from_canonical(1.7e308, 1.0, arm_azimuth=1.7e308)
+        up = up_from_canonical(4 * np.pi, np.pi / 3, arm_azimuth=4 * np.pi, zero="stable")
         tiny = up_from_tilt_azimuth(1e-300, 1e-300)
-    assert np.all(np.isfinite(up))
+    np.testing.assert_allclose(up, up_from_canonical(0.0, np.pi / 3, zero="stable"), atol=1e-14)
     assert np.linalg.norm(up) == pytest.approx(1.0)
     np.testing.assert_array_equal(tiny, [1e-300, 0.0, 1.0])
 

@@ -419,6 +419,24 @@ def test_dh_angles_in_degrees_are_refused() -> None:
     chain_from_dh([0.0], [-2 * np.pi], [0.5], [2 * np.pi])
 
 
+def test_link_frames_refuses_joint_positions_in_degrees() -> None:
+    # Seen: link_frames took a configuration in degrees and returned a flange pose for it,
+    # while joint_sweep_from_chain refused the same numbers as degrees.
+    chain = chain_from_dh(UR5_D, UR5_OFFSET, UR5_A, UR5_ALPHA)
+    q = np.degrees([0.1, -0.5, 0.3, 1.0, -0.2, 1.5])
+    with pytest.raises(ValueError, match=r"`q` to hold joint positions in radians.*degrees\?$"):
+        link_frames(chain, q)
+    batch = np.zeros((3, 6))
+    batch[2, 4] = -4 * np.pi * (1 + 1e-12)
+    with pytest.raises(ValueError, match=r"`q`.*-12\.566.*degrees\?$"):
+        link_frames(chain, batch)
+    # Two full turns either way are radians, and equal to no turn at all.
+    batch[2, 4] = -4 * np.pi
+    batch[1, :] = 4 * np.pi
+    frames = link_frames(chain, batch)
+    np.testing.assert_allclose(frames.link_poses[:2], frames.link_poses[[0, 0]], atol=1e-12)
+
+
 def test_scaled_poses_and_screws_are_refused_without_overflow() -> None:
     screws = np.array([[0, 0, 1.0, 0, 0, 0], [0, 0, 1.0, 0, -0.5, 0]])
     with np.errstate(all="raise"):

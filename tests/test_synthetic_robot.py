@@ -249,6 +249,17 @@ def test_up_from_base_tilt(tilt: float, azimuth: float) -> None:
         assert abs(diff) < 1e-9
 
 
+def test_up_from_base_tilt_refuses_degrees() -> None:
+    # Seen: up_from_base_tilt(30) returned the `up` of a base tilted by 30 rad.
+    with pytest.raises(ValueError, match=r"`tilt` to hold tilts in radians.*degrees\?$"):
+        up_from_base_tilt(30.0)
+    with pytest.raises(ValueError, match=r"`azimuth` to hold azimuths in radians.*degrees\?$"):
+        up_from_base_tilt(0.3, np.array([0.0, 45.0]))
+    with pytest.raises(ValueError, match=r"`tilt` to hold tilts in radians within \[0, π\]"):
+        up_from_base_tilt(-0.2)
+    np.testing.assert_allclose(up_from_base_tilt(np.pi, 4 * np.pi), [0, 0, -1.0], atol=1e-15)
+
+
 def test_up_from_base_tilt_broadcasts() -> None:
     assert up_from_base_tilt(np.zeros((4, 1)), np.zeros(3)).shape == (4, 3, 3)
     with pytest.raises(ValueError, match="`tilt` and `azimuth`"):
@@ -675,9 +686,9 @@ def test_sweep_of_90_rad_is_refused_as_degrees() -> None:
     arm = canonical_arm(L1=0.5, mass=2.0, up=up_from_base_tilt(0.3, 0.5))
     with pytest.raises(ValueError, match=r"`stop` - `start` in radians.*degrees\?"):
         arm.sweep(0, [0.0, np.pi / 2], start=0.0, stop=90.0, speed=0.5, sample_rate=100.0)
-    with pytest.raises(ValueError, match=r"`start` in radians.*degrees\?"):
+    with pytest.raises(ValueError, match=r"`start` to hold joint positions in radians.*degrees\?"):
         arm.sweep(0, [0.0, np.pi / 2], start=-90.0, stop=-88.0, speed=0.5, sample_rate=100.0)
-    with pytest.raises(ValueError, match=r"`configuration` in radians.*degrees\?"):
+    with pytest.raises(ValueError, match=r"`configuration` to hold joint positions.*degrees\?"):
         arm.sweep(0, [0.0, 90.0], start=-1.0, stop=1.0, speed=0.5, sample_rate=100.0)
     # Two full turns are still radians.
     arm.sweep(0, [0.0, 4 * np.pi], start=-2 * np.pi, stop=2 * np.pi, speed=4.0, sample_rate=5.0)

@@ -8,6 +8,7 @@ the argument in backticks and says what was expected and what was got.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_angle_span",
+    "check_radians",
     "check_count",
     "check_array",
     "check_finite",
@@ -106,6 +108,47 @@ def _holds_text(x: Any) -> bool:
     return False
 
 
+def _describe_int(x: int) -> str:
+    """A Python int for a message, short however many digits it has."""
+    if abs(x) < 10**15:
+        return str(x)
+    return f"an integer of about {'-' if x < 0 else ''}1e{int(math.log10(abs(x)))}"
+
+
+def _numeric_array(x: Any, name: str, *, allow_complex: bool = False) -> NDArray[Any]:
+    """`x` as a float64 array, or complex128 where `allow_complex` and `x` is complex.
+
+    Refuses, naming `name`, what numpy would quietly turn into numbers or refuse without a name:
+    text and booleans, a ragged nesting of sequences, complex values where reals are expected
+    (numpy would keep their real part) and integers beyond the float64 range.
+    """
+    _refuse_text(x, name)
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        got = type(x).__name__
+        if isinstance(x, list | tuple):
+            got = f"a ragged {got} (nested sequences of unequal lengths)"
+        raise ValueError(
+            f"Expected `{name}` to be numeric (a number or a regular array), got {got}."
+        ) from exc
+    if raw.dtype.kind == "c" and not allow_complex:
+        raise ValueError(f"Expected `{name}` to be real, got complex values.")
+    try:
+        return raw.astype(np.complex128 if raw.dtype.kind == "c" else np.float64, copy=False)
+    except OverflowError as exc:
+        got = _describe_int(x) if isinstance(x, int) else "an integer beyond it"
+        raise ValueError(
+            f"Expected `{name}` within the float64 range (magnitude at most "
+            f"{np.finfo(np.float64).max:.4g}), got {got}."
+        ) from exc
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"Expected `{name}` to be numeric (a number or a regular array), "
+            f"got {type(x).__name__}."
+        ) from exc
+
+
 def check_array(
     x: ArrayLike,
     name: str,
@@ -137,25 +180,15 @@ def check_array(
     Raises
     ------
     ValueError
-        If `x` is not real and numeric, has the wrong shape, or is not finite.
+        If `x` is not real and numeric (text, booleans, complex values, a ragged nesting of
+        sequences, an integer beyond the float64 range), has the wrong shape, or is not finite.
 
     Examples
     --------
     >>> check_array([[1, 0, 0]], "up", tail=(3,)).shape
     (1, 3)
     """
-    _refuse_text(x, name)
-    try:
-        if np.iscomplexobj(x):
-            raise ValueError(f"Expected `{name}` to be real, got complex values.")
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        if str(exc).startswith(f"Expected `{name}`"):
-            raise
-        raise ValueError(
-            f"Expected `{name}` to be numeric (a number or a regular array), "
-            f"got {type(x).__name__}."
-        ) from exc
+    arr: NDArray[np.float64] = _numeric_array(x, name)
     ndim = max(min_ndim, len(tail))
     if arr.ndim < ndim or (tail and arr.shape[arr.ndim - len(tail) :] != tail):
         want = "(..., " + ", ".join(str(t) for t in tail) + ")" if tail else f"{ndim}-D or more"
@@ -324,21 +357,38 @@ def check_scalar(x: ArrayLike, name: str) -> float:
 def check_positive(x: Any, name: str, *, allow_zero: bool = False) -> float:
     """Check that the scalar `x` is finite and positive (or non-negative); return it as float.
 
+    A real number or a 0-d array of one; text, booleans, complex values (whose imaginary part
+    a conversion would drop), arrays with axes and integers beyond the float64 range are refused.
+
     Examples
     --------
     >>> check_positive(0.5, "min_speed")
     0.5
     """
+    want = "non-negative" if allow_zero else "positive"
     if isinstance(x, str | bytes | bool | np.bool_) or (
-        isinstance(x, np.ndarray) and x.dtype.kind not in "iuf"
+        isinstance(x, np.ndarray) and x.dtype.kind not in "iufc"
     ):
         raise ValueError(f"Expected `{name}` to be a number, got {x!r}.")
+    if isinstance(x, complex | np.complexfloating) or (
+        isinstance(x, np.ndarray) and x.dtype.kind == "c"
+    ):
+        raise ValueError(f"Expected `{name}` to be a real number, got complex {x!r}.")
+    if isinstance(x, np.ndarray) and x.ndim:
+        raise ValueError(
+            f"Expected `{name}` to be a number, got an array of shape {_describe_shape(x.shape)}."
+        )
     try:
         value = float(x)
-    except (TypeError, ValueError, OverflowError) as exc:
+    except OverflowError as exc:
+        got = _describe_int(x) if isinstance(x, int) else f"a {type(x).__name__} beyond it"
+        raise ValueError(
+            f"Expected `{name}` to be a finite {want} number (within the float64 range), "
+            f"got {got}."
+        ) from exc
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"Expected `{name}` to be a number, got {type(x).__name__}.") from exc
     if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        want = "non-negative" if allow_zero else "positive"
         raise ValueError(f"Expected `{name}` to be a finite {want} number, got {x!r}.")
     return value
 
@@ -347,19 +397,22 @@ def check_count(x: Any, name: str, *, minimum: int = 1, maximum: int) -> int:
     """Check that `x` is an integer in ``[minimum, maximum]``; return it as ``int``.
 
     `maximum` is a documented cap that keeps the work of a call bounded; booleans, floats and
-    strings are refused even where they would convert.
+    strings are refused even where they would convert. A 0-d integer array counts as its value.
 
     Examples
     --------
     >>> check_count(np.int64(8), "n_contacts", minimum=3, maximum=10_000)
     8
     """
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
+        x = x[()]
     if isinstance(x, bool | np.bool_) or not isinstance(x, int | np.integer):
         raise ValueError(f"Expected `{name}` to be an integer, got {x!r}.")
     value = int(x)
     if value < minimum or value > maximum:
         raise ValueError(
-            f"Expected `{name}` to be an integer from {minimum} to {maximum}, got {value}."
+            f"Expected `{name}` to be an integer from {minimum} to {maximum}, "
+            f"got {_describe_int(value)}."
         )
     return value
 
@@ -623,3 +676,54 @@ def check_determined(
             f"condition is {rc:.2g} (at most {rcond:g}): the data do not separate the unknowns."
         )
     return rc
+
+
+# Largest magnitude of a joint position or an azimuth, rad: two full turns. No joint of a serial
+# arm is held farther from its zero, an azimuth (often a joint position plus an offset) needs no
+# more, and an angle typed in degrees passes it as soon as it exceeds 12.6°.
+MAX_JOINT_ANGLE = 4 * np.pi
+
+# The range of each kind of angle that `check_radians` checks, with its text for messages.
+_RADIAN_RANGES: dict[str, tuple[float, float, str]] = {
+    "joint positions": (-MAX_JOINT_ANGLE, MAX_JOINT_ANGLE, "±4π"),
+    "azimuths": (-MAX_JOINT_ANGLE, MAX_JOINT_ANGLE, "±4π"),
+    "tilts": (0.0, np.pi, "[0, π]"),
+}
+
+
+def check_radians(
+    x: ArrayLike,
+    name: str,
+    *,
+    kind: Literal["joint positions", "azimuths", "tilts"] = "joint positions",
+) -> NDArray[np.float64]:
+    """Refuse angles outside their range in radians, as probably degrees; return a float64 array.
+
+    Joint positions and azimuths lie within ±4π (:data:`MAX_JOINT_ANGLE`, two turns), tilts
+    (angles from base +z, and limits on them) in [0, π]. A value beyond the range's largest
+    magnitude is taken for degrees and the message ends in "degrees?"; a tilt in [-π, 0) is
+    refused without it. `x` has been checked for finiteness before (NaN is not looked at).
+
+    Examples
+    --------
+    >>> check_radians([0.1, -2.0], "q")
+    array([ 0.1, -2. ])
+    >>> check_radians(45.0, "tilt", kind="tilts")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected `tilt` to hold tilts in radians within [0, π], got 45 (...): degrees?
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    low, high, text = _RADIAN_RANGES[kind]
+    if arr.size == 0:
+        return arr
+    lo, hi = float(np.min(arr)), float(np.max(arr))
+    if not (lo < low or hi > high):  # NaN compares False: left to the finiteness check
+        return arr
+    worst = hi if hi - high >= low - lo else lo  # the value farthest outside
+    degrees = abs(worst) > max(-low, high)
+    # math.degrees, unlike np.degrees, returns inf beyond 3e306 rad without a floating-point error.
+    hint = f" ({math.degrees(worst):.6g}° if radians): degrees?" if degrees else "."
+    raise ValueError(
+        f"Expected `{name}` to hold {kind} in radians within {text}, got {worst:.6g}{hint}"
+    )

@@ -32,6 +32,7 @@ from gravdir._checks import (
     check_finite,
     check_option,
     check_positive,
+    check_radians,
     check_rotation_matrix,
     norm,
 )
@@ -606,7 +607,7 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     chain : SerialChain
         The chain, from :func:`chain_from_dh` or :func:`chain_from_poe`.
     q : array_like, shape (..., n)
-        Joint positions, radians; leading axes are batch axes.
+        Joint positions, radians, within ±4π (two turns); leading axes are batch axes.
 
     Returns
     -------
@@ -617,9 +618,10 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     Raises
     ------
     ValueError
-        If `chain` is not a :class:`SerialChain`, or `q` is not numeric and finite with last
-        axis ``n``. Joint positions of any magnitude are accepted (a revolute joint may turn
-        many times).
+        If `chain` is not a :class:`SerialChain`, `q` is not numeric and finite with last
+        axis ``n``, or a joint position lies beyond ±4π: no joint of a serial arm is held two
+        turns from its zero, so such numbers are taken for degrees (the message ends in
+        "degrees?").
 
     Notes
     -----
@@ -657,6 +659,7 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
             f"Expected `q` to have shape (..., {n}) for a chain of {n} joints, "
             f"got {_describe(qq.shape)}."
         )
+    check_radians(qq, "q")
     batch = qq.shape[:-1]
     # Positions stay within n * 1e100 (rigid motions keep distances), far from overflow; tiny
     # angles and lengths only underflow, harmlessly, to zero.

@@ -17,10 +17,9 @@ from gravdir.frames._common import (
     _check_angles,
     _deg_text,
     _own,
-    _sum_angles,
     _wrap_pi,
 )
-from gravdir.frames._tilt import tilt_azimuth_from_up, up_from_tilt_azimuth
+from gravdir.frames._tilt import _up, tilt_azimuth_from_up
 
 __all__ = ["CanonicalAngles", "canonical_from_up", "up_from_canonical"]
 
@@ -37,15 +36,15 @@ def up_from_canonical(
     Parameters
     ----------
     theta1 : array_like, shape (...)
-        Joint-1 position, radians, at which the arm's horizontal direction points towards the
-        horizontal component of `up` (``zero="unstable"``: the gravity zero of joint 1 with the
-        distal mass highest) or away from it (``zero="stable"``: the zero with the mass lowest).
+        Joint-1 position, radians, within ±4π, at which the arm's horizontal direction points
+        towards the horizontal component of `up` (``zero="unstable"``: the gravity zero of
+        joint 1 with the distal mass highest) or away from it (``zero="stable"``: the zero with
+        the mass lowest).
     theta2 : array_like, shape (...)
-        Angle between `up` and the joint-1 axis (base +z), radians. The canonical range is
-        [0, pi]; a negative value turns the horizontal component of `up` by pi.
+        Angle between `up` and the joint-1 axis (base +z), radians, in [0, pi].
     arm_azimuth : array_like, shape (...), optional
         Azimuth of the arm's horizontal direction at joint-1 position 0, from base +x towards
-        +y (default 0: the arm points along +x at ``q1 = 0``).
+        +y, radians, within ±4π (default 0: the arm points along +x at ``q1 = 0``).
     zero : {"unstable", "stable"}, optional
         Which of the two gravity zeros of joint 1 `theta1` names (default "unstable").
 
@@ -58,8 +57,10 @@ def up_from_canonical(
     Raises
     ------
     ValueError
-        If an angle is not numeric and finite (booleans and numeric strings are refused), the
-        angles do not broadcast, or `zero` is not an option.
+        If an angle is not numeric and finite (booleans and numeric strings are refused),
+        `theta2` lies outside [0, pi] or `theta1` or `arm_azimuth` beyond ±4π (beyond pi, or
+        4π, the numbers are taken for degrees: the message ends in "degrees?"), the angles do
+        not broadcast, or `zero` is not an option.
 
     Notes
     -----
@@ -89,9 +90,9 @@ def up_from_canonical(
     array([ 0., -1.,  0.])
     """
     check_option(zero, "zero", _ZERO_OPTIONS)
-    t1 = _check_angles(theta1, "theta1")
-    t2 = _check_angles(theta2, "theta2")
-    a0 = _check_angles(arm_azimuth, "arm_azimuth")
+    t1 = _check_angles(theta1, "theta1", "joint positions")
+    t2 = _check_angles(theta2, "theta2", "tilts")
+    a0 = _check_angles(arm_azimuth, "arm_azimuth", "azimuths")
     try:
         shape = np.broadcast_shapes(t1.shape, t2.shape, a0.shape)
     except ValueError:
@@ -99,8 +100,9 @@ def up_from_canonical(
             "Expected `theta1`, `theta2` and `arm_azimuth` to broadcast, got shapes "
             f"{t1.shape}, {t2.shape} and {a0.shape}."
         ) from None
-    psi = _sum_angles(t1, a0) + (np.pi if zero == "stable" else 0.0)
-    return up_from_tilt_azimuth(np.broadcast_to(t2, shape), np.broadcast_to(psi, shape))
+    # psi may reach 8π + π: it is a sum of checked angles, not an azimuth given by the caller.
+    psi = t1 + a0 + (np.pi if zero == "stable" else 0.0)
+    return _up(np.broadcast_to(t2, shape), np.broadcast_to(psi, shape))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -173,7 +175,8 @@ def canonical_from_up(
     up : array_like, shape (..., 3)
         Up vectors in the base frame.
     arm_azimuth : array_like, shape (...), optional
-        Azimuth of the arm's horizontal direction at joint-1 position 0 (default 0).
+        Azimuth of the arm's horizontal direction at joint-1 position 0, radians, within ±4π
+        (default 0).
     zero : {"unstable", "stable"}, optional
         Which gravity zero of joint 1 `theta1` names (default "unstable").
     atol, normalize, vertical_atol
@@ -187,7 +190,8 @@ def canonical_from_up(
     Raises
     ------
     ValueError
-        If `up` or `arm_azimuth` is invalid, they do not broadcast, or `zero` is not an option.
+        If `up` or `arm_azimuth` is invalid (an `arm_azimuth` beyond ±4π is taken for degrees:
+        the message ends in "degrees?"), they do not broadcast, or `zero` is not an option.
 
     Notes
     -----
@@ -205,7 +209,7 @@ def canonical_from_up(
     CanonicalAngles(theta1_deg=22.9183, theta2_deg=5.7296, zero='stable')
     """
     check_option(zero, "zero", _ZERO_OPTIONS)
-    a0 = _check_angles(arm_azimuth, "arm_azimuth")
+    a0 = _check_angles(arm_azimuth, "arm_azimuth", "azimuths")
     ta = tilt_azimuth_from_up(up, atol=atol, normalize=normalize, vertical_atol=vertical_atol)
     tilt = np.asarray(ta.tilt, dtype=np.float64)
     try:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_vectors
+from gravdir._checks import check_array, check_positive, check_radians, check_vectors
 
 # Default tolerance on |up| - 1. An `up` computed in float64 is unit to ~1e-15 and one that went
 # through float32 to ~1e-7; 1e-6 accepts both and still rejects a raw, unnormalised measurement
@@ -37,11 +37,17 @@ def _check_tolerance(x: float, name: str) -> float:
     return value
 
 
-def _check_angles(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Finite real angles, shape (...); booleans (``True`` for 1 rad) are refused."""
+def _check_angles(
+    x: ArrayLike, name: str, kind: Literal["joint positions", "azimuths", "tilts"]
+) -> NDArray[np.float64]:
+    """Finite real angles in radians, shape (...); booleans (``True`` for 1 rad) are refused.
+
+    Joint positions and azimuths lie within ±4π, tilts in [0, π]; beyond, the numbers are taken
+    for degrees (see :func:`gravdir._checks.check_radians`).
+    """
     if isinstance(x, bool | np.bool_) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
         raise ValueError(f"Expected `{name}` to be angles in radians, got a boolean.")
-    return check_array(x, name)
+    return check_radians(check_array(x, name), name, kind=kind)
 
 
 def _unit_vectors(
@@ -88,16 +94,6 @@ def _wrap_pi(angle: NDArray[np.float64]) -> NDArray[np.float64]:
     """Wrap angles to (-pi, pi]."""
     wrapped = np.pi - np.mod(np.pi - angle, 2.0 * np.pi)
     return np.asarray(wrapped, dtype=np.float64)
-
-
-def _sum_angles(*angles: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Sum of angles; where the plain sum overflows, the sum of the angles wrapped to a turn."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        plain = sum(angles[1:], angles[0])
-        if np.all(np.isfinite(plain)):
-            return np.asarray(plain, dtype=np.float64)
-        wrapped = sum((np.mod(a, 2.0 * np.pi) for a in angles[1:]), np.mod(angles[0], 2.0 * np.pi))
-        return np.asarray(np.where(np.isfinite(plain), plain, wrapped), dtype=np.float64)
 
 
 def _scalar_or_array(x: NDArray[Any]) -> Any:

@@ -34,11 +34,11 @@ def up_from_tilt_azimuth(tilt: ArrayLike, azimuth: ArrayLike) -> NDArray[np.floa
     Parameters
     ----------
     tilt : array_like, shape (...)
-        Angle between `up` and base +z, radians. Any real value is accepted; the canonical range
-        is [0, pi].
+        Angle between `up` and base +z, radians, in [0, pi].
     azimuth : array_like, shape (...)
         Angle of the horizontal component of `up`, measured from base +x towards base +y,
-        radians. Broadcasts against `tilt`.
+        radians, within ±4π (any turn of it; the canonical range is (-pi, pi]). Broadcasts
+        against `tilt`.
 
     Returns
     -------
@@ -49,7 +49,9 @@ def up_from_tilt_azimuth(tilt: ArrayLike, azimuth: ArrayLike) -> NDArray[np.floa
     ------
     ValueError
         If `tilt` or `azimuth` is not numeric and finite (booleans and numeric strings are
-        refused) or the two do not broadcast.
+        refused), a tilt lies outside [0, pi] or an azimuth beyond ±4π (beyond pi, or 4π, the
+        numbers are taken for degrees: the message ends in "degrees?"), or the two do not
+        broadcast.
 
     Notes
     -----
@@ -65,14 +67,19 @@ def up_from_tilt_azimuth(tilt: ArrayLike, azimuth: ArrayLike) -> NDArray[np.floa
     array([[ 0.,  0.,  1.],
            [ 0.,  0., -1.]])
     """
-    t = _check_angles(tilt, "tilt")
-    a = _check_angles(azimuth, "azimuth")
+    t = _check_angles(tilt, "tilt", "tilts")
+    a = _check_angles(azimuth, "azimuth", "azimuths")
     try:
         t, a = np.broadcast_arrays(t, a)
     except ValueError:
         raise ValueError(
             f"Expected `tilt` and `azimuth` to broadcast, got shapes {t.shape} and {a.shape}."
         ) from None
+    return _up(t, a)
+
+
+def _up(t: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``(sin t cos a, sin t sin a, cos t)`` of validated angles of one shape."""
     with np.errstate(under="ignore"):  # a product of two tiny angles rounds to zero
         s = np.sin(t)
         return np.stack([s * np.cos(a), s * np.sin(a), np.cos(t)], axis=-1)

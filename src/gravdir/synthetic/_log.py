@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import check_array, check_positive, check_radians
 from gravdir._results import Result
 from gravdir.synthetic._base import ArmModel
 from gravdir.synthetic._record import (
@@ -21,7 +21,7 @@ from gravdir.synthetic._record import (
     pick_sensor,
 )
 from gravdir.synthetic._sweep import SweepProfile, evaluate_profile, sample_times
-from gravdir.synthetic._validate import check_joint_angles, check_rng
+from gravdir.synthetic._validate import check_rng
 from gravdir.synthetic.sensors import TorqueSensor
 
 __all__ = ["ControllerLog", "controller_log"]
@@ -126,7 +126,7 @@ def _check_sweeps(
     config = check_array(configurations, "configurations")
     if config.shape != (k, n):
         raise ValueError(f"Expected `configurations` to have shape ({k}, {n}), got {config.shape}.")
-    check_joint_angles(config, "configurations")
+    check_radians(config, "configurations")
     arc = check_array(arcs, "arcs")
     if arc.shape != (k, 2):
         raise ValueError(f"Expected `arcs` to have shape ({k}, 2), got {arc.shape}.")

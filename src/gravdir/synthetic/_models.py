@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive
+from gravdir._checks import check_array, check_count, check_positive, check_radians
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir.synthetic._arm import (
     _MAX_FIXED_ANGLE,
@@ -29,10 +29,11 @@ def up_from_base_tilt(tilt: ArrayLike, azimuth: ArrayLike = 0.0) -> NDArray[np.f
     Parameters
     ----------
     tilt : array_like, shape (...)
-        Angle between `up` and base +z, rad (``0``: upright, ``pi/2``: wall mount,
+        Angle between `up` and base +z, rad, in [0, pi] (``0``: upright, ``pi/2``: wall mount,
         ``pi``: ceiling mount).
     azimuth : array_like, shape (...), optional
-        Angle of `up`'s horizontal part from base +x toward +y, rad. Broadcasts against `tilt`.
+        Angle of `up`'s horizontal part from base +x toward +y, rad, within ±4π. Broadcasts
+        against `tilt`.
 
     Returns
     -------
@@ -42,16 +43,17 @@ def up_from_base_tilt(tilt: ArrayLike, azimuth: ArrayLike = 0.0) -> NDArray[np.f
     Raises
     ------
     ValueError
-        If an argument is not numeric and finite (booleans and numeric strings are refused) or
-        the shapes do not broadcast.
+        If an argument is not numeric and finite (booleans and numeric strings are refused), a
+        tilt lies outside [0, pi] or an azimuth beyond ±4π (beyond pi, or 4π, the numbers are
+        taken for degrees: the message ends in "degrees?"), or the shapes do not broadcast.
 
     Examples
     --------
     >>> up_from_base_tilt(np.pi / 2, np.pi / 2).round(12) + 0.0
     array([0., 1., 0.])
     """
-    t = check_array(tilt, "tilt")
-    a = check_array(azimuth, "azimuth")
+    t = check_radians(check_array(tilt, "tilt"), "tilt", kind="tilts")
+    a = check_radians(check_array(azimuth, "azimuth"), "azimuth", kind="azimuths")
     try:
         t, a = np.broadcast_arrays(t, a)
     except ValueError:
@@ -200,8 +202,7 @@ def random_arm(
     _check_rng(rng)
     n = check_count(n_joints, "n_joints", maximum=_MAX_JOINTS)
     tilt_max = check_positive(max_tilt, "max_tilt", allow_zero=True)
-    if tilt_max > np.pi:
-        raise ValueError(f"Expected `max_tilt` in [0, pi] rad, got {max_tilt!r}: degrees?")
+    check_radians(tilt_max, "max_tilt", kind="tilts")
     length = check_positive(link_length, "link_length")
     if length > _MAX_LENGTH:
         raise ValueError(f"Expected `link_length` at most {_MAX_LENGTH:g} m, got {length:.3g}.")

@@ -9,11 +9,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
     check_angle_span,
     check_array,
     check_count,
     check_option,
     check_positive,
+    check_radians,
 )
 from gravdir.synthetic._sweep import (
     MAX_JITTER_FRACTION,
@@ -25,7 +27,7 @@ from gravdir.synthetic._sweep import (
     peak_acceleration,
     sample_times,
 )
-from gravdir.synthetic._validate import MAX_JOINT_ANGLE, check_joint_angles, check_rng, real_scalar
+from gravdir.synthetic._validate import check_rng, real_scalar
 from gravdir.synthetic.sensors import TorqueSensor
 
 # Most samples one call of `sweep` records (a minute at 16 kHz).
@@ -93,9 +95,10 @@ def check_motion(
     stop_f = real_scalar(stop, "stop")
     with np.errstate(over="ignore"):  # a span beyond the float range is refused below
         span = stop_f - start_f
+    # A sweep spans at most two turns, the limit of its start and stop positions.
     check_angle_span(span, "stop` - `start", limit=MAX_JOINT_ANGLE)
-    check_joint_angles(np.array(start_f), "start")
-    check_joint_angles(np.array(stop_f), "stop")
+    check_radians(start_f, "start")
+    check_radians(stop_f, "stop")
     if start_f == stop_f:
         raise ValueError(f"Expected `stop` to differ from `start`, got both {start_f!r}.")
     v = check_positive(speed, "speed")
@@ -221,7 +224,7 @@ def record_sweep(
     config = check_array(configuration, "configuration")
     if config.shape != (n,):
         raise ValueError(f"Expected `configuration` to have shape ({n},), got {config.shape}.")
-    check_joint_angles(config, "configuration")
+    check_radians(config, "configuration")
     motion = check_motion(start, stop, speed, ramp_time, cycles, profile, acceleration, inertial)
     fs = check_positive(sample_rate, "sample_rate")
     jitter = check_jitter(time_jitter, fs)

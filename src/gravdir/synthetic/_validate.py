@@ -29,10 +29,6 @@ MAX_INERTIA_ENTRY = 1e250
 # in degrees lies beyond it.
 MAX_FIXED_ANGLE = 2 * np.pi
 
-# Largest joint position of a sweep (start, stop, the held configuration) and largest swept
-# span, rad: two full turns. Beyond it the numbers are almost certainly degrees.
-MAX_JOINT_ANGLE = 4 * np.pi
-
 # Relative tolerance of the physical checks of an inertia tensor (symmetry, positive
 # semi-definite, triangle inequality): a URDF prints six significant digits.
 INERTIA_RTOL = 1e-6
@@ -57,16 +53,6 @@ def check_up(up: ArrayLike) -> NDArray[np.float64]:
             f"Expected `up` to have unit norm (within 1e-06), got norm off by {off:.3g}."
         )
     return v
-
-
-def check_joint_angles(x: NDArray[np.float64], name: str) -> None:
-    """Refuse joint positions beyond two turns as probably degrees."""
-    largest = float(np.max(np.abs(x))) if x.size else 0.0
-    if largest > MAX_JOINT_ANGLE:
-        raise ValueError(
-            f"Expected `{name}` in radians, got a joint position of {largest:.6g} rad "
-            f"({np.degrees(largest):.6g}°, beyond ±{np.degrees(MAX_JOINT_ANGLE):.0f}°): degrees?"
-        )
 
 
 def check_rng(rng: object) -> np.random.Generator:
