@@ -438,6 +438,12 @@ def test_a_cycle_beside_a_root_is_refused():
         ('<origin xyz="1 2"/>', r"3 decimal numbers"),
         ('<origin xyz="1 2 nan"/>', r"3 decimal numbers"),
         ('<origin xyz="1 2 1_0"/>', r"3 decimal numbers"),
+        # Arabic-Indic, Devanagari and full-width digits and a no-break space once read as
+        # "1 0 0"; a URDF number (xs:double) is ASCII.
+        ('<origin xyz="\u0661 \u0660 \u0660"/>', r"3 decimal numbers written in ASCII"),
+        ('<origin rpy="0 0 \u0967"/>', r"3 decimal numbers written in ASCII"),
+        ('<origin xyz="\uff11 0 0"/>', r"3 decimal numbers written in ASCII"),
+        ('<origin xyz="1\u00a00 0"/>', r"3 decimal numbers written in ASCII"),
         ('<origin xyz="1 2 1e400"/>', r"finite"),
         ('<origin xyz="1 2 1e200"/>', r"within"),
         ('<origin rpy="0 0 90"/>', r"degrees\?"),
@@ -561,6 +567,7 @@ def test_inertials_result_contract():
         ('<inertial><mass value="-1"/></inertial>', r"non-negative"),
         ('<inertial><mass value="1"/><inertia ixx="a"/></inertial>', r"ixx"),
         ('<inertial><mass value="1e200"/></inertial>', r"within"),
+        ('<inertial><mass value="\u0662"/></inertial>', r"a decimal number written in ASCII"),
     ],
 )
 def test_bad_inertials_are_refused(inertial, match):

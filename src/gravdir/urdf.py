@@ -44,7 +44,15 @@ _MAX_LENGTH = 1e100
 _MAX_ANGLE = 2 * np.pi
 # Anything `<!` that is not a comment or CDATA: a DOCTYPE, ENTITY, ELEMENT ... declaration.
 _DECLARATION = re.compile(r"<!(?!--|\[CDATA\[)")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# A URDF number is an XML Schema xs:double: the URDF schema (urdfdom's xsd/urdf.xsd) types the
+# mass and inertia attributes as xs:double, and xyz and rpy as strings of such numbers separated
+# by spaces. The lexical space of xs:double (XML Schema Part 2, 3.2.5) is ASCII only: digits
+# 0-9, and lists are split at XML whitespace (space, tab, CR, LF). Python's `\d`, `str.split()`
+# and `float()` also take other Unicode digits and spaces ("١ ٠ ٠" would read as 1 0 0), so the
+# grammar is spelled out here. INF and NaN, which xs:double allows, are refused: a robot's
+# geometry is finite.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_XML_SPACE = re.compile(r"[ \t\r\n]+")
 _REVOLUTE = ("revolute", "continuous")
 _REFUSED = ("prismatic", "floating", "planar")
 
@@ -74,9 +82,11 @@ def _error(what: str) -> ValueError:
 def _numbers(text: str | None, count: int, where: str, default: tuple[float, ...]) -> list[float]:
     if text is None:
         return list(default)
-    parts = text.split()
+    parts = _XML_SPACE.split(text.strip(" \t\r\n"))
     if len(parts) != count or not all(_NUMBER.fullmatch(p) for p in parts):
         want = "a decimal number" if count == 1 else f"{count} decimal numbers"
+        if not text.isascii():
+            want += " written in ASCII (digits 0-9, XML whitespace)"
         raise _error(f"{where} should be {want}, got {text!r}")
     values = [float(p) for p in parts]
     if not all(np.isfinite(values)):
@@ -312,7 +322,8 @@ def chain_from_urdf(
         declaration, is not well-formed XML or not a ``<robot>``; if a link or joint lacks a
         name or is defined twice, a joint names a parent or child link that is not defined,
         the links do not form one tree (several roots, a link with two parents, a cycle); if
-        an ``xyz``, ``rpy`` or axis is not three finite decimal numbers, an axis is zero, a
+        an ``xyz``, ``rpy`` or axis is not three finite decimal numbers in ASCII digits
+        (``xs:double``; other Unicode digits and spaces are refused), an axis is zero, a
         coordinate lies beyond 1e100 or an ``rpy`` angle beyond 2 pi (degrees?); if
         `base_link` or `tip_link` is not a link, `tip_link` is not below `base_link` or is
         needed and missing (the error lists the leaves); or if a prismatic, floating, planar
