@@ -339,6 +339,36 @@ def test_bad_inputs_name_the_argument():
         crlb_up_accelerometer(chain, q, link=link, noise_std=1e-3, sensitivity=np.zeros((3, 3)))
 
 
+def test_joint_positions_in_degrees_are_refused_by_the_shared_check():
+    # The rule and its message are those of every joint position in gravdir (link_frames and
+    # the dynamics regressor among them): within ±4π, beyond it "degrees?".
+    arm, chain, link, plan = _setup("ur5")
+    q, f = plan.configurations, np.ones((8, 3))
+    held = r"`configurations` to hold joint positions in radians within ±4π, got .*degrees\?$"
+    with pytest.raises(ValueError, match=held):
+        up_from_accelerometer(chain, np.degrees(q), f, link=link, noise_std=1e-3)
+    with pytest.raises(ValueError, match=held):
+        crlb_up_accelerometer(chain, np.degrees(q), link=link, noise_std=1e-3)
+    beyond = q.copy()
+    beyond[3, 1] = -4 * np.pi * (1 + 1e-12)
+    with pytest.raises(ValueError, match=r"`configurations`.*got -12\.566.*degrees\?$"):
+        up_from_accelerometer(chain, beyond, f, link=link, noise_std=1e-3)
+    limits = np.degrees(np.tile([-np.pi, np.pi], (6, 1)))
+    with pytest.raises(ValueError, match=r"`joint_limits` to hold joint positions.*degrees\?$"):
+        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, joint_limits=limits)
+    # An encoder standard deviation is not an angle: its own limit, the same two turns.
+    with pytest.raises(ValueError, match=r"`encoder_std` in radians.*beyond 4π.*degrees\?$"):
+        up_from_accelerometer(chain, q, f, link=link, noise_std=1e-3, encoder_std=13.0)
+    # Two full turns either way are radians, and the same poses.
+    rng = np.random.default_rng(41)
+    data = accelerometer_readings(arm, q, realistic_accelerometer(rng), rng, link=link)
+    turned = q - 4 * np.pi * np.sign(q)
+    assert np.max(np.abs(turned)) <= 4 * np.pi and np.max(np.abs(turned)) > 3 * np.pi
+    fit = up_from_accelerometer(chain, q, data.readings, link=link, noise_std=NOISE_STD)
+    same = up_from_accelerometer(chain, turned, data.readings, link=link, noise_std=NOISE_STD)
+    np.testing.assert_allclose(same.up, fit.up, atol=1e-9)
+
+
 def test_synthetic_kinematics_agree_with_the_chain():
     """The sensor model computes link orientations itself; they must match the chain's."""
     from gravdir.synthetic.accelerometer import link_rotation

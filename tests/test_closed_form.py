@@ -941,6 +941,49 @@ def test_degrees_for_radians_are_refused(fits: tuple, solver: str) -> None:  # t
                 call(**{key: degrees})
 
 
+@pytest.mark.parametrize("solver", sorted(SCALAR_KEYWORDS))
+def test_angles_follow_the_shared_radians_rule(fits: tuple, solver: str) -> None:  # type: ignore[type-arg]
+    # Positions and offsets are joint positions, `arm_azimuth` an azimuth: within ±4π, the
+    # message of every such angle in gravdir; two turns either way give the same estimate.
+    f1, zu, _, zs, _ = fits
+    call = _solver_calls(fits)[solver]
+    angles = {
+        "q1_at_j2": zu,
+        "q1_at_j2_other": zs,
+        "q1_at_j2_a": zu,
+        "q1_at_j2_b": zs,
+        "gamma0": 0.2,
+        "arm_azimuth": 0.0,
+    }
+    reference = call()
+    for key in SCALAR_KEYWORDS[solver]:
+        if key not in angles:
+            continue
+        kind = "azimuths" if key == "arm_azimuth" else "joint positions"
+        beyond = -4 * np.pi * (1 + 1e-12)
+        with pytest.raises(
+            ValueError, match=rf"`{key}` to hold {kind} in radians within ±4π, got -12\.566"
+        ):
+            call(**{key: beyond})
+        turned = angles[key] - 4 * np.pi * (1.0 if angles[key] >= 0 else -1.0)
+        assert abs(turned) <= 4 * np.pi
+        np.testing.assert_allclose(call(**{key: turned}).up, reference.up, atol=1e-12)
+
+
+def test_gamma_is_an_angle_from_z_in_radians(fits: tuple) -> None:  # type: ignore[type-arg]
+    # `gamma` is the link's angle from +z: beyond pi it is taken for degrees (5 rad would be a
+    # link at 286° from +z; it was refused without the hint up to 2 pi).
+    call = _solver_calls(fits)["point_mass"]
+    for gamma in (5.0, 2 * np.pi, 57.3, -4.0):
+        with pytest.raises(ValueError, match=r"`gamma` to hold tilts in radians .*degrees\?$"):
+            call(gamma=gamma)
+    with pytest.raises(ValueError, match=r"`gamma` .*within \[0, π\], got -0\.5\.$"):
+        call(gamma=-0.5)
+    for gamma in (0.0, np.pi):
+        with pytest.raises(ValueError, match=r"`gamma` in \(0, pi\) .*J1 axis\.$"):
+            call(gamma=gamma)
+
+
 def test_ranges_and_caps(fits: tuple) -> None:  # type: ignore[type-arg]
     calls = _solver_calls(fits)
     with np.errstate(all="raise"):

@@ -299,6 +299,26 @@ def test_regressor_input_checks(kwargs: dict[str, Any], name: str) -> None:
         inverse_dynamics_regressor(chain, q, velocity, acceleration, **args)
 
 
+def test_regressor_refuses_joint_positions_in_degrees_by_the_shared_check() -> None:
+    # The regressor's q follows the rule of every joint position (link_frames among them): the
+    # message names `q`, gives the value farthest outside ±4π with its sign, asks "degrees?".
+    chain = _chain3()
+    zero = np.zeros(3)
+    q = np.zeros((4, 3))
+    q[2, 1] = -4 * np.pi * (1 + 1e-12)
+    held = r"`q` to hold joint positions in radians within ±4π, got -12\.566.*degrees\?$"
+    with pytest.raises(ValueError, match=held):
+        inverse_dynamics_regressor(chain, q, zero, zero)
+    # Refused before `up` is looked at, as every check of q comes first.
+    with pytest.raises(ValueError, match=r"`q`.*degrees\?$"):
+        inverse_dynamics_regressor(chain, np.full(3, 90.0), zero, zero, up=[0, 0, 2])
+    # Two full turns either way are radians, and the same configuration as none.
+    q[2, 1] = -4 * np.pi
+    q[1] = 4 * np.pi
+    y = inverse_dynamics_regressor(chain, q, np.ones(3), np.ones(3), up=[0, 0, 1])
+    np.testing.assert_allclose(y[1:3], y[[0, 0]], atol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("mass", "com", "inertia", "name"),
     [

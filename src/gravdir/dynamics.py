@@ -18,7 +18,13 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive, check_unit_vector
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_positive,
+    check_radians,
+    check_unit_vector,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.kinematics import SerialChain, link_frames
@@ -33,7 +39,6 @@ __all__ = [
 
 N_LINK_PARAMETERS = 10
 N_JOINT_PARAMETERS = 4
-_MAX_Q = 4 * np.pi
 
 
 def _describe(shape: tuple[int, ...]) -> str:
@@ -194,12 +199,7 @@ def inverse_dynamics_regressor(
     qq = _joint_array(q, "q", n)
     qd = _joint_array(velocity, "velocity", n)
     qdd = _joint_array(acceleration, "acceleration", n)
-    worst = float(np.max(np.abs(qq), initial=0.0))
-    if worst > _MAX_Q:
-        raise ValueError(
-            f"Expected `q` in radians within ±4π, got {worst:.6g} rad "
-            f"({np.degrees(worst):.6g}°): degrees?"
-        )
+    check_radians(qq, "q")
     a0 = _base_acceleration(up, gravity, base_acceleration)
     shape = _broadcast(q=qq, velocity=qd, acceleration=qdd)
     batch = _broadcast(joints=np.empty(shape[:-1] + (3,)), base=a0)[:-1]

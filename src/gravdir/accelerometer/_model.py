@@ -20,9 +20,11 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
     check_array,
     check_determined,
     check_positive,
+    check_radians,
     check_unit_vector,
     reciprocal_condition,
 )
@@ -34,8 +36,10 @@ from gravdir.kinematics import SerialChain, link_frames
 MIN_POSES = 5
 # Most poses of one call: 10 000 keeps every call's work to a few milliseconds per iteration.
 MAX_POSES = 10_000
-# Joint positions beyond two turns are taken for degrees, as everywhere in gravdir.
-MAX_JOINT_ANGLE = 4 * np.pi
+# Largest encoder standard deviation, rad: the two turns a joint position may lie from its zero
+# (beyond, the numbers are degrees). `check_radians` checks angles, not their deviations, whose
+# range starts at 0 and whose message names them as such.
+MAX_ENCODER_STD = MAX_JOINT_ANGLE
 # Relative size of the second singular value of the poses' relative rotation vectors below
 # which the link's orientations are taken as turns about one axis: rounding of float64 rotation
 # matrices leaves ~1e-15; 1e-9 still accepts a second axis turned by a microradian.
@@ -112,13 +116,7 @@ def check_configurations(q: ArrayLike, chain: SerialChain, name: str) -> NDArray
         )
     if arr.shape[0] > MAX_POSES:
         raise ValueError(f"Expected at most {MAX_POSES} poses in `{name}`, got {arr.shape[0]}.")
-    largest = float(np.max(np.abs(arr))) if arr.size else 0.0
-    if largest > MAX_JOINT_ANGLE:
-        raise ValueError(
-            f"Expected `{name}` in radians within ±4π, got {largest:.6g} rad "
-            f"({np.degrees(largest):.6g}°): degrees?"
-        )
-    return arr
+    return check_radians(arr, name)
 
 
 def check_encoder_std(encoder_std: Any, n_joints: int) -> NDArray[np.float64]:
@@ -135,7 +133,7 @@ def check_encoder_std(encoder_std: Any, n_joints: int) -> NDArray[np.float64]:
         )
     if np.any(arr < 0):
         raise ValueError("Expected `encoder_std` to be non-negative, got a negative entry.")
-    if float(np.max(arr)) > MAX_JOINT_ANGLE:
+    if float(np.max(arr)) > MAX_ENCODER_STD:
         raise ValueError(
             f"Expected `encoder_std` in radians, got {float(np.max(arr)):.6g} (beyond 4π): degrees?"
         )

@@ -6,12 +6,12 @@ import math
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_positive, check_scalar
+from gravdir._checks import check_positive, check_radians, check_scalar
 from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.sweep import SweepFit, wrap_angle
 
@@ -44,10 +44,6 @@ DEFAULT_AMPLITUDE_MISMATCH_RTOL = 0.25
 # gains.
 DEFAULT_AMPLITUDE_RATIO_RTOL = 0.12
 
-
-# Joint positions, the link angle at J2 zero and the arm azimuth are radians: beyond two full
-# turns they are almost certainly degrees (the limit of `check_angle_span`).
-ANGLE_LIMIT = 4.0 * math.pi
 # |L3 / R12| above this is not a lumped mass beside a link (an offset along the J2 axis a
 # thousand times the mass's distance from it); refused, which also keeps lambda**2 finite.
 L3_RATIO_MAX = 1e3
@@ -88,14 +84,13 @@ def check_number(x: Any, name: str) -> float:
     return check_scalar(x, name)
 
 
-def check_angle(x: Any, name: str) -> float:
-    """An angle in radians, refused beyond two full turns as probably degrees."""
+def check_angle(
+    x: Any, name: str, kind: Literal["joint positions", "azimuths"] = "joint positions"
+) -> float:
+    """One number, an angle in radians within ±4π: beyond, it is taken for degrees
+    (:func:`~gravdir._checks.check_radians`)."""
     value = check_number(x, name)
-    if abs(value) > ANGLE_LIMIT:
-        raise ValueError(
-            f"Expected `{name}` in radians (within +-{ANGLE_LIMIT:.4g} rad, two turns), got "
-            f"{value:.6g} rad ({math.degrees(value):.6g}°): degrees?"
-        )
+    check_radians(value, name, kind=kind)
     return value
 
 
@@ -335,13 +330,14 @@ def _check_j2_against_j1(f1: _Fit, f2: _Fit) -> None:
 
 
 def _check_gamma(gamma: ArrayLike) -> float:
+    """`gamma`, the link's angle from +z (the J1 axis): a tilt, in [0, pi] (beyond pi it is taken
+    for degrees), and neither end, where the mass would lie on the J1 axis."""
     value = check_number(gamma, "gamma")
+    check_radians(value, "gamma", kind="tilts")
     if not 0.0 < value < np.pi:
-        hint = ": degrees?" if abs(value) > 2.0 * np.pi else ""
         raise ValueError(
             f"Expected `gamma` in (0, pi) (the link angle from +z during the J1 sweep), got "
-            f"{value!r} rad{hint}; outside (0, pi) the mass is not on the arm's side of the J1 "
-            "axis."
+            f"{value!r} rad; at 0 or pi the mass is not on the arm's side of the J1 axis."
         )
     return value
 
@@ -406,7 +402,7 @@ def _check_one_zero_inputs(
     q1 = check_angle(q1_at_j2, "q1_at_j2")
     g = _check_gamma(gamma)
     g0 = check_angle(gamma0, "gamma0")
-    az = check_angle(arm_azimuth, "arm_azimuth")
+    az = check_angle(arm_azimuth, "arm_azimuth", "azimuths")
     tol = check_zero_tol(zero_tol)
     singular = check_tolerance(singular_tol, "singular_tol")
     if fit_j2_other is None and q1_at_j2_other is not None:

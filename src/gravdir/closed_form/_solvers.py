@@ -247,9 +247,9 @@ def solve_point_mass(
     ------
     ValueError
         If a fit is not a single :class:`~gravdir.sweep.SweepFit` with finite coefficients, a
-        number is a bool, a string or not finite, `gamma` is outside (0, pi), an angle lies
-        beyond two turns (``"degrees?"``), a tolerance is negative, or `q1_at_j2` is not at a
-        J1 zero.
+        number is a bool, a string or not finite, `gamma` is outside (0, pi) (beyond pi the
+        message ends in ``"degrees?"``), another angle lies beyond two turns (``"degrees?"``),
+        a tolerance is negative, or `q1_at_j2` is not at a J1 zero.
     DegenerateGeometryError
         If the J2 amplitude is not significant or below 1e-9 of the J1 amplitude, or the
         arcsin argument lies beyond 1 by more than 25% of the amplitude ratio and five standard
@@ -584,7 +584,7 @@ def solve_two_branch(
     with np.errstate(under="ignore"):  # an underflow is the correctly rounded result here
         qa = check_angle(q1_at_j2_a, "q1_at_j2_a")
         qb = check_angle(q1_at_j2_b, "q1_at_j2_b")
-        az = check_angle(arm_azimuth, "arm_azimuth")
+        az = check_angle(arm_azimuth, "arm_azimuth", "azimuths")
         tol = check_zero_tol(zero_tol)
         f1, (fa, fb), sig_p, rtol_p = _check_j1_and_j2(
             fit_j1, {"fit_j2_a": fit_j2_a, "fit_j2_b": fit_j2_b}, parallel_sigma, parallel_rtol
