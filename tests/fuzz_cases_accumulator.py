@@ -2,7 +2,9 @@
 
 The factory returns the options of one valid accumulator; the suite then replaces each option in
 turn by hostile variants (the constructor refuses each with a ValueError naming it). Its `add`
-and `fit` are exercised on bad input in tests/test_accumulator.py.
+and `fit` are exercised on bad input, and its merges (`a + b`: of different options or batch
+shapes, of an accumulator with itself or its copy, of accumulators that share samples) in
+tests/test_accumulator.py: the suite calls public callables with arguments, not operators.
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
 """Tests of gravdir.SweepAccumulator: equal to fit_sweep on the concatenated samples over random
-chunkings, merge orders and batch shapes; the not-ready state; bad input; merging; memory."""
+chunkings, merge orders, batch shapes and magnitudes; the not-ready state; bad input; merging,
+and the refusal of merges that would count samples twice; memory."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -435,3 +439,229 @@ def test_fit_at_any_time_equals_fit_sweep_on_the_samples_so_far():
             )
             assert_matches(acc.fit(), ref, torque[:stop])
     assert acc.ready
+
+
+# --------------------------------------------------------------------------------------------
+# Magnitudes: torque, speed and acceleration anywhere in the float range
+
+
+def fit_and_warnings(call):
+    """The fit `call` returns and the warnings it issues, as (category, text after the name of
+    the solver, file the warning points at)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = call()
+    return fit, [(w.category, str(w.message).split(": ", 1)[1], w.filename) for w in caught]
+
+
+def assert_same_values(a, b, name):
+    """Float arrays: infinities at the same places with the same signs, no NaN, finite entries
+    within 1e-9 relative or 1e-10 of the field's largest finite entry."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape, name
+    assert not np.isnan(a).any() and not np.isnan(b).any(), name
+    np.testing.assert_array_equal(np.isposinf(a), np.isposinf(b), err_msg=name)
+    np.testing.assert_array_equal(np.isneginf(a), np.isneginf(b), err_msg=name)
+    finite = np.isfinite(b)
+    top = np.max(np.abs(b[finite]), initial=0.0)
+    gap = np.abs(a[finite] - b[finite])
+    assert np.all(gap <= 1e-9 * np.abs(b[finite]) + 1e-10 * top), name
+
+
+def assert_same_fit(fit, ref):
+    """Every field of the two fits (and the standard deviations derived from the covariance)."""
+    for field in dataclasses.fields(ref):
+        a, b = getattr(fit, field.name), getattr(ref, field.name)
+        if np.asarray(b).dtype.kind == "f":
+            assert_same_values(a, b, field.name)
+        elif isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=field.name)
+        else:
+            assert a == b, field.name
+    for name in ("amplitude_std", "phase_std", "inertia_std"):
+        assert_same_values(getattr(fit, name), getattr(ref, name), name)
+    assert_same_values(fit.zeros().std, ref.zeros().std, "zeros().std")
+
+
+EXTREME_OPTIONS = {
+    "friction": "auto",
+    "load_friction": "signed",
+    "harmonics": (3.0,),
+    "min_speed": MIN_SPEED,
+}
+
+
+def streamed_and_batch(q, torque, v, acc, options, cuts=(0, 37, 300, 301, 555, 700)):
+    """The accumulator's fit (chunks between `cuts`, fed to two accumulators that are merged)
+    and fit_sweep's on the same samples, each with its warnings."""
+    parts = [SweepAccumulator(inertia=True, **options) for _ in range(2)]
+    for i, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        parts[i % 2].add(q[..., lo:hi], torque[..., lo:hi], v[..., lo:hi], acc[..., lo:hi])
+    merged = parts[1] + parts[0]
+    fit = fit_and_warnings(merged.fit)
+    ref = fit_and_warnings(lambda: fit_sweep(q, torque, v, acceleration=acc, **options))
+    return fit, ref
+
+
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize(
+    "scale",
+    [1.0, 1e-300, 1e-200, 1e200, 1e300]
+    + [pytest.param(2.0**k, id=f"2^{k}") for k in (-1000, -700, 700, 1000)],
+)
+def test_the_fit_at_any_torque_scale_is_fit_sweeps_in_every_field_and_warning(batch, scale):
+    """A sum of squares of torques of 1e±200 leaves the float range: the accumulator keeps its
+    torque column in units of a power of two, as fit_sweep does, and undoes them the same way:
+    the same coefficients and residual RMS, the same variances (infinite where they leave the
+    float range, never zero) and the same GravdirWarning pointing at the caller."""
+    rng = np.random.default_rng(40)
+    q, torque, v, acc = sweep_data(rng, batch, 700, inertia=True, signed=True, harmonics=(3.0,))
+    (fit, caught), (ref, ref_caught) = streamed_and_batch(
+        q, torque * scale, v, acc, EXTREME_OPTIONS
+    )
+    assert_same_fit(fit, ref)
+    assert caught == ref_caught
+    assert all(filename == __file__ for *_, filename in caught)
+    if scale == 1.0:
+        assert caught == []
+    else:
+        # The variances (noise 1e-3 times the scale, squared) lie outside the float range:
+        # infinite, with one warning; the coefficients and the residual RMS are the unscaled
+        # fit's, scaled.
+        assert np.all(np.isinf(fit.amplitude_std)) and len(caught) == 1
+        (plain, _), _ = streamed_and_batch(q, torque, v, acc, EXTREME_OPTIONS)
+        np.testing.assert_allclose(fit.coefficients, plain.coefficients * scale, rtol=1e-9)
+        np.testing.assert_allclose(fit.residual_rms, plain.residual_rms * scale, rtol=1e-9)
+
+
+@pytest.mark.parametrize("which", ["velocity", "acceleration"])
+@pytest.mark.parametrize(
+    "scale", [1e-200, 1e200] + [pytest.param(2.0**k, id=f"2^{k}") for k in (-1000, 1000)]
+)
+def test_speeds_and_accelerations_of_any_magnitude_fit_as_fit_sweep_does(which, scale):
+    """The viscous and inertia columns and the velocity moments of the single-speed test live in
+    units of a power of two too (at 1e-200 the moments underflowed and every sweep looked like a
+    single speed)."""
+    rng = np.random.default_rng(41)
+    q, torque, v, acc = sweep_data(rng, (2,), 700, inertia=True, signed=True, harmonics=(3.0,))
+    options = dict(EXTREME_OPTIONS)
+    if which == "velocity":
+        v = v * scale
+        options["min_speed"] = MIN_SPEED * scale
+    else:
+        acc = acc * scale
+    (fit, caught), (ref, ref_caught) = streamed_and_batch(q, torque, v, acc, options)
+    assert_same_fit(fit, ref)
+    assert caught == ref_caught
+    assert not np.any(fit.single_speed)
+    assert "viscous" in fit.column_names and "inertia" in fit.column_names
+
+
+def test_units_that_grow_between_blocks_and_differ_between_merged_parts_are_exact():
+    """Samples in ascending order of |torque| at 2^900: each block of 512 raises the torque's
+    unit, and the two merged parts have different units; the factor and the moments are
+    rescaled by powers of two, so the fit stays fit_sweep's."""
+    rng = np.random.default_rng(42)
+    q, torque, v, acc = sweep_data(rng, (), 1500, inertia=True, signed=True, harmonics=(3.0,))
+    order = np.argsort(np.abs(torque))
+    q, v, acc = q[order], v[order], acc[order]
+    torque = torque[order] * 2.0**900
+    low = SweepAccumulator(inertia=True, **EXTREME_OPTIONS)
+    high = SweepAccumulator(inertia=True, **EXTREME_OPTIONS)
+    for lo in range(0, 1500, 100):
+        part = low if lo < 700 else high
+        part.add(q[lo : lo + 100], torque[lo : lo + 100], v[lo : lo + 100], acc[lo : lo + 100])
+    ref = fit_and_warnings(lambda: fit_sweep(q, torque, v, acceleration=acc, **EXTREME_OPTIONS))
+    for merged in (low + high, high + low):
+        fit = fit_and_warnings(merged.fit)
+        assert_same_fit(fit[0], ref[0])
+        assert fit[1] == ref[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Merges that would count samples twice
+
+
+def test_merging_an_accumulator_with_itself_or_its_copy_is_refused():
+    """``a + a`` would count every sample twice (standard deviations x 0.705): refused with an
+    error naming both operands, as are a copy, a pickled copy and the same samples fed anew."""
+    rng = np.random.default_rng(43)
+    q, torque, v, _ = sweep_data(rng, (), 400)
+    a = SweepAccumulator(min_speed=MIN_SPEED)
+    a.add(q, torque, v)
+    before = a.fit()
+    named = r"share no samples.*`a` = SweepAccumulator\(n=400.*`b` = SweepAccumulator\(n=400"
+    with pytest.raises(ValueError, match=named):
+        a + a
+    with pytest.raises(ValueError, match="same accumulator"):
+        a + a
+    for twin in (a.copy(), pickle.loads(pickle.dumps(a))):
+        with pytest.raises(ValueError, match="common source"):
+            a + twin
+        with pytest.raises(ValueError, match="common source"):
+            twin + a
+    # Fed the same samples independently: the fingerprints of their fits meet.
+    same = SweepAccumulator(min_speed=MIN_SPEED)
+    same.add(q[::-1], torque[::-1], v[::-1])
+    assert same.fit().fingerprint == a.fit().fingerprint
+    with pytest.raises(ValueError, match="fingerprints of their fits meet"):
+        a + same
+    assert a.fit() == before and a.n == 400
+
+
+def test_merging_accumulators_that_share_a_sample_block_is_refused():
+    rng = np.random.default_rng(44)
+    q, torque, v, _ = sweep_data(rng, (2,), 600)
+    blocks = [tuple(x[:, lo : lo + 200] for x in (q, torque, v)) for lo in (0, 200, 400)]
+    # A copy taken after the first block, then each fed a block of its own.
+    a = SweepAccumulator(min_speed=MIN_SPEED)
+    a.add(*blocks[0])
+    b = a.copy()
+    a.add(*blocks[1])
+    b.add(*blocks[2])
+    with pytest.raises(ValueError, match="common source"):
+        a + b
+    # A part merged into a total, merged again.
+    c = SweepAccumulator(min_speed=MIN_SPEED)
+    c.add(*blocks[2])
+    d = SweepAccumulator(min_speed=MIN_SPEED)
+    d.add(*blocks[0])
+    d.add(*blocks[1])
+    total = d + c
+    with pytest.raises(ValueError, match="common source"):
+        total + c
+    c.add(q[:, :5], torque[:, :5] + 1.0, v[:, :5])  # fed more after the merge: still shared
+    with pytest.raises(ValueError, match="common source"):
+        c + total
+    # The same samples of one sweep fed to two fresh accumulators: refused, naming the sweep.
+    e = SweepAccumulator(min_speed=MIN_SPEED)
+    e.add(*blocks[0])
+    f = SweepAccumulator(min_speed=MIN_SPEED)
+    f.add(blocks[0][0], np.stack([blocks[0][1][0] + 1.0, blocks[0][1][1]]), blocks[0][2])
+    with pytest.raises(ValueError, match=r"batch index \(1,\).*fingerprints of their fits meet"):
+        e + f
+
+
+def test_disjoint_merges_equal_fit_sweep_on_the_concatenation():
+    rng = np.random.default_rng(45)
+    q, torque, v, _ = sweep_data(rng, (2,), 600)
+    template = SweepAccumulator(min_speed=MIN_SPEED)
+    # Copies of an accumulator that holds no samples yet share none: each takes its own.
+    parts = [template.copy() for _ in range(3)]
+    for part, lo in zip(parts, (0, 200, 400), strict=True):
+        for start in range(lo, lo + 200, 50):
+            chunk = slice(start, start + 50)
+            part.add(q[:, chunk], torque[:, chunk], v[:, chunk])
+    ref = fit_sweep(q, torque, v, min_speed=MIN_SPEED)
+    for merged in (parts[0] + parts[1] + parts[2], parts[2] + (parts[0] + parts[1])):
+        assert_matches(merged.fit(), ref, torque)
+    assert_matches((template + parts[0] + parts[1] + parts[2]).fit(), ref, torque)
+    # Sweeps that hold no sample yet (all NaN under nan_policy="omit") share nothing either.
+    nan_q = q.copy()
+    nan_q[0, :100] = np.nan
+    thirds = [SweepAccumulator(min_speed=MIN_SPEED, nan_policy="omit") for _ in range(3)]
+    for part, (lo, hi) in zip(thirds, [(0, 50), (50, 100), (100, 600)], strict=True):
+        part.add(nan_q[:, lo:hi], torque[:, lo:hi], v[:, lo:hi])
+    merged = thirds[2] + (thirds[0] + thirds[1])
+    ref = fit_sweep(nan_q, torque, v, min_speed=MIN_SPEED, nan_policy="omit")
+    assert_matches(merged.fit(), ref, torque)

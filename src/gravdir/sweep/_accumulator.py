@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_array, check_finite
+from gravdir._checks import NanPolicy
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
-    MAX_JOINT_ANGLE,
     Friction,
     apply_torque_sign,
     check_friction_option,
@@ -23,24 +23,25 @@ from gravdir.sweep._design import (
     check_min_arc,
     check_min_speed,
     check_rtol,
-    check_sweep_angles,
-    refuse_non_finite,
     unscale,
 )
 from gravdir.sweep._fit import _signed_load_coefficient
-from gravdir.sweep._nan import check_nan_policy, multiset_digest, torque_sums
+from gravdir.sweep._nan import check_nan_policy, fingerprint_from_sums, torque_sums
 from gravdir.sweep._result import SweepFit, make_fit
 from gravdir.sweep._solve import batch_index
 from gravdir.sweep._stream import (
-    NAMES,
+    OPTION_NAMES,
     chan_merge,
+    check_chunk,
     coerce,
-    common_shape,
     drop_column,
     insert_unit,
     moments,
     qr_r,
     solve_triangular,
+    unit_factor,
+    units_are_one,
+    units_for,
 )
 
 __all__ = ["SweepAccumulator"]
@@ -59,11 +60,14 @@ _STATE = (
     "_q_hi",
     "_u_lo",
     "_u_hi",
-    "_fastest",
-    "_acc_max",
+    "_top",
+    "_unit",
     "_dir",
     "_sums",
 )
+# The quantities measured in units of a power of two, in the order of the last axis of `_top`
+# and `_unit`: torque, speed, acceleration.
+_TORQUE, _SPEED, _ACCELERATION = 0, 1, 2
 
 
 class SweepAccumulator:
@@ -73,7 +77,8 @@ class SweepAccumulator:
     into the triangular factor of the design matrix augmented with the torque, so memory does
     not grow with the number of samples; :meth:`fit` returns at any time what
     :func:`~gravdir.sweep.fit_sweep` returns on every sample added so far, with the same
-    options; ``a + b`` combines two accumulators (partial sums of several processes).
+    options; ``a + b`` combines two accumulators that hold different samples (partial sums of
+    several processes).
 
     Parameters
     ----------
@@ -111,7 +116,9 @@ class SweepAccumulator:
     ------
     ValueError
         If an option is unknown or out of range (as in :func:`~gravdir.sweep.fit_sweep`),
-        `min_speed` is None, or ``load_friction="abs"``.
+        `min_speed` is None, or ``load_friction="abs"``. ``a + b`` raises it for accumulators
+        of different options or batch shapes, and for accumulators that share samples (see
+        Notes), naming both.
 
     See Also
     --------
@@ -127,9 +134,23 @@ class SweepAccumulator:
     Gram matrix :math:`R^{-1}R^{-\\top}`, and the residual sum of squares as
     :math:`R_{pp}^2` without the cancellation of :math:`\\sum\\tau^2 - \\beta^\\top X^\\top\\tau`.
     Dropping the viscous column (``friction="auto"`` at a single speed) re-factors the columns of
-    :math:`R` that stay. ``a + b`` factors :math:`R_a` stacked on :math:`R_b` (TSQR). Samples
-    wait in a buffer of fixed size before they are folded in; :meth:`fit` folds them first.
-    Full derivation in docs/sweep.md.
+    :math:`R` that stay. Samples wait in a buffer of fixed size before they are folded in;
+    :meth:`fit` folds them first. Full derivation in docs/sweep.md.
+
+    The torque, velocity and acceleration enter in units of a power of two set by their largest
+    magnitudes so far, by :func:`~gravdir.sweep.fit_sweep`'s rule (1 while those lie in
+    :math:`[2^{-100}, 2^{100}]`): when a unit grows, the columns of :math:`R` and the velocity
+    moments measured in it are multiplied by the ratio of the units, a power of two, so the
+    rescaling is exact and no sum of squares leaves the float range at any finite magnitude.
+    :meth:`fit` undoes the units as :func:`~gravdir.sweep.fit_sweep` does: the same
+    coefficients, and a variance beyond the float range reported as infinite with a
+    :class:`~gravdir.errors.GravdirWarning`, never as zero.
+
+    ``a + b`` brings both into the larger units and factors :math:`R_a` stacked on :math:`R_b`
+    (TSQR). It refuses accumulators that share samples, which it would count twice: the same
+    accumulator, one copied from the other or merged into it (each accumulator draws a random
+    source token when it first takes samples; copies keep the tokens and merges unite them), or
+    the same torque samples in a sweep (their fits' fingerprints meet).
 
     :meth:`add` raises only for bad input (a ``ValueError`` naming the argument, the chunk
     then left out whole); a sweep that does not yet determine the fit is reported by
@@ -232,10 +253,20 @@ class SweepAccumulator:
         for k in self._orders:
             names += [f"sin_{k:g}", f"cos_{k:g}"]
         self._names = names
+        # The columns of the factor in a unit of their own (the torque is the last column).
+        self._unit_columns = tuple(
+            (names.index(name), which)
+            for name, which in (("viscous", _SPEED), ("inertia", _ACCELERATION))
+            if name in names
+        ) + ((len(names), _TORQUE),)
         self._raw = 4 if self._inertia else 3
         self._batch: tuple[int, ...] | None = None
         self.n = 0
         self._k = 0
+        # Where the samples came from: a random token for each accumulator that took samples
+        # first-hand, the union of them for a merge. A copy keeps them, so two accumulators whose
+        # tokens meet hold some of the same samples (see `__add__`). Not part of `==`.
+        self._sources: frozenset[str] = frozenset()
 
     # -- state -------------------------------------------------------------------------------
 
@@ -246,8 +277,9 @@ class SweepAccumulator:
         self._buf = np.empty(batch + (self._raw, _BLOCK))
         self._k = 0
         # Per sweep: samples free of NaN, used samples, extremes of q (all kept, used), the
-        # fastest kept speed, the largest used |acceleration|, per-direction count, mean and
-        # sum of squared deviations of the velocity, and the torque checksum sums.
+        # largest kept |torque|, fastest kept speed and largest used |acceleration| and the
+        # units they set, per-direction count, mean and sum of squared deviations of the
+        # velocity (in its unit), and the torque checksum sums.
         self._kept = np.zeros(batch, dtype=np.int64)
         self._used = np.zeros(batch, dtype=np.int64)
         # (Python floats for one sweep: compared on every add.)
@@ -255,8 +287,9 @@ class SweepAccumulator:
         self._q_hi: Any = np.full(batch, -np.inf) if batch else -math.inf
         self._u_lo = np.full(batch, np.inf)
         self._u_hi = np.full(batch, -np.inf)
-        self._fastest = np.zeros(batch)
-        self._acc_max = np.zeros(batch)
+        self._top = np.zeros(batch + (3,))
+        self._unit = np.ones(batch + (3,))
+        self._unit_one = True  # every entry of `_unit` is 1: the common case, without scaling
         self._dir = np.zeros(batch + (2, 3))  # (forward, backward) x (count, mean, M2)
         self._sums = np.zeros(batch + (2,), dtype=np.uint64)
 
@@ -275,7 +308,11 @@ class SweepAccumulator:
         return out
 
     def copy(self) -> SweepAccumulator:
-        """An independent accumulator with the same options and the same samples."""
+        """An independent accumulator with the same options and the same samples.
+
+        Holding the same samples, it does not merge with this accumulator (``a + a.copy()`` is
+        refused); a copy taken before any sample is added shares none.
+        """
         new = object.__new__(SweepAccumulator)
         new.__dict__.update(self.__dict__)
         for name, value in self.__dict__.items():
@@ -321,71 +358,17 @@ class SweepAccumulator:
         arrays = [coerce(q, "q"), coerce(torque, "torque"), coerce(velocity, "velocity")]
         if acceleration is not None:
             arrays.append(coerce(acceleration, "acceleration"))
-        shape = arrays[0].shape
-        if any(a.shape != shape for a in arrays):
-            shape = common_shape(arrays)
-        batch, m = shape[:-1], shape[-1]
-        if self._batch is not None and batch != self._batch:
-            try:
-                shape = np.broadcast_shapes(shape, self._batch + (m,))
-            except ValueError:
-                shape = ()
-            if shape[:-1] != self._batch:
-                raise ValueError(
-                    f"Expected the leading axes of the samples to broadcast to the "
-                    f"accumulator's batch shape {self._batch}, got {batch}."
-                ) from None
-            batch = self._batch
+        q_hi, q_lo = (None, None) if self._batch is None else (self._q_hi, self._q_lo)
+        batch, m, new_hi, new_lo = check_chunk(arrays, self._batch, q_hi, q_lo, self._omit)
         if m == 0:
-            for a, name in zip(arrays, NAMES, strict=False):
-                check_array(a, name, finite=False)
             if self._batch is None:
                 self._allocate(batch)
             return
-        q_arr = arrays[0]
-        if self._omit:
-            self._refuse_infinite(arrays)
-            hi, lo = np.fmax.reduce(q_arr, axis=-1), np.fmin.reduce(q_arr, axis=-1)
-        else:
-            # The extremes of q carry any NaN or infinity of it; the other arrays are checked
-            # through their largest magnitude (one pass each, never a floating-point warning).
-            hi, lo = np.maximum.reduce(q_arr, axis=-1), np.minimum.reduce(q_arr, axis=-1)
-            if q_arr.ndim == 1:
-                hi, lo = float(hi), float(lo)
-                finite = math.isfinite(hi - lo)  # inf - inf is NaN, NaN stays NaN
-            else:
-                finite = bool(np.isfinite(hi).all() and np.isfinite(lo).all())
-            if not finite:
-                refuse_non_finite(q_arr, "q")
-            for a, name in zip(arrays[1:], NAMES[1:], strict=False):
-                if not math.isfinite(np.maximum.reduce(np.abs(a), axis=None)):
-                    refuse_non_finite(a, name)
-        if not batch:
-            # One sweep: Python floats (a NaN of an omitted sample compares false: ignored).
-            hi, lo = float(hi), float(lo)
-            old_hi, old_lo = (
-                (-math.inf, math.inf) if self._batch is None else (self._q_hi, self._q_lo)
-            )
-            new_hi = hi if hi >= old_hi else old_hi
-            new_lo = lo if lo <= old_lo else old_lo
-        elif self._batch is None:
-            new_hi, new_lo = np.broadcast_to(hi, batch).copy(), np.broadcast_to(lo, batch).copy()
-        else:
-            new_hi, new_lo = np.fmax(self._q_hi, hi), np.fmin(self._q_lo, lo)
-        fine = (
-            not batch
-            and new_lo >= -MAX_JOINT_ANGLE
-            and new_hi <= MAX_JOINT_ANGLE
-            and new_hi - new_lo <= MAX_JOINT_ANGLE
-        )
-        if not fine:
-            both = np.isfinite(new_hi) & np.isfinite(new_lo)
-            check_sweep_angles(
-                np.asarray(np.where(both, new_hi, 0.0)), np.asarray(np.where(both, new_lo, 0.0))
-            )
         # Valid: from here on the chunk is taken.
         if self._batch is None:
             self._allocate(batch)
+        if not self._sources:
+            self._sources = frozenset((os.urandom(8).hex(),))
         self._q_hi, self._q_lo = new_hi, new_lo
         self.n += m
         start = 0
@@ -398,13 +381,6 @@ class SweepAccumulator:
             start += take
             if self._k == _BLOCK:
                 self._flush()
-
-    @staticmethod
-    def _refuse_infinite(arrays: list[NDArray[np.float64]]) -> None:
-        """Under ``nan_policy="omit"``: refuse infinities (a NaN is a missing sample)."""
-        for a, name in zip(arrays, NAMES, strict=False):
-            if np.isinf(a).any():
-                check_finite(np.where(np.isnan(a), 0.0, a), name)
 
     # -- folding samples into the factor -----------------------------------------------------
 
@@ -431,7 +407,6 @@ class SweepAccumulator:
         self._sums[..., 1] += s2
         speed = np.abs(vb)
         self._kept += k if keep is None else keep.sum(axis=-1)
-        self._fastest = np.maximum(self._fastest, speed.max(axis=-1))
         used_b = speed >= self._min_speed
         if self._drop_standing:
             used_b &= speed > 0
@@ -441,6 +416,18 @@ class SweepAccumulator:
         self._used += used_b.sum(axis=-1)
         self._u_hi = np.maximum(self._u_hi, np.where(used_b, qb, -np.inf).max(axis=-1))
         self._u_lo = np.minimum(self._u_lo, np.where(used_b, qb, np.inf).min(axis=-1))
+        am = None if ab is None else ab * w
+        # The largest magnitudes (torque, speed, acceleration: the order of _TORQUE, ...).
+        maxima = [np.abs(tb).max(axis=-1), speed.max(axis=-1)]
+        if am is not None:
+            maxima.append(np.abs(am).max(axis=-1))
+        top = self._top
+        for i, largest in enumerate(maxima):
+            if self._batch:
+                np.maximum(top[..., i], largest, out=top[..., i])
+            elif largest > top[i]:  # one sweep: scalars, without the ufunc's call cost
+                top[i] = largest
+        unit = self._units_for_top()
         p1 = len(self._names) + 1
         m = np.empty(self._batch + (p1 + k, p1))
         m[..., :p1, :] = self._r
@@ -452,17 +439,16 @@ class SweepAccumulator:
         rows[..., 2] *= w
         col = 3
         sgn = np.sign(vb) * w
-        vm = vb * w
+        # Velocity, acceleration and torque in their units (None: all 1, nothing to divide).
+        vs = vb if unit is None else vb / unit[..., _SPEED, None]
         if self._friction != "none":
             rows[..., col] = sgn
             col += 1
         if self._friction in ("auto", "coulomb-viscous"):
-            rows[..., col] = vm
+            np.multiply(vs, w, out=rows[..., col])
             col += 1
-        if ab is not None:
-            am = ab * w
-            rows[..., col] = am
-            self._acc_max = np.maximum(self._acc_max, np.abs(am).max(axis=-1))
+        if am is not None:
+            rows[..., col] = am if unit is None else am / unit[..., _ACCELERATION, None]
             col += 1
         if self._load_signed:
             np.multiply(sgn, rows[..., 1], out=rows[..., col])
@@ -474,12 +460,47 @@ class SweepAccumulator:
             rows[..., col] *= w
             rows[..., col + 1] *= w
             col += 2
-        rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
+        if unit is None:
+            rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
+        else:
+            rows[..., col] = tb * w * (self._sign / unit[..., _TORQUE, None])
         self._r = qr_r(m)
         if self._needs_both:
             for d, side in enumerate((sgn > 0, sgn < 0)):
-                self._dir[..., d, :] = chan_merge(self._dir[..., d, :], moments(vb, side))
+                self._dir[..., d, :] = chan_merge(self._dir[..., d, :], moments(vs, side))
         self._k = 0
+
+    # -- units -------------------------------------------------------------------------------
+
+    def _units_for_top(self) -> NDArray[np.float64] | None:
+        """Bring the units up to date with the largest magnitudes so far; None while all are 1.
+
+        The unit of each quantity is ``pow2_scale`` of its largest magnitude, as in fit_sweep:
+        1 while that lies in [2^-100, 2^100] (or is zero), else the power of two at or just
+        below it, so that no sum of squares of the state overflows or underflows.
+        """
+        if not (self._unit_one and units_are_one(self._top)):
+            self._to_units(units_for(self._top))
+        return None if self._unit_one else self._unit
+
+    def _to_units(self, unit: NDArray[np.float64]) -> None:
+        """Express the state in `unit` (..., 3), powers of two: every part of the state that is
+        measured in the units of torque, speed or acceleration is rescaled here, by the factor
+        of :func:`~gravdir.sweep._stream.unit_factor` (exact but for entries that fall below the
+        float range, far below the rounding of the largest)."""
+        if np.array_equal(unit, self._unit):
+            return
+        factor = unit_factor(self._unit, unit)
+        with np.errstate(under="ignore"):
+            # The factor of [X | tau]: its columns in a unit of their own (X D = Q (R D)).
+            for col, which in self._unit_columns:
+                self._r[..., :, col] *= factor[..., which, None]
+            # The velocity moments: the mean in the unit, the squared deviations in its square.
+            fv = factor[..., _SPEED, None]
+            self._dir[..., 1] *= fv
+            self._dir[..., 2] *= fv * fv
+        self._unit = np.array(unit, dtype=np.float64)
+        self._unit_one = bool((self._unit == 1.0).all())
 
     # -- merging -----------------------------------------------------------------------------
 
@@ -502,19 +523,64 @@ class SweepAccumulator:
             )
         self._flush()
         other._flush()
+        why = self._shared_with(other)
+        if why is not None:
+            raise ValueError(
+                "Expected accumulators that share no samples to merge in `a + b`, got "
+                f"`a` = {self!r} and `b` = {other!r}, which {why}: the merge would count those "
+                "samples twice. Merge accumulators fed with disjoint samples."
+            )
+        # Both operands in the units of the merged largest magnitudes (exact: powers of two).
+        top = np.maximum(self._top, other._top)
+        unit = units_for(top)
         new = self.copy()
+        new._to_units(unit)
+        rhs = other
+        if not np.array_equal(unit, other._unit):
+            rhs = other.copy()
+            rhs._to_units(unit)
         new.n = self.n + other.n
-        new._r = qr_r(np.concatenate([self._r, other._r], axis=-2))
+        new._sources = self._sources | other._sources
+        new._top = top
+        new._r = qr_r(np.concatenate([new._r, rhs._r], axis=-2))
         for name in ("_kept", "_used", "_sums"):
             setattr(new, name, getattr(self, name) + getattr(other, name))
-        for name in ("_q_hi", "_u_hi", "_fastest", "_acc_max"):
+        for name in ("_q_hi", "_u_hi"):
             setattr(new, name, np.maximum(getattr(self, name), getattr(other, name)))
         for name in ("_q_lo", "_u_lo"):
             setattr(new, name, np.minimum(getattr(self, name), getattr(other, name)))
         if not self._batch:
             new._q_hi, new._q_lo = float(new._q_hi), float(new._q_lo)
-        new._dir = chan_merge(self._dir, other._dir)
+        new._dir = chan_merge(new._dir, rhs._dir)
         return new
+
+    def _shared_with(self, other: SweepAccumulator) -> str | None:
+        """Why `self` and `other` (flushed, of one batch shape) hold some of the same samples,
+        in words; None when nothing says they do.
+
+        Their source tokens meet when one is a copy of the other, was merged into it, or both
+        descend from one accumulator that had taken samples; their torque checksums (the digests
+        of their fits' fingerprints) agree in a sweep when both hold the same samples there,
+        however they were fed.
+        """
+        if self._sources & other._sources:
+            if self is other:
+                return "are the same accumulator"
+            return (
+                "hold samples of a common source (one is a copy of the other or was merged into "
+                "it, or both descend from one accumulator that had taken samples)"
+            )
+        same = (
+            (self._kept > 0)
+            & (self._kept == other._kept)
+            & (self._sums == other._sums).all(axis=-1)
+        )
+        if same.any():
+            return (
+                f"hold the same torque samples{batch_index(self._batch or (), same)} (the "
+                "fingerprints of their fits meet)"
+            )
+        return None
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
@@ -534,20 +600,8 @@ class SweepAccumulator:
         )
 
     def _describe(self) -> str:
-        names = (
-            "min_speed",
-            "friction",
-            "load_signed",
-            "harmonics",
-            "inertia",
-            "min_arc",
-            "single_speed_rtol",
-            "torque_sign",
-            "omit_nan",
-        )
-        return (
-            "(" + ", ".join(f"{k}={v!r}" for k, v in zip(names, self._options, strict=True)) + ")"
-        )
+        pairs = zip(OPTION_NAMES, self._options, strict=True)
+        return "(" + ", ".join(f"{k}={v!r}" for k, v in pairs) + ")"
 
     # -- fitting -----------------------------------------------------------------------------
 
@@ -584,7 +638,7 @@ class SweepAccumulator:
             return (
                 f"Expected samples with |`velocity`| >= `min_speed` ({self._min_speed:g}), got "
                 f"none{batch_index(batch, empty)}: the largest |velocity| there is "
-                f"{float(np.max(np.where(empty, self._fastest, 0.0))):g}.",
+                f"{float(np.max(np.where(empty, self._top[..., _SPEED], 0.0))):g}.",
                 None,
             )
         counts, means, m2 = self._dir[..., 0], self._dir[..., 1], self._dir[..., 2]
@@ -613,11 +667,12 @@ class SweepAccumulator:
                         None,
                     )
                 pin = bool(single.any())
-        if self._inertia and (self._acc_max == 0).any():
+        still = self._top[..., _ACCELERATION] == 0
+        if self._inertia and still.any():
             return (
                 "Expected `acceleration` to be non-zero at some used sample, got zero at every "
                 "sample with |`velocity`| >= `min_speed`"
-                f"{batch_index(batch, self._acc_max == 0)}: a sweep at constant speed says "
+                f"{batch_index(batch, still)}: a sweep at constant speed says "
                 "nothing of the inertia; leave `acceleration` out.",
                 None,
             )
@@ -659,6 +714,13 @@ class SweepAccumulator:
             their angles do not determine every coefficient (condition number above 1e13).
         ValueError
             If a coefficient lies beyond the float range.
+
+        Warns
+        -----
+        GravdirWarning
+            If a variance of the coefficients lies outside the float range (torques, speeds or
+            accelerations beyond about 1e±150): it is reported as infinite, with zero
+            covariances, as :func:`~gravdir.sweep.fit_sweep` reports it.
         """
         batch = self._batch
         if batch is None or self.n == 0:
@@ -688,51 +750,46 @@ class SweepAccumulator:
         if pinned is not None:
             cov = cov * (~pinned[..., :, None] & ~pinned[..., None, :])
         rms = np.sqrt(rss / n_used)
-        beta, cov, rms = unscale(beta, cov, rms, names, 1.0, 1.0, "SweepAccumulator.fit", 3)
         load: Any = None
         if self._load_signed:
+            # A ratio of torque coefficients: the same in the torque's unit, where its products
+            # stay inside the float range.
             rx = r[..., :p, :p]
             gram = np.swapaxes(rx, -1, -2) @ rx
             load = _signed_load_coefficient(beta, gram, names)
-        arc = self._u_hi - self._u_lo
-        digests = [
-            multiset_digest(int(s[0]), int(s[1]), int(c))
-            for s, c in zip(self._sums.reshape(-1, 2), self._kept.reshape(-1), strict=True)
-        ]
+        # Back from the units of torque, speed and acceleration (the same undoing as fit_sweep's,
+        # with its warning for a variance outside the float range).
+        unit = self._unit
+        units: list[Any] = list(np.moveaxis(unit, -1, 0)) if batch else unit.tolist()
+        beta, cov, rms = unscale(
+            beta, cov, rms, names, units[0], units[1], "SweepAccumulator.fit", 3, units[2]
+        )
+        arc: Any = self._u_hi - self._u_lo
+        fingerprint = fingerprint_from_sums(self._sums[..., 0], self._sums[..., 1], self._kept)
+        used: Any
+        one_speed: Any
+        converged: Any
+        n_iter: Any
         if batch:
-            column = np.empty(len(digests), dtype=object)
-            column[:] = digests
-            per_sweep: Any = column.reshape(batch)
-            per_sweep.flags.writeable = False
-            return make_fit(
-                beta,
-                cov,
-                names,
-                self._orders,
-                load,
-                rms,
-                n_used.copy(),
-                np.asarray(single, dtype=bool).copy(),
-                arc,
-                "least-squares",
-                np.ones(batch, dtype=bool),
-                np.zeros(batch, dtype=np.int64),
-                (frozenset(digests), per_sweep),
-            )
+            used, one_speed = n_used.copy(), np.asarray(single, dtype=bool).copy()
+            converged, n_iter = np.ones(batch, dtype=bool), np.zeros(batch, dtype=np.int64)
+        else:  # one sweep: the scalar types of fit_sweep's single-sweep result
+            load, rms, arc = (None if load is None else load[()]), rms[()], arc[()]
+            used, one_speed, converged, n_iter = np.int64(n_used), np.bool_(single), True, 0
         return make_fit(
             beta,
             cov,
             names,
             self._orders,
-            None if load is None else load[()],
-            np.float64(rms),
-            np.int64(n_used),
-            np.bool_(single),
-            np.float64(arc),
+            load,
+            rms,
+            used,
+            one_speed,
+            arc,
             "least-squares",
-            True,
-            0,
-            (frozenset(digests), None),
+            converged,
+            n_iter,
+            fingerprint,
         )
 
     def __repr__(self) -> str:

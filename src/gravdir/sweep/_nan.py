@@ -98,6 +98,26 @@ def multiset_digest(s1: int, s2: int, n: int) -> str:
     return f"{(s1 * _MIX[0] + s2 * _MIX[1] + n * _MIX[2]) & _MASK:016x}"
 
 
+def fingerprint_from_sums(s1: Any, s2: Any, counts: Any) -> tuple[frozenset[str], Any]:
+    """The fingerprint of a fit and the digest of each of its sweeps (an object array of the
+    batch shape; None for one sweep) from the checksum sums of :func:`torque_sums` and the
+    sample counts of each sweep, shape (...)."""
+    shape = np.shape(s1)
+    if not shape:
+        return frozenset((multiset_digest(int(s1), int(s2), int(counts)),)), None
+    flat = [
+        multiset_digest(int(a), int(b), int(c))
+        for a, b, c in zip(
+            np.ravel(s1), np.ravel(s2), np.ravel(np.broadcast_to(counts, shape)), strict=True
+        )
+    ]
+    column = np.empty(len(flat), dtype=object)
+    column[:] = flat
+    digests: NDArray[Any] = column.reshape(shape)
+    digests.flags.writeable = False
+    return frozenset(flat), digests
+
+
 def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDArray[Any] | None]:
     """The data fingerprint of a fit and the digest of each of its sweeps (batch shape).
 
@@ -133,13 +153,5 @@ def sample_fingerprints(arrays: Arrays, omit: bool) -> tuple[frozenset[str], NDA
         return frozenset((multiset_digest(int(s1), int(s2), n),)), None
     full = np.broadcast_to(torque, shape)
     s1, s2 = torque_sums(full, keep)
-    counts = np.broadcast_to(shape[-1] if keep is None else keep.sum(axis=-1), shape[:-1])
-    flat = [
-        multiset_digest(int(a), int(b), int(c))
-        for a, b, c in zip(s1.reshape(-1), s2.reshape(-1), counts.reshape(-1), strict=True)
-    ]
-    column = np.empty(len(flat), dtype=object)
-    column[:] = flat
-    digests: NDArray[Any] = column.reshape(shape[:-1])
-    digests.flags.writeable = False
-    return frozenset(flat), digests
+    counts = shape[-1] if keep is None else keep.sum(axis=-1)
+    return fingerprint_from_sums(s1, s2, counts)

@@ -1,20 +1,42 @@
-"""The numerical pieces of :class:`~gravdir.sweep.SweepAccumulator`: chunk coercion, the
-per-direction velocity moments, and the triangular factor's updates and solve."""
+"""The numerical pieces of :class:`~gravdir.sweep.SweepAccumulator`: chunk coercion and checks,
+the units of torque, speed and acceleration (powers of two), the per-direction velocity moments,
+and the triangular factor's updates and solve."""
 
 from __future__ import annotations
 
-from typing import cast
+import math
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array
+from gravdir._checks import check_array, check_finite
 from gravdir.errors import InsufficientDataError
+from gravdir.sweep._design import (
+    MAX_JOINT_ANGLE,
+    SCALE_HI,
+    SCALE_LO,
+    check_sweep_angles,
+    pow2_scale,
+    refuse_non_finite,
+)
 from gravdir.sweep._solve import batch_index
 
 # The same condition-number limit as fit_sweep's normal equations (gravdir.sweep._solve).
 MAX_CONDITION = 1e13
 NAMES = ("q", "torque", "velocity", "acceleration")
+# An accumulator's options in the order it keeps them, for messages.
+OPTION_NAMES = (
+    "min_speed",
+    "friction",
+    "load_signed",
+    "harmonics",
+    "inertia",
+    "min_arc",
+    "single_speed_rtol",
+    "torque_sign",
+    "omit_nan",
+)
 
 
 def coerce(x: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -39,6 +61,117 @@ def common_shape(arrays: list[NDArray[np.float64]]) -> tuple[int, ...]:
     except ValueError:
         shapes = ", ".join(f"`{n}` {a.shape}" for n, a in zip(NAMES, arrays, strict=False))
         raise ValueError(f"Expected arrays of broadcastable shapes, got {shapes}.") from None
+
+
+def check_chunk(
+    arrays: list[NDArray[np.float64]],
+    batch_so_far: tuple[int, ...] | None,
+    q_hi: Any,
+    q_lo: Any,
+    omit: bool,
+) -> tuple[tuple[int, ...], int, Any, Any]:
+    """A chunk of coerced sample arrays (q, torque, velocity[, acceleration]) checked against an
+    accumulator's batch shape so far (None before its first chunk) and the extremes of `q` over
+    its samples so far (`q_hi`, `q_lo`).
+
+    Returns the batch shape, the number of samples and the extremes of `q` with the chunk.
+    Refuses bad input (see :meth:`~gravdir.sweep.SweepAccumulator.add`) with a ``ValueError``
+    naming the argument; nothing is changed before every check has passed.
+    """
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        shape = common_shape(arrays)
+    batch, m = shape[:-1], shape[-1]
+    if batch_so_far is not None and batch != batch_so_far:
+        try:
+            shape = np.broadcast_shapes(shape, batch_so_far + (m,))
+        except ValueError:
+            shape = ()
+        if shape[:-1] != batch_so_far:
+            raise ValueError(
+                f"Expected the leading axes of the samples to broadcast to the "
+                f"accumulator's batch shape {batch_so_far}, got {batch}."
+            ) from None
+        batch = batch_so_far
+    if m == 0:
+        for a, name in zip(arrays, NAMES, strict=False):
+            check_array(a, name, finite=False)
+        return batch, 0, q_hi, q_lo
+    q_arr = arrays[0]
+    if omit:
+        refuse_infinite(arrays)
+        hi, lo = np.fmax.reduce(q_arr, axis=-1), np.fmin.reduce(q_arr, axis=-1)
+    else:
+        # The extremes of q carry any NaN or infinity of it; the other arrays are checked
+        # through their largest magnitude (one pass each, never a floating-point warning).
+        hi, lo = np.maximum.reduce(q_arr, axis=-1), np.minimum.reduce(q_arr, axis=-1)
+        if q_arr.ndim == 1:
+            hi, lo = float(hi), float(lo)
+            finite = math.isfinite(hi - lo)  # inf - inf is NaN, NaN stays NaN
+        else:
+            finite = bool(np.isfinite(hi).all() and np.isfinite(lo).all())
+        if not finite:
+            refuse_non_finite(q_arr, "q")
+        for a, name in zip(arrays[1:], NAMES[1:], strict=False):
+            if not math.isfinite(np.maximum.reduce(np.abs(a), axis=None)):
+                refuse_non_finite(a, name)
+    if not batch:
+        # One sweep: Python floats (a NaN of an omitted sample compares false: ignored).
+        hi, lo = float(hi), float(lo)
+        old_hi, old_lo = (-math.inf, math.inf) if batch_so_far is None else (q_hi, q_lo)
+        new_hi = hi if hi >= old_hi else old_hi
+        new_lo = lo if lo <= old_lo else old_lo
+    elif batch_so_far is None:
+        new_hi, new_lo = np.broadcast_to(hi, batch).copy(), np.broadcast_to(lo, batch).copy()
+    else:
+        new_hi, new_lo = np.fmax(q_hi, hi), np.fmin(q_lo, lo)
+    fine = (
+        not batch
+        and new_lo >= -MAX_JOINT_ANGLE
+        and new_hi <= MAX_JOINT_ANGLE
+        and new_hi - new_lo <= MAX_JOINT_ANGLE
+    )
+    if not fine:
+        both = np.isfinite(new_hi) & np.isfinite(new_lo)
+        check_sweep_angles(
+            np.asarray(np.where(both, new_hi, 0.0)), np.asarray(np.where(both, new_lo, 0.0))
+        )
+    return batch, m, new_hi, new_lo
+
+
+def refuse_infinite(arrays: list[NDArray[np.float64]]) -> None:
+    """Under ``nan_policy="omit"``: refuse infinities (a NaN is a missing sample)."""
+    for a, name in zip(arrays, NAMES, strict=False):
+        if np.isinf(a).any():
+            check_finite(np.where(np.isnan(a), 0.0, a), name)
+
+
+def units_are_one(top: NDArray[np.float64]) -> bool:
+    """Whether every largest magnitude in `top` (..., k) lies in [2^-100, 2^100] or is zero,
+    so that :func:`units_for` gives 1 everywhere (three Python floats for one sweep)."""
+    if top.ndim == 1:
+        return all(SCALE_LO <= x <= SCALE_HI or x == 0.0 for x in top.tolist())
+    return bool((((top >= SCALE_LO) & (top <= SCALE_HI)) | (top == 0.0)).all())
+
+
+def units_for(top: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The units (powers of two) of quantities whose largest magnitudes are `top` (..., k), by
+    fit_sweep's rule (:func:`~gravdir.sweep._design.pow2_scale`), shape (..., k)."""
+    out: NDArray[np.float64] = np.broadcast_to(pow2_scale(top), top.shape)
+    return out
+
+
+def unit_factor(old: NDArray[np.float64], new: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``old / new`` for units that are powers of two, the factor that re-expresses a quantity
+    measured in `old` in `new`; held at 1 where it would exceed 1.
+
+    Units grow with the largest magnitudes, so the factor exceeds 1 only where the quantity has
+    been zero so far (its unit 1 by the rule), and its state, being zero, needs none; the ratio
+    could overflow there (1 / 2^-1074). A factor below the float range is 0.
+    """
+    with np.errstate(under="ignore"):
+        out: NDArray[np.float64] = np.ldexp(1.0, np.minimum(np.frexp(old)[1] - np.frexp(new)[1], 0))
+    return out
 
 
 def moments(v: NDArray[np.float64], side: NDArray[np.bool_]) -> NDArray[np.float64]:
