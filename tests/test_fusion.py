@@ -440,3 +440,113 @@ def test_common_mode_fit_of_the_same_arrays_shares_the_fingerprint():
     v = np.concatenate([np.full(50, 0.2), np.full(50, -0.2)])
     t = 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
     assert fit_sweep_common_mode(q, t, v).fingerprint == fit_sweep(q, t, v).fingerprint
+
+
+# --------------------------------------------------------------------------------------------
+# Sources of very different precision
+
+
+def _offset_source(x, y, info2):
+    """A gravity direction tilted by the small angles (x, y) rad from +z, with the information
+    `info2` (2, 2) in the tangent basis of `_basis`; rank 1 when `info2` is."""
+    up = _exp(np.array([0.0, 0.0, 1.0]), np.array([x, y, 0.0]))
+    b = _basis(up)
+    info = b.T @ np.asarray(info2, dtype=float) @ b
+    return GravityDirection(up=up, up_information=0.5 * (info + info.T), frame="")
+
+
+def _exact_leave_one_out(sources, cross_cov=None):
+    """Per source k: chi2 of all minus chi2 of the fusion of the others (the drop of chi2 when
+    k gets a free bias), each from its own fusion."""
+    total = fuse_up(*sources, cross_cov=cross_cov).chi2
+    out = []
+    for k in range(len(sources)):
+        rest = sources[:k] + sources[k + 1 :]
+        sub = {
+            (i - (i > k), j - (j > k)): x
+            for (i, j), x in (cross_cov or {}).items()
+            if k not in (i, j)
+        }
+        out.append(total - fuse_up(*rest, cross_cov=sub or None).chi2)
+    return np.array(out)
+
+
+def test_a_source_1e12_times_more_precise_keeps_the_outlier_test():
+    # Was: one source 1e12 times more precise gave chi2 54.6 (p 4e-11, inconsistent) but nsigma
+    # [0, 4.5e-6, 0] and no outlier -- a relative rank threshold on the joint information of the
+    # free-bias fit dropped the other sources' directions. At a ratio of 1e10 the same data name
+    # source 1 at 6.4 sigma; the statistic now compares each source with the fusion of the others.
+    def source(u, ratio):
+        cov = np.diag([1e-4, 2e-4, 3e-4]) / ratio
+        return express_up(np.array(u) / np.linalg.norm(u), np.eye(3), up_cov=cov)
+
+    def fused(ratio):
+        return fuse_up(
+            source([0.0523, 0, 0.9986], 1.0),
+            source([0, 0.0523, 0.9986], ratio),
+            source([0, 0, 1.0], 1.0),
+        )
+
+    ref = fused(1e10)
+    assert ref.outlier == 1 and ref.outlier_nsigma == pytest.approx(6.396, abs=1e-3)
+    for ratio in (1e12, 1e16, 1e20):
+        f = fused(ratio)
+        assert f.chi2 == pytest.approx(ref.chi2, rel=1e-9)
+        assert not f.consistent and f.outlier == 1
+        assert np.allclose(f.nsigma, ref.nsigma, rtol=1e-7)
+        assert np.allclose(f.source_p_value, ref.source_p_value, rtol=1e-5)
+
+
+@pytest.mark.parametrize("ratio", [1.0, 1e4, 1e10, 1e12, 1e16])
+def test_leave_one_out_is_exact_at_any_precision_ratio(ratio):
+    # Source 0 is `ratio` times more precise than the others; source 3 (rank 1, blind along the
+    # second tangent direction) agrees, source 2 is 8 standard deviations off. Small angles
+    # (1e-5 rad): the fusions of the subsets are linear to 1e-10, so chi2 minus the chi2 of the
+    # others is the exact leave-one-out statistic.
+    s = 1e-6  # rad
+    base = np.array([[1.0, 0.3], [0.3, 2.0]]) / s**2
+    sources = [
+        _offset_source(1e-6, -2e-6, base * ratio),
+        _offset_source(2e-6, 1e-6, np.diag([1.0, 3.0]) / s**2),
+        _offset_source(9e-6, -8e-6, np.diag([2.0, 1.0]) / s**2),
+        _offset_source(-1e-6, 7e-6, np.diag([1.5, 0.0]) / s**2),
+    ]
+    fused = fuse_up(*sources)
+    exact = _exact_leave_one_out(sources)
+    assert fused.outlier == 2 and not fused.consistent
+    assert np.allclose(fused.nsigma**2, exact, rtol=1e-8, atol=1e-12 * fused.chi2)
+    assert fused.dof == 5 and fused.source_p_value[3] > fused.source_p_value[2]
+
+
+@pytest.mark.parametrize("ratio", [1.0, 1e6, 1e12, 1e16])
+def test_leave_one_out_with_cross_cov_at_any_precision_ratio(ratio):
+    # The precise source correlated (0.3) with another: the joint covariance is judged on its
+    # correlations (at 1e12 it was refused as "a correlation beyond 1") and every source's
+    # statistic is the exact drop of chi2.
+    s = 1e-6
+    c0, c1 = np.diag([1.0, 2.0]) * s**2 / ratio, np.diag([2.0, 1.0]) * s**2
+    sources = [
+        _offset_source(1e-6, -1e-6, np.linalg.inv(c0)),
+        _offset_source(2e-6, 2e-6, np.linalg.inv(c1)),
+        _offset_source(-1e-6, 1e-6, np.diag([1.0, 2.0]) / s**2),
+        _offset_source(9e-6, 1e-6, np.diag([3.0, 1.0]) / s**2),
+    ]
+    b0, b1 = _basis(sources[0].up), _basis(sources[1].up)
+    cross = {(0, 1): b0.T @ (0.3 * np.sqrt(np.diag(c0) * np.diag(c1)) * np.eye(2)) @ b1}
+    fused = fuse_up(*sources, cross_cov=cross)
+    exact = _exact_leave_one_out(sources, cross)
+    assert np.allclose(fused.nsigma**2, exact, rtol=1e-8, atol=1e-12 * fused.chi2)
+    assert fused.outlier == 3
+
+
+def test_asymmetric_information_is_refused():
+    a, b = _hand([0.0, 0.0, 1.0]), _hand([0.0, 0.001, 1.0] / np.linalg.norm([0, 0.001, 1]))
+    info = b.up_information.copy()
+    info[0, 1] += 1e-3 * np.abs(info).max()
+    lopsided = GravityDirection(up=b.up, up_information=info, frame="")
+    with pytest.raises(ValueError, match=r"`estimates\[1\]\.up_information` to be symmetric"):
+        fuse_up(a, lopsided)
+    # Rounding (1e-12 of the largest entry) is not asymmetry.
+    info = b.up_information.copy()
+    info[0, 1] += 1e-12 * np.abs(info).max()
+    assert fuse_up(a, GravityDirection(up=b.up, up_information=info, frame="")).consistent

@@ -59,10 +59,11 @@ def fuse_up(
     ------
     ValueError
         If an estimate is not a gravity-direction result, holds a batch, has a non-unit `up`
-        or a non-finite information; two estimates carry different non-empty `frame` labels;
-        `cross_cov` is not a dict of (3, 3) arrays keyed by pairs of distinct indices, names an
-        estimate with rank-1 information, or gives a joint covariance that is not positive
-        definite; or an option is out of its range.
+        or a non-finite or asymmetric information (beyond 1e-9 of its largest entry); two
+        estimates carry different non-empty `frame` labels; `cross_cov` is not a dict of (3, 3)
+        arrays keyed by pairs of distinct indices, names an estimate with rank-1 information,
+        or gives a joint covariance that is not positive definite (a correlation matrix with
+        eigenvalue ratio at most 1e-12); or an option is out of its range.
     InsufficientDataError
         If fewer than two estimates are given, or one carries no information at all (a plain
         vector, a controller setting read without covariance).
@@ -70,7 +71,8 @@ def fuse_up(
         If two estimates share data (their fingerprints intersect, or they are the same object)
         and `cross_cov` has no entry for the pair.
     DegenerateGeometryError
-        If the estimates together leave a direction of `up` undetermined.
+        If the estimates together leave a direction of `up` undetermined (its information at
+        most 1e-12 of the other's).
 
     Notes
     -----
@@ -82,7 +84,9 @@ def fuse_up(
     keeps its true angle) and :math:`J_i = B R_i I_i R_i^\\top B^\\top`, :math:`R_i` the
     parallel transport from :math:`u_i`. A Gauss–Newton step solves
     :math:`(\\sum J_i) \\delta = \\sum J_i x_i` and moves `up` along the geodesic by δ. At the
-    fixed point the fused information is :math:`\\sum J_i` and
+    fixed point the fused information is :math:`\\sum J_i` (each :math:`J_i` is kept as its
+    eigenvalues and transported eigenvectors, so a very precise source does not round away the
+    others' information in its blind direction) and
     :math:`\\chi^2 = \\sum_i x_i^\\top J_i x_i` follows a chi-square law with
     :math:`\\sum_i \\mathrm{rank}(I_i) - 2` degrees of freedom when the sources agree.
     With `cross_cov`, the sources linked by it form one joint Gaussian: its (2m, 2m)
@@ -91,12 +95,17 @@ def fuse_up(
 
     Leave-one-out: giving source k a free bias lowers χ² by
     :math:`t_k = d_k^\\top (C_k + C_{-k})^{-1} d_k`, with :math:`d_k` its difference from the
-    fusion of the others and :math:`C_{-k}` that fusion's covariance (computed in information
-    form, so rank-1 sources need no infinite covariance); ``nsigma[k]`` is
-    :math:`\\sqrt{t_k}`. Since :math:`\\chi^2 = \\chi^2_{-k} + t_k`, the source with the largest
-    statistic is also the one whose removal leaves the others most consistent. Where two
-    sources are equally placed to explain the disagreement (the third is far less precise),
-    their statistics are alike and naming one is a coin toss: compare ``nsigma``.
+    fusion of the others and :math:`C_{-k}` that fusion's covariance; ``nsigma[k]`` is
+    :math:`\\sqrt{t_k}`. It is computed that way: the others' information is summed afresh and
+    the two covariances added, never a difference of large numbers, so the statistic is exact
+    whatever the ratio of the sources' precisions (a source :math:`10^{12}` times more precise
+    than the others included). A rank-1 source, or others that leave a direction open, are
+    compared along the directions both determine; a source linked by `cross_cov` is first
+    conditioned on the rest of its group. Since :math:`\\chi^2 = \\chi^2_{-k} + t_k`, the
+    source with the largest statistic is also the one whose removal leaves the others most
+    consistent. Where two sources are equally placed to explain the disagreement (the third is
+    far less precise), their statistics are alike and naming one is a coin toss: compare
+    ``nsigma``.
 
     **Frames.** `up` of :func:`~gravdir.general.estimate_up`, the closed-form solvers and the
     accelerometer is in the base frame of the chain; that of the touch fits in the frame the

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import check_array, check_count, check_positive
+from gravdir._checks import check_array, check_count, check_positive, reciprocal_condition
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import UpResult, tangent_basis, warn_not_converged
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
@@ -30,23 +30,30 @@ UNIT_ATOL = 1e-6
 #: fraction of the largest (the threshold of ``cov_from_up_information``) and 1e-200 1/rad².
 RANK_RTOL = 1e-12
 MIN_INFORMATION = 1e-200
+#: The joint covariance of sources linked by ``cross_cov`` must have a correlation matrix whose
+#: smallest eigenvalue exceeds this fraction of its largest (correlations short of ±1 by more
+#: than rounding).
+CORRELATION_RTOL = 1e-12
+#: An information matrix is accepted as symmetric when ``|I - Iᵀ|`` is at most this fraction of
+#: its largest entry (as covariances and inertia tensors elsewhere in gravdir): the rounding of a
+#: product ``Bᵀ F B`` is near 1e-16 of it, while a matrix typed or transposed wrong is off by
+#: the order of its entries.
+SYMMETRY_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
 class _Source:
-    """One checked estimate: `up` (3,), its information (3, 3) and its rank."""
+    """One checked estimate: `up` (3,), its rank and its information in eigen form: `values`
+    (rank,) 1/rad² and orthonormal tangent `directions` (rank, 3), the eigenvalues and
+    eigenvectors it determines (the others, below RANK_RTOL of the largest, are dropped)."""
 
     up: NDArray[np.float64]
-    information: NDArray[np.float64]
-    rank: int
+    values: NDArray[np.float64]
+    directions: NDArray[np.float64]
 
-
-def _rank(information2: NDArray[np.float64]) -> int:
-    vals = np.linalg.eigvalsh(0.5 * (information2 + information2.T))
-    top = float(vals.max())
-    if not top > MIN_INFORMATION:
-        return 0
-    return int(np.count_nonzero(vals > max(RANK_RTOL * top, MIN_INFORMATION)))
+    @property
+    def rank(self) -> int:
+        return int(self.values.size)
 
 
 def _check_source(estimate: Any, i: int) -> _Source:
@@ -68,17 +75,26 @@ def _check_source(estimate: Any, i: int) -> _Source:
     length = float(np.linalg.norm(up))
     if abs(length - 1.0) > UNIT_ATOL:
         raise ValueError(f"Expected `{name}.up` to be a unit vector, got norm {length:.6g}.")
+    scale = float(np.max(np.abs(info)))
+    asymmetry = float(np.max(np.abs(info - info.T)))
+    if asymmetry > SYMMETRY_RTOL * scale:
+        raise ValueError(
+            f"Expected `{name}.up_information` to be symmetric (within {SYMMETRY_RTOL:g} of its "
+            f"largest entry), got an asymmetry of {asymmetry / scale:.3g} of it."
+        )
     up = up / length
     b = tangent_basis(up)
     info2 = b @ info @ b.T
-    rank = _rank(info2)
-    if rank == 0:
+    vals, vecs = np.linalg.eigh(0.5 * (info2 + info2.T))
+    top = float(vals[-1])
+    keep = vals > max(RANK_RTOL * top, MIN_INFORMATION)
+    if not np.any(keep):
         raise InsufficientDataError(
             f"Expected `{name}` to carry information about `up`, got none (its uncertainty is "
             "unknown, `up_std_deg` infinite): give it a covariance (`express_up(..., up_cov=...)`"
             " for a plain vector, `values_cov` for a controller setting) or leave it out."
         )
-    return _Source(up, b.T @ (0.5 * (info2 + info2.T)) @ b, rank)
+    return _Source(up, vals[keep], vecs[:, keep].T @ b)
 
 
 def _check_frames(estimates: tuple[Any, ...]) -> None:
@@ -199,15 +215,101 @@ def _exp(base: NDArray[np.float64], step: NDArray[np.float64]) -> NDArray[np.flo
 
 
 @dataclass(frozen=True)
+class _Information:
+    """A tangent-plane information in eigen form, ``Σ_p λ_p u_p u_pᵀ``: `values` (m,) 1/rad²
+    and unit `dirs` (m, 2) rows. Sums concatenate the terms, and the determinant and the
+    adjugate are sums of non-negative terms (Cauchy–Binet), so no information is lost to
+    rounding when one term is 1e12 times another."""
+
+    values: NDArray[np.float64]
+    dirs: NDArray[np.float64]
+
+    @staticmethod
+    def join(parts: list[_Information]) -> _Information:
+        return _Information(
+            np.concatenate([p.values for p in parts]), np.concatenate([p.dirs for p in parts])
+        )
+
+    def span(self) -> NDArray[np.float64]:
+        """Orthonormal columns (2, r) spanning the directions determined: decided on the
+        directions alone (parallel within RANK_RTOL, see :func:`_parallel`), never on the
+        eigenvalues of a sum."""
+        # A term below the float range relative to the largest (1e-308 of it) adds nothing.
+        dirs = self.dirs[self.values / self.values.max() > 0] if self.values.size else self.dirs
+        if dirs.shape[0] == 0:
+            return np.zeros((2, 0))
+        line: NDArray[np.float64] = dirs[:1].T
+        if all(_parallel(line[:, 0], u) for u in dirs[1:]):
+            return line
+        return np.eye(2)
+
+    def scaled_adjugate_det(self) -> tuple[NDArray[np.float64], float, float]:
+        """``adj(F) / s``, ``det(F) / s²`` and the scale s (the largest value), F the sum."""
+        scale = float(self.values.max())
+        lam = self.values / scale
+        u0, u1 = self.dirs[:, 0], self.dirs[:, 1]
+        cross = np.outer(u0, u1) - np.outer(u1, u0)
+        det = 0.5 * float(lam @ (cross**2) @ lam)
+        perp = np.stack([-u1, u0], axis=1)
+        return (perp.T * lam) @ perp, det, scale
+
+    def covariance(self, basis: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The covariance (2, 2) on the directions `basis` (from :meth:`span`): the inverse of
+        the information there, zero outside."""
+        if basis.shape[1] == 2:
+            adj, det, scale = self.scaled_adjugate_det()
+            out: NDArray[np.float64] = adj / (det * scale)
+            return out
+        if basis.shape[1] == 0:
+            return np.zeros((2, 2))
+        e = basis[:, 0]
+        return np.outer(e, e) / float(self.values @ (self.dirs @ e) ** 2)
+
+    def extremes(self) -> tuple[float, float]:
+        """Smallest and largest eigenvalue of the sum, from its trace and determinant."""
+        adj, det, scale = self.scaled_adjugate_det()
+        trace = float(np.trace(adj))
+        top = 0.5 * (trace + math.sqrt(max(trace * trace - 4.0 * det, 0.0)))
+        return det / top * scale, top * scale
+
+
+@dataclass(frozen=True)
+class _Term:
+    """One group's share of the normal equations in the tangent plane (one source, or the
+    sources linked by ``cross_cov``): ``f = Hᵀ W H`` in eigen form, ``g = Hᵀ W x`` (2,) and
+    ``q = xᵀ W x``, with H the stacked 2x2 identities, x the group's stacked tangent coordinates
+    and W its information."""
+
+    f: _Information
+    g: NDArray[np.float64]
+    q: float
+
+
+@dataclass(frozen=True)
 class _Linear:
-    """The problem linearised in the tangent plane of `up`: stacked tangent coordinates `x`
-    (2n,) of the sources, their joint information `w` (2n, 2n), and the reduced normal
-    equations ``f = Hᵀ w H``, ``g = Hᵀ w x`` of the stacked identity H."""
+    """The problem linearised in the tangent plane of `up`: the stacked tangent coordinates `x`
+    (2n,) of the sources, each source's information carried to this plane (`sources`), each
+    group's `terms` (in the order of the groups), the joint covariance (2m, 2m) of each group
+    linked by ``cross_cov`` (keyed by its first index), and the totals ``f = Σ f_g``,
+    ``g = Σ g_g``, ``q = Σ q_g``."""
 
     x: NDArray[np.float64]
-    w: NDArray[np.float64]
-    f: NDArray[np.float64]
+    sources: list[_Information]
+    terms: list[_Term]
+    group_cov: Mapping[int, NDArray[np.float64]]
+    f: _Information
     g: NDArray[np.float64]
+    q: float
+
+    def solve(self) -> NDArray[np.float64]:
+        """The Gauss–Newton step ``f⁻¹ g`` (2,)."""
+        return self.f.covariance(np.eye(2)) @ self.g
+
+    def matrix(self) -> NDArray[np.float64]:
+        """The fused information as a (2, 2) matrix."""
+        f = (self.f.dirs.T * self.f.values) @ self.f.dirs
+        out: NDArray[np.float64] = 0.5 * (f + f.T)
+        return out
 
 
 def _linearise(
@@ -216,41 +318,79 @@ def _linearise(
     groups: list[list[int]],
     pairs: Mapping[tuple[int, int], NDArray[np.float64]],
 ) -> _Linear:
-    n = len(sources)
     b = tangent_basis(up)
-    rot = [_rotation_between(s.up, up) for s in sources]
-    x = np.concatenate([b @ _log(up, s.up) for s in sources])
-    w = np.zeros((2 * n, 2 * n))
+    # Each information stays in eigen form, its eigenvectors carried along the geodesic:
+    # ``J x = Σ λ_p (u_pᵀ x) u_p``. A 2x2 matrix J of a source 1e12 times more precise than the
+    # others would round its entries by 1e-16 of its largest eigenvalue, more than the others'
+    # information in its blind direction.
+    infos = [
+        _Information(s.values, s.directions @ _rotation_between(s.up, up).T @ b.T) for s in sources
+    ]
+    coords = [b @ _log(up, s.up) for s in sources]
+    terms: list[_Term] = []
+    group_cov: dict[int, NDArray[np.float64]] = {}
     for group in groups:
         if len(group) == 1:
             (i,) = group
-            j2 = b @ rot[i] @ sources[i].information @ rot[i].T @ b.T
-            w[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = 0.5 * (j2 + j2.T)
+            info = infos[i]
+            proj = info.dirs @ coords[i]
+            g = info.dirs.T @ (info.values * proj)
+            terms.append(_Term(info, g, float(info.values @ proj**2)))
             continue
         m = len(group)
         cov = np.zeros((2 * m, 2 * m))
         for a, i in enumerate(group):
-            j2 = b @ rot[i] @ sources[i].information @ rot[i].T @ b.T
-            cov[2 * a : 2 * a + 2, 2 * a : 2 * a + 2] = np.linalg.inv(0.5 * (j2 + j2.T))
+            d = infos[i].dirs
+            cov[2 * a : 2 * a + 2, 2 * a : 2 * a + 2] = (d.T / infos[i].values) @ d
             for c, j in enumerate(group[a + 1 :], start=a + 1):
                 cross = pairs.get((i, j))
                 if cross is not None:
-                    block = b @ rot[i] @ cross @ rot[j].T @ b.T
+                    rot_i = _rotation_between(sources[i].up, up)
+                    rot_j = _rotation_between(sources[j].up, up)
+                    block = b @ rot_i @ cross @ rot_j.T @ b.T
                     cov[2 * a : 2 * a + 2, 2 * c : 2 * c + 2] = block
                     cov[2 * c : 2 * c + 2, 2 * a : 2 * a + 2] = block.T
-        vals, vecs = np.linalg.eigh(0.5 * (cov + cov.T))
-        if not vals.min() > 1e-12 * vals.max():
+        cov = 0.5 * (cov + cov.T)
+        # Decided on the correlations (the covariance scaled to unit diagonal): sources of very
+        # different precision are not mistaken for a singular joint covariance.
+        rcond = reciprocal_condition(cov, gram=True)
+        if not rcond**2 > CORRELATION_RTOL:
             raise ValueError(
                 f"Expected `cross_cov` to give the estimates {group} a positive definite joint "
-                f"covariance, got smallest eigenvalue {vals.min():.3g} (largest "
-                f"{vals.max():.3g}): a correlation beyond 1."
+                f"covariance, got a correlation matrix of eigenvalue ratio {rcond**2:.3g} (at "
+                f"most {CORRELATION_RTOL:g}): a correlation beyond 1."
             )
-        winv = (vecs / vals) @ vecs.T
-        idx = np.concatenate([[2 * i, 2 * i + 1] for i in group])
-        w[np.ix_(idx, idx)] = winv
-    h = np.tile(np.eye(2), (n, 1))
+        group_cov[group[0]] = cov
+        terms.append(_joint_term(cov, np.concatenate([coords[i] for i in group])))
+    return _Linear(
+        x=np.concatenate(coords),
+        sources=infos,
+        terms=terms,
+        group_cov=group_cov,
+        f=_Information.join([t.f for t in terms]),
+        g=sum((t.g for t in terms), np.zeros(2)),
+        q=math.fsum(t.q for t in terms),
+    )
+
+
+def _joint_term(cov: NDArray[np.float64], x: NDArray[np.float64]) -> _Term:
+    """The share of the normal equations of sources with joint covariance `cov` (2m, 2m) and
+    stacked tangent coordinates `x` (2m,)."""
+    w = _scaled_inverse(cov)
+    h = np.tile(np.eye(2), (x.size // 2, 1))
     f = h.T @ w @ h
-    return _Linear(x, w, 0.5 * (f + f.T), h.T @ w @ x)
+    vals, vecs = np.linalg.eigh(0.5 * (f + f.T))
+    return _Term(_Information(vals, vecs.T), h.T @ w @ x, float(x @ w @ x))
+
+
+def _scaled_inverse(cov: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The inverse of a positive definite covariance, computed on its correlation matrix (exact
+    whatever the ratio of its variances)."""
+    s = 1.0 / np.sqrt(np.diag(cov))
+    vals, vecs = np.linalg.eigh((cov * s[:, None]) * s[None, :])
+    inv = (vecs / vals) @ vecs.T
+    out: NDArray[np.float64] = (inv * s[:, None]) * s[None, :]
+    return 0.5 * (out + out.T)
 
 
 def _groups(n: int, pairs: Mapping[tuple[int, int], Any]) -> list[list[int]]:
@@ -274,17 +414,14 @@ def _start(sources: list[_Source]) -> NDArray[np.float64]:
     """The source whose least-determined direction is best determined (a rank-2 one if any)."""
     best = max(
         range(len(sources)),
-        key=lambda i: (
-            sources[i].rank,
-            float(np.sort(np.linalg.eigvalsh(sources[i].information))[-2]),
-        ),
+        key=lambda i: (sources[i].rank, float(sources[i].values[0])),
     )
     return sources[best].up
 
 
-def _determined(f: NDArray[np.float64]) -> bool:
-    vals = np.linalg.eigvalsh(f)
-    return bool(vals.max() > MIN_INFORMATION and vals.min() > RANK_RTOL * vals.max())
+def _determined(f: _Information) -> bool:
+    low, top = f.extremes()
+    return bool(top > MIN_INFORMATION and low > RANK_RTOL * top)
 
 
 def _chi2_sf(x: float, dof: int) -> float:
@@ -296,28 +433,77 @@ def _chi2_sf(x: float, dof: int) -> float:
     return float(chdtrc(dof, max(x, 0.0)))
 
 
-def _leave_one_out(lin: _Linear, n: int, chi2: float) -> tuple[list[float], list[int]]:
-    """Per source k: the drop of χ² when k gets a free bias, and that test's dof.
+def _parallel(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
+    """Whether unit vectors `a` and `b` (2,) span one line: the unit-weight information
+    ``a aᵀ + b bᵀ`` then has eigenvalue ratio (1 - |cos|) / (1 + |cos|) = (sin / (1 + |cos|))²
+    at most RANK_RTOL, the rank test of a single source (independent of their weights)."""
+    sin = abs(float(a[0] * b[1] - a[1] * b[0]))
+    return sin / (1.0 + abs(float(a @ b))) <= math.sqrt(RANK_RTOL)
 
-    With H_k = [H, E_k] (E_k picks source k's two coordinates), the minimum of the quadratic
-    form is ``xᵀwx - g_kᵀ F_k⁺ g_k``; for independent sources the drop equals
-    ``d_kᵀ (C_k + C_others)⁻¹ d_k`` of the difference d_k of source k from the others' fusion.
+
+def _common(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Orthonormal columns spanning the intersection of the column spaces of `a` and `b`."""
+    if a.shape[1] == 2:
+        return b
+    if b.shape[1] == 2 or (a.shape[1] == 1 and b.shape[1] == 1 and _parallel(a[:, 0], b[:, 0])):
+        return a
+    return np.zeros((2, 0))
+
+
+def _leave_one_out(lin: _Linear, groups: list[list[int]]) -> tuple[list[float], list[int]]:
+    """Per source k: the test of its difference from the fusion of the others, and its dof.
+
+    ``t_k = d_kᵀ (C_k + C_-k)⁻¹ d_k`` on the directions both determine, with ``d_k`` source k's
+    tangent coordinates minus the others' fusion and ``C_-k`` that fusion's covariance. The
+    others' normal equations are summed afresh without k (never the full ones minus k's share)
+    and the two covariances are added, never subtracted: no cancellation, whatever the ratio of
+    the sources' precisions. For a source linked by ``cross_cov``, its part predictable from the
+    others of its group is removed first (the Gaussian conditional): ``y = x_k - K x_o``,
+    ``K = C_ko C_oo⁻¹``, measures ``(I - K H_o) δ`` with the covariance
+    ``C_kk - K C_ok``, independent of every other source. In the linear model ``t_k`` is the drop
+    of χ² when source k gets a free bias.
     """
-    h = np.tile(np.eye(2), (n, 1))
-    base = float(lin.x @ lin.w @ lin.x)
+    eye = np.eye(2)
+    group_of = {i: g for g, group in enumerate(groups) for i in group}
     stats, dofs = [], []
-    for k in range(n):
-        e = np.zeros((2 * n, 2))
-        e[2 * k : 2 * k + 2] = np.eye(2)
-        hk = np.hstack([h, e])
-        fk = hk.T @ lin.w @ hk
-        gk = hk.T @ lin.w @ lin.x
-        vals, vecs = np.linalg.eigh(0.5 * (fk + fk.T))
-        keep = vals > RANK_RTOL * vals.max()
-        inv = (vecs[:, keep] / vals[keep]) @ vecs[:, keep].T
-        rest = base - float(gk @ inv @ gk)
-        stats.append(max(chi2 - max(rest, 0.0), 0.0))
-        dofs.append(int(np.count_nonzero(keep)) - 2)
+    for k in range(len(lin.sources)):
+        own = group_of[k]
+        group = groups[own]
+        parts = [t.f for g, t in enumerate(lin.terms) if g != own]
+        g_rest = sum((t.g for g, t in enumerate(lin.terms) if g != own), np.zeros(2))
+        xk = lin.x[2 * k : 2 * k + 2]
+        if len(group) == 1:
+            mine = lin.sources[k]
+            seen = mine.span()
+            cov_k = (mine.dirs.T / mine.values) @ mine.dirs
+            y, mix = xk, eye
+        else:
+            # Condition on the rest of the group: y = x_k - K x_o measures (I - K H_o) δ.
+            cov = lin.group_cov[group[0]]
+            a = group.index(k)
+            at = np.array([2 * a, 2 * a + 1])
+            rest = np.array([c for j in range(len(group)) if j != a for c in (2 * j, 2 * j + 1)])
+            c_oo, c_ok = cov[np.ix_(rest, rest)], cov[np.ix_(rest, at)]
+            x_o = lin.x[np.concatenate([[2 * i, 2 * i + 1] for i in group if i != k])]
+            rest_term = _joint_term(c_oo, x_o)
+            parts.append(rest_term.f)
+            g_rest = g_rest + rest_term.g
+            gain = c_ok.T @ _scaled_inverse(c_oo)
+            seen = eye
+            cov_k = cov[np.ix_(at, at)] - gain @ c_ok
+            y, mix = xk - gain @ x_o, eye - gain @ np.tile(eye, (len(group) - 1, 1))
+        others = _Information.join(parts)
+        determined = others.span()
+        cov_rest = others.covariance(determined)
+        d = y - mix @ (cov_rest @ g_rest)
+        common = _common(seen, determined)
+        dofs.append(common.shape[1])
+        if common.shape[1] == 0:
+            stats.append(0.0)
+            continue
+        total = common.T @ (cov_k + mix @ cov_rest @ mix.T) @ common
+        dc = common.T @ d
+        stats.append(max(float(dc @ np.linalg.solve(0.5 * (total + total.T), dc)), 0.0))
     return stats, dofs
 
 
@@ -351,10 +537,11 @@ def fuse(
             if not _determined(lin.f):
                 raise DegenerateGeometryError(
                     "Expected the estimates together to determine both directions of `up`, got "
-                    "information along one tangent direction only (rank-1 estimates sharing "
-                    "their undetermined direction)."
+                    f"information along one tangent direction only (the other below "
+                    f"{RANK_RTOL:g} of it: rank-1 estimates sharing their undetermined "
+                    "direction)."
                 )
-            step2 = np.linalg.solve(lin.f, lin.g)
+            step2 = lin.solve()
             up = _exp(up, step2 @ tangent_basis(up))
             if float(np.linalg.norm(step2)) <= xtol:
                 converged = True
@@ -363,11 +550,12 @@ def fuse(
         if not _determined(lin.f):
             raise DegenerateGeometryError(
                 "Expected the estimates together to determine both directions of `up`, got "
-                "information along one tangent direction only."
+                f"information along one tangent direction only (the other below {RANK_RTOL:g} "
+                "of it)."
             )
-        chi2 = float(lin.x @ lin.w @ lin.x - lin.g @ np.linalg.solve(lin.f, lin.g))
+        chi2 = lin.q - float(lin.g @ lin.solve())
         chi2 = max(chi2, 0.0)
-        stats, dofs = _leave_one_out(lin, n, chi2)
+        stats, dofs = _leave_one_out(lin, groups)
     if not converged:
         warn_not_converged("fuse_up", max_iter, stacklevel=4)
     dof = sum(s.rank for s in sources) - 2
@@ -382,7 +570,7 @@ def fuse(
             outlier = k
             without = _without(estimates, k, pairs, significance, max_iter, xtol)
     b = tangent_basis(up)
-    info = b.T @ lin.f @ b
+    info = b.T @ lin.matrix() @ b
     return FusedUp(
         up=up,
         up_information=0.5 * (info + info.T),
