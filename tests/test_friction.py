@@ -1118,3 +1118,102 @@ def test_friction_run_omits_nan_samples_for_the_identification(plan, gravity):
         FrictionRun(v, free, nan_policy="ignore")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="at least one sample, got none after omitting 2"):
         FrictionRun([np.nan, 0.1], [1.0, np.nan], nan_policy="omit")
+
+
+# --------------------------------------------------------------------------------------------
+# One sample far beyond the others; parameters the data do not determine
+# --------------------------------------------------------------------------------------------
+
+
+def _geometric_speeds():
+    v = np.concatenate([np.geomspace(0.005, 1, 40), -np.geomspace(0.005, 1, 40)])
+    return v, StribeckFriction(2.0, 3.0, 0.05, 1.5).evaluate(v)
+
+
+@pytest.mark.parametrize("model", ["stribeck", "coulomb-viscous", "asymmetric-stribeck"])
+def test_a_velocity_sample_far_beyond_the_others_is_refused(model):
+    # Was: one velocity of 1e300 among speeds of 0.005-1 rad/s raised LinAlgError ("SVD did not
+    # converge") for the Stribeck model and fitted a viscous coefficient of 4e-301 +- 4e-301
+    # (truth 1.5) for Coulomb + viscous. The speeds used may span at most 2**64.
+    v, torque = _geometric_speeds()
+    v[26] = 1e300
+    with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64.*1e\+300"):
+        fit_friction(v, torque, model=model)
+    v[26] = 0.005 * 2.0**65
+    with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
+        fit_friction(v, torque, model=model)
+    # Just inside the bound, and below `min_speed`, the sample is taken or left out as before.
+    v[26] = 0.005 * 2.0**63
+    if model == "coulomb-viscous":
+        fit = fit_friction(v, torque, model=model)
+        assert np.all(np.isfinite(fit.parameters)) and np.all(np.isfinite(fit.parameters_std))
+    v[26] = 1e-300
+    assert fit_friction(v, torque, model=model).mask.sum() == v.size - 1
+
+
+def test_the_load_split_refuses_the_same_velocity_span(short_runs):
+    v, a, g, free, loaded = short_runs
+    fit0 = fit_friction(v, free, acceleration=a, exponent=2.0)
+    bad = v.copy()
+    bad[int(np.argmax(np.abs(v)))] = 1e300
+    with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
+        load_dependent_friction(fit0, bad, loaded, g, acceleration=a)
+    with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
+        identify_joint_friction(
+            FrictionRun(bad, free, a), FrictionRun(v, loaded, a, gravity_torque=g), exponent=2.0
+        )
+    # The whole series scaled: the span is unchanged, the load split runs.
+    fast = load_dependent_friction(fit0, v * 2.0**700, loaded, g, acceleration=a)
+    assert np.isfinite(fast.load_coefficient)
+
+
+@pytest.mark.parametrize("model", ["stribeck", "asymmetric-stribeck"])
+@pytest.mark.parametrize("size", [1e20, 1e300])
+def test_a_dip_lost_in_round_off_is_refused(short_runs, model, size):
+    # Was: a gravity-torque sample of 1e20 or 1e300 among loads of a few N·m left the other
+    # samples below the rounding of the largest; the Stribeck search then followed round-off
+    # and ended in "Expected every parameter to affect the torque, got none." (no argument
+    # named), LinAlgError or a fit, depending on the BLAS kernel.
+    v, a, g, _, loaded = short_runs
+    bad = g.copy()
+    bad[50] = size
+    with pytest.raises(InsufficientDataError, match="`torque` to carry a Stribeck dip"):
+        fit_friction(v, loaded, model=model, acceleration=a, gravity_torque=bad)
+    # Noise-free Coulomb + viscous torque has no dip to search either; its own model fits it.
+    speeds, _ = _geometric_speeds()
+    exact = CoulombViscousFriction(2.0, 1.5).evaluate(speeds)
+    with pytest.raises(InsufficientDataError, match="fit model='coulomb-viscous'"):
+        fit_friction(speeds, exact, model=model)
+    fit = fit_friction(speeds, exact, model="coulomb-viscous")
+    assert np.allclose(fit.parameters, [0.0, 2.0, 1.5], atol=1e-12)
+
+
+def test_undetermined_parameters_are_named(short_runs):
+    # Was: "Expected the data to determine every parameter ..., got a singular information
+    # matrix" named no argument and no term.
+    v, _, _, free, _ = short_runs
+    with pytest.raises(
+        InsufficientDataError,
+        match=r"`velocity` and `torque` to determine every parameter of the "
+        r"'asymmetric-stribeck' model, got nearly dependent terms `",
+    ):
+        fit_friction(v, free, model="asymmetric-stribeck")
+
+
+def test_covariance_from_columns_of_any_scale():
+    # Was: J^T J of a Jacobian with columns of 1e-300 and 1e300 underflowed to a zero scale
+    # ("got none") or overflowed to inf and NaN (LinAlgError). The columns are now scaled
+    # before any product: the standard errors are those of the scaled Jacobian, scaled back.
+    from gravdir.friction._covariance import delta_method_cov
+
+    rng = np.random.default_rng(8)
+    jac0 = rng.normal(size=(50, 3))
+    names = ["offset", "coulomb", "viscous"]
+    cov0, std0 = delta_method_cov(jac0, 0.04, names, "coulomb-viscous")
+    assert np.allclose(cov0, 0.04 * np.linalg.inv(jac0.T @ jac0), rtol=1e-12)
+    assert np.array_equal(std0, np.sqrt(np.diag(cov0)))
+    factor = np.array([1e-300, 1e300, 1.0])
+    with np.errstate(all="raise"):
+        cov, std = delta_method_cov(jac0 * factor, 0.04, names, "coulomb-viscous")
+    assert np.allclose(std, std0 / factor, rtol=1e-12)
+    assert np.all(cov == np.inf)  # a variance of 1e600: infinite throughout, never NaN or 0

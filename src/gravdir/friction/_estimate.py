@@ -29,8 +29,10 @@ from gravdir.friction._columns import (
     columns_for_model,
     columns_for_name,
 )
+from gravdir.friction._covariance import delta_method_cov, unscaled_cov
 from gravdir.friction._inputs import (
     check_series,
+    check_speed_span,
     ignore_underflow,
     lost_in_scaling,
     omitted_text,
@@ -61,6 +63,11 @@ _EXPONENT_GRID = (0.5, 1.0, 2.0, 3.0)
 # Number of log-spaced Stribeck velocities in the global start grid (one per ~12% of speed over
 # the 0.005-1 rad/s range of a typical plan).
 _VS_GRID_POINTS = 48
+# The torque left after the columns without a Stribeck dip must exceed this fraction of the
+# torque for the dip to be searched: the projection leaves round-off near 1e-16 of |torque|
+# (orthonormal basis), so a dip below 1e-10 would be fitted to round-off, along a path that
+# depends on the BLAS kernel (as when one sample 1e16 times the others hides them all).
+_DIP_SIGNAL_RTOL = 1e-10
 # Cap on `max_iter`: a typical plan needs 10-30 residual evaluations; 10 000 bounds the work of a
 # call (each evaluation is one least-squares solve over the samples).
 MAX_ITER_CAP = 10_000
@@ -315,6 +322,7 @@ def _select_samples(
     a_all, g_all = series["acceleration"], series["gravity_torque"]
     mask = np.abs(v_all) >= min_speed
     v = v_all[mask]
+    check_speed_span(v, min_speed)
     n_pos = int(np.count_nonzero(v > 0))
     n_neg = int(np.count_nonzero(v < 0))
     if n_pos == 0 or n_neg == 0:
@@ -375,6 +383,16 @@ def _global_start(
     """
     q0 = _orthonormal_basis(design.fixed_columns(), design.fixed_names())
     r0 = torque - q0 @ (q0.T @ torque)
+    total = float(np.linalg.norm(torque))
+    left = float(np.linalg.norm(r0)) / total if total > 0 else 0.0
+    if not left > _DIP_SIGNAL_RTOL:
+        raise InsufficientDataError(
+            "Expected `torque` to carry a Stribeck dip above round-off, got "
+            f"{left:.1e} of it left after the terms without one ("
+            + ", ".join(f"`{n}`" for n in design.fixed_names())
+            + f"; at most {_DIP_SIGNAL_RTOL:g}): fit model='coulomb-viscous', or look for a "
+            "sample of `torque` or `gravity_torque` far beyond the others."
+        )
     exponent = design.fixed_exponent
     exps = (exponent,) if exponent is not None else _EXPONENT_GRID
     start: list[float] = []
@@ -448,32 +466,23 @@ def _projected_search(
 
 def _linear_fit(
     design: Design, torque: NDArray[np.float64], p_hat: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Linear parameters at `p_hat`, the residuals and the covariance of all parameters."""
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Linear parameters at `p_hat`, the residuals, and the covariance and standard errors of
+    all parameters."""
     xmat = design.columns(p_hat)[0]
     _orthonormal_basis(list(xmat.T), design.linear_names + design.extra_names)
     theta = np.asarray(np.linalg.lstsq(xmat, torque, rcond=None)[0], dtype=np.float64)
     resid = torque - xmat @ theta
     jac = design.jacobian(p_hat, theta)
     sigma2 = float(resid @ resid) / (torque.size - len(design.names))
-    jtj = jac.T @ jac
-    scale = np.sqrt(np.diag(jtj))
-    if np.any(scale == 0):
-        raise InsufficientDataError("Expected every parameter to affect the torque, got none.")
-    jn = jtj / np.outer(scale, scale)
-    if np.linalg.cond(jn) > 1e12:
-        raise InsufficientDataError(
-            "Expected the data to determine every parameter of the "
-            f"{design.strategy.name!r} model, got a singular information matrix at the optimum."
-        )
-    cov = sigma2 * np.linalg.inv(jn) / np.outer(scale, scale)
-    return theta, resid, cov
+    cov, std = delta_method_cov(jac, sigma2, design.names, design.strategy.name)
+    return theta, resid, cov, std
 
 
 def _warn_unresolved(
     design: Design,
     p_hat: NDArray[np.float64],
-    cov: NDArray[np.float64],
+    std: NDArray[np.float64],
     at_edge: NDArray[np.bool_],
 ) -> None:
     """Warn if a Stribeck velocity or exponent is not resolved by the data."""
@@ -486,7 +495,7 @@ def _warn_unresolved(
         if at_edge[i]
         or (
             n.startswith("stribeck_velocity")
-            and math.sqrt(max(cov[n_lin + i, n_lin + i], 0.0)) > 0.5 * p_hat[i]
+            and std[n_lin + i] > 0.5 * p_hat[i]
         )
     ]
     if unresolved:
@@ -565,12 +574,20 @@ def fit_friction(
     ValueError
         On shape mismatch (a column vector is not a series), non-finite or non-numeric input
         (numeric strings included), unknown `model`, `exponent`, `speed_resolution` or
-        `max_iter` outside its range, or data whose scales put an estimate or a standard error
-        beyond the float range (e.g. a viscous coefficient of torque 1e300 over speed 1e-300).
+        `max_iter` outside its range, speeds of the samples used spanning more than a factor
+        ``2**64`` (a corrupt sample or mixed units: 1e300 rad/s among speeds of 1 rad/s), or
+        data whose scales put an estimate or a standard error beyond the float range (e.g. a
+        viscous coefficient of torque 1e300 over speed 1e-300).
     InsufficientDataError
         If the samples used move in only one direction, hold fewer distinct speeds than the
         model has speed-dependent parameters, do not outnumber the parameters, or leave two
-        columns collinear (e.g. an `acceleration` that is zero throughout).
+        columns collinear (e.g. an `acceleration` that is zero throughout); if the data do not
+        determine every parameter at the optimum (the Jacobian with its columns scaled to unit
+        norm has a reciprocal condition of at most 1e-6; the message names the terms
+        involved); or, for a model with a Stribeck dip, if the torque left after the terms
+        without one is at most 1e-10 of the torque: a dip below round-off (data without one,
+        or a sample of `torque` or `gravity_torque` so far beyond the others that they are
+        lost in its rounding).
 
     Warns
     -----
@@ -608,7 +625,11 @@ def fit_friction(
     divided by powers of two that bring their largest magnitudes to order one -- exact in
     floating point, and skipped for data within :math:`2^{\\pm 64}` -- and the estimates are
     scaled back, so torques of 1e-300 or 1e300 N·m give the same relative figures as torques of
-    1 N·m.
+    1 N·m. The speeds used must span at most a factor ``2**64``: far beyond any joint (from one
+    encoder count per second to a motor's top speed is less than 1e11), and the bound within
+    which every Stribeck term, its derivatives and their squares stay inside the float range.
+    The covariance is computed on the Jacobian with its columns scaled to unit norm, so no
+    product of the raw columns is formed.
 
     The friction model identified in the gravity-free pose is the "preset friction
     identification model" of CN 107423515 B, claims 1-2, which relates friction torque to
@@ -662,11 +683,13 @@ def fit_friction(
         p_hat, at_edge, converged, n_iter = _projected_search(
             design, data.torque, x0, (lo, hi), limit
         )
-    theta, resid, cov = _linear_fit(design, data.torque, p_hat)
-    _warn_unresolved(design, p_hat, cov, at_edge)
+    theta, resid, cov, std = _linear_fit(design, data.torque, p_hat)
+    _warn_unresolved(design, p_hat, std, at_edge)
     if not converged:
         warn_not_converged("fit_friction", limit, stacklevel=4)
-    fit = _unscaled_fit(name, design, data, theta, p_hat, cov, resid, v_min, converged, n_iter)
+    fit = _unscaled_fit(
+        name, design, data, theta, p_hat, (cov, std), resid, v_min, converged, n_iter
+    )
     return dataclasses.replace(fit, n_omitted=data.n_omitted) if data.n_omitted else fit
 
 
@@ -676,7 +699,7 @@ def _unscaled_fit(
     data: _Samples,
     theta: NDArray[np.float64],
     p_hat: NDArray[np.float64],
-    cov: NDArray[np.float64],
+    cov_std: tuple[NDArray[np.float64], NDArray[np.float64]],
     resid: NDArray[np.float64],
     v_min: float,
     converged: bool,
@@ -686,7 +709,7 @@ def _unscaled_fit(
     k = data.parameter_exponents(design.names)
     kt = data.torque_exponent
     scaled = np.concatenate([theta, p_hat])
-    std_scaled = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    cov, std_scaled = cov_std
     with np.errstate(over="ignore"):
         params = np.ldexp(scaled, k)
         std = np.ldexp(std_scaled, k)
@@ -712,7 +735,7 @@ def _unscaled_fit(
         inertia=design.extra(params, "inertia"),
         parameter_names=tuple(design.names),
         parameters=params,
-        parameters_cov=_unscaled_cov(cov, k),
+        parameters_cov=unscaled_cov(cov, k),
         parameters_std=std,
         residuals=residuals,
         mask=data.mask,
@@ -721,24 +744,6 @@ def _unscaled_fit(
         converged=converged,
         n_iter=n_iter,
     )
-
-
-def _unscaled_cov(cov: NDArray[np.float64], k: NDArray[np.int64]) -> NDArray[np.float64]:
-    """`cov` scaled by ``2**(k_i + k_j)``; infinite throughout, with a warning, if it leaves the
-    float range (an uncertainty lost to overflow or underflow is never reported as zero)."""
-    if not np.any(k) and np.all(np.isfinite(cov)):
-        return cov
-    with np.errstate(over="ignore"):
-        out: NDArray[np.float64] = np.ldexp(cov, k[:, None] + k[None, :])
-    if np.any(lost_in_scaling(cov, out)) or not np.all(np.isfinite(out)):
-        warnings.warn(
-            "The covariance of the friction fit leaves the float range in the units of the data: "
-            "`parameters_cov` is returned as infinite; `parameters_std` holds the standard errors.",
-            GravdirWarning,
-            stacklevel=5,
-        )
-        return np.full_like(cov, np.inf)
-    return out
 
 
 def _check_exponent(exponent: float) -> float:

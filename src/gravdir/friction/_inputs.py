@@ -29,8 +29,10 @@ from gravdir._checks import (
 
 __all__ = [
     "FLOAT_TINY",
+    "MAX_SPEED_SPAN",
     "check_real",
     "check_series",
+    "check_speed_span",
     "check_unit",
     "direction",
     "ignore_underflow",
@@ -46,6 +48,14 @@ __all__ = [
 FLOAT_TINY = float(np.finfo(np.float64).tiny)
 # Largest magnitude left unscaled: 2**64 (about 1.8e19), and its inverse.
 _WINDOW = 64
+#: Largest ratio of the fastest to the slowest speed of the samples a fit uses: 2**64, about
+#: 1.8e19. A joint's speeds, from one count per second of a 24-bit encoder (4e-7 rad/s) to a
+#: motor at 100 000 rpm (1e4 rad/s), span less than 1e11; a series spanning more holds a
+#: corrupt sample or mixes units. Within it, every speed scaled to the fastest is at least
+#: 2**-64, so the Stribeck terms and their derivatives (powers up to 5 of a speed over a
+#: Stribeck velocity searched between half the slowest and twice the fastest speed) and their
+#: squares stay inside the float range.
+MAX_SPEED_SPAN = 2.0**_WINDOW
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -175,6 +185,28 @@ def check_series(
     kept, keep = drop_nan_samples(arrays, nan_policy)
     out: dict[str, NDArray[np.float64] | None] = {name: kept.get(name) for name in series}
     return out, int(keep.size - np.count_nonzero(keep))
+
+
+def check_speed_span(speed: NDArray[np.float64], min_speed: float) -> None:
+    """Refuse speeds (the samples used, all non-zero) spanning more than `MAX_SPEED_SPAN`.
+
+    The fits of this package scale each series by one power of two, so a single sample far
+    beyond the others (1e300 rad/s among speeds of 1 rad/s) would push the others towards zero
+    and dominate every velocity column; the error names `velocity`, the two speeds and the bound.
+    """
+    if speed.size == 0:
+        return
+    a = np.abs(speed)
+    slow, fast = float(a.min()), float(a.max())
+    k = pow2_exponent(a)
+    # Compared in scaled units: fast / slow may overflow where both speeds are finite.
+    if float(np.ldexp(fast, -k)) > MAX_SPEED_SPAN * float(np.ldexp(slow, -k)):
+        raise ValueError(
+            f"Expected `velocity` to span at most a factor 2**{_WINDOW} ({MAX_SPEED_SPAN:.2g}) "
+            f"over the samples used (|velocity| >= `min_speed`={min_speed:g}): a joint's speeds "
+            f"span far less, so a larger span is a corrupt sample or mixed units; got speeds "
+            f"from {slow:.3g} to {fast:.3g} rad/s."
+        )
 
 
 def omitted_text(n_omitted: int) -> str:

@@ -17,6 +17,7 @@ from gravdir.errors import DegenerateGeometryError, GravdirWarning, Insufficient
 from gravdir.friction._estimate import FrictionFit, fit_jacobian
 from gravdir.friction._inputs import (
     check_series,
+    check_speed_span,
     check_unit,
     direction,
     ignore_underflow,
@@ -339,8 +340,9 @@ def load_dependent_friction(
     ValueError
         On shape mismatch (a column vector is refused, not broadcast), non-finite or
         non-numeric input (numeric strings included), a missing `acceleration`, a
-        load-dependent `free_fit`, a `free_pose` that is not a GravityFreeCheck, or data whose
-        scales put μ or its standard error beyond the float range.
+        load-dependent `free_fit`, a `free_pose` that is not a GravityFreeCheck, speeds of the
+        samples used spanning more than a factor ``2**64`` (as :func:`fit_friction`), or data
+        whose scales put μ or its standard error beyond the float range.
 
     Warns
     -----
@@ -413,17 +415,18 @@ def load_dependent_friction(
             "Expected `free_fit` without a load-dependent term (fit the gravity-free run "
             "without `gravity_torque`), got a load-dependent fit."
         )
-    a_used = acc if free_fit.inertia is not None else None
-    free_torque = free_fit.predict(v, a_used)
-    load_friction = finite_torque(
-        lambda: drive - g - free_torque, "`torque`, `gravity_torque` and `velocity`"
-    )
     mask = np.abs(v) >= v_min
     if not np.any(mask):
         raise InsufficientDataError(
             f"Expected `velocity` to hold samples with |velocity| >= `min_speed`={v_min:g}, got "
             f"none{omitted_text(n_omitted)}."
         )
+    check_speed_span(v[mask], v_min)
+    a_used = acc if free_fit.inertia is not None else None
+    free_torque = free_fit.predict(v, a_used)
+    load_friction = finite_torque(
+        lambda: drive - g - free_torque, "`torque`, `gravity_torque` and `velocity`"
+    )
     peak = float(np.max(np.abs(g[mask])))
     if peak < floor:
         raise InsufficientDataError(
