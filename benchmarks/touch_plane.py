@@ -19,6 +19,11 @@
 #    0.1-2 mm, all on one side or alternating; median `up` error against the fit of the good
 #    contacts only, naming rate, false rejections on clean data, run time, and a Huber and a
 #    soft-L1 plane fit by `scipy.optimize.least_squares` on the same draws.
+# 6. The test of the residuals against `noise_std`, 12 contacts at σ = 0.01 mm: how often it
+#    warns on clean sets with the right σ and with σ three times too small (and whether the
+#    inflated uncertainty is then honest), and on five of twelve contacts on a step of 0.03-5 mm
+#    (one more than the robust plane fit survives): the share of sets with `up` beyond three
+#    reported standard deviations and no warning.
 #
 # Run with one thread: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/touch_plane.py`.
 
@@ -26,6 +31,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -38,7 +44,7 @@ from gravdir import (
     up_from_touch_points,
     up_from_touches,
 )
-from gravdir.errors import DegenerateGeometryError
+from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.synthetic import touch_contacts
 
 SIGMA = 2e-5  # 0.02 mm in metres
@@ -390,6 +396,56 @@ def several_bad_figures() -> None:
     print(f"   one joint robust call, 12 contacts: median {np.median(times) * 1e3:.0f} ms")
 
 
+# %% [markdown]
+# ## 6. Residuals against `noise_std`
+#
+# A set warns when its result's `noise_std` exceeds the caller's (the test replaced it by the
+# residuals' own scale). "Beyond": `up` more than three reported standard deviations from the
+# truth.
+
+
+# %%
+def misfit_figures() -> None:
+    print("6. Residuals against noise_std, 12 contacts, sigma 0.01 mm")
+    methods = (("plain", {}), ("lts", {"robust": True}), ("deletion", {"robust": "deletion"}))
+    data = touch_contacts(np.random.default_rng(11), 12, size=(4000,), noise_std=SIGMA_BAD)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    for name, kwargs in methods:
+        fit = up_from_touch_points(pts, noise_std=SIGMA_BAD, **kwargs)
+        print(f"   clean, 4000 sets, {name:8s}  warned {np.mean(fit.noise_std > SIGMA_BAD):.4f}")
+    data = touch_contacts(np.random.default_rng(12), 12, size=(500,), noise_std=SIGMA_BAD)
+    for robust in (False, True):
+        fit = tool_tip_and_up_from_touches(data.flange_poses, noise_std=SIGMA_BAD, robust=robust)
+        warned = np.mean(fit.noise_std > SIGMA_BAD * (1 + 1e-12))
+        print(f"   clean, 500 sets, joint fit, robust={robust!s:5s}  warned {warned:.4f}")
+    data = touch_contacts(np.random.default_rng(13), 12, size=(2000,), noise_std=3 * SIGMA_BAD)
+    pts = contact_points(data.flange_poses, data.tool_tip)
+    for name, kwargs in methods[:2]:
+        fit = up_from_touch_points(pts, noise_std=SIGMA_BAD, **kwargs)
+        err = np.radians(angle_deg(fit.up, data.up))
+        std = np.radians(fit.up_std_deg)
+        print(
+            f"   sigma 3x too small, 2000 sets, {name:8s}  warned "
+            f"{np.mean(fit.noise_std > SIGMA_BAD):.4f}, mean err^2 / mean var "
+            f"{np.mean(err**2) / np.mean(std**2):.2f}, beyond {np.mean(err > 3 * std):.4f}"
+        )
+    rng = np.random.default_rng(14)
+    print("   five of 12 on a step, 1000 sets each:  warned  beyond & silent  median err deg")
+    for step in (3e-5, 1e-4, 3e-4, 1e-3, 5e-3):
+        data = touch_contacts(rng, 12, size=(1000,), noise_std=SIGMA_BAD)
+        pts = contact_points(data.flange_poses, data.tool_tip)
+        pts[:, :5] += step * data.up[:, None, :]
+        for name, kwargs in methods:
+            fit = up_from_touch_points(pts, noise_std=SIGMA_BAD, **kwargs)
+            err = angle_deg(fit.up, data.up)
+            warned = fit.noise_std > SIGMA_BAD
+            silent = np.mean((err > 3 * fit.up_std_deg) & ~warned)
+            print(
+                f"   {step * 1e3:4.2f} mm, {name:8s}            {np.mean(warned):6.3f}"
+                f"  {silent:15.3f}  {np.median(err):14.4f}"
+            )
+
+
 # %%
 if __name__ == "__main__":
     t_start = time.perf_counter()
@@ -397,4 +453,7 @@ if __name__ == "__main__":
     joint_fit_figures()
     robust_figures()
     several_bad_figures()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GravdirWarning)  # section 6 counts them from the results
+        misfit_figures()
     print(f"total run time {time.perf_counter() - t_start:.0f} s")

@@ -48,8 +48,14 @@ def _planned() -> np.ndarray:
     return np.array(data.flange_poses)
 
 
-def _points(n: int = 8) -> np.ndarray:
-    return np.array(_touches(n).contacts) + 0.0
+def _stepped_points() -> np.ndarray:
+    """Twelve contacts on two levels: five of them on a step 5 mm above the other seven.
+
+    One more than the robust plane fit survives: with `noise_std` it warns that the residuals
+    reject it and inflates the uncertainty (every variant must still give finite fields).
+    """
+    data = _touches(12)
+    return np.array(data.contacts) + 5e-3 * np.where(np.arange(12) < 5, 1.0, 0.0)[:, None] * data.up
 
 
 def _ur() -> np.ndarray:
@@ -72,7 +78,7 @@ CASES: dict[str, Case] = {
         {"up_hint": np.array([0.0, 0.0, 1.0]), "noise_std": 2e-5, "min_conditioning": 1e-6},
     ),
     "gravdir.touch.up_from_touch_points": lambda: (
-        (_points(),),
+        (_stepped_points(),),
         {
             "up_hint": np.array([0.0, 0.0, 1.0]),
             "noise_std": 2e-5,

@@ -17,6 +17,7 @@ from gravdir._checks import (
     check_vectors,
     drop_nan_samples,
 )
+from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.poses import check_poses
 
@@ -37,6 +38,16 @@ MAX_ITER_CAP = 10_000
 N_DIRECTIONS_CAP = 10_000
 N_STARTS_CAP = 1_000
 SEARCH_MAX_ITER_CAP = 100
+# Contacts of one set at most for the robust fits (docs/touch.md, "Input checks"): their work
+# is the contacts times the candidate subsets (at most 3000, see `_robust.sample_size`) plus a
+# pass over the contacts per refit or deletion test, and no temporary grows faster than N.
+ROBUST_CONTACTS_CAP = 10_000
+# Smallest accepted `false_alarm`. The tests' critical values are normal and Student quantiles
+# at false_alarm / 2, and the deletion's at false_alarm / (2 N), N <= ROBUST_CONTACTS_CAP: at
+# least 5e-205 from this floor, where SciPy's Student quantile is finite and positive for every
+# degree of freedom (checked from 1 to 1e7; below about 1e-236 it returns -inf at 3 degrees of
+# freedom, and at 5e-324 even false_alarm / 2 underflows to zero, an infinite normal quantile).
+MIN_FALSE_ALARM = 1e-200
 
 
 def fmt(v: ArrayLike) -> str:
@@ -134,6 +145,28 @@ def check_noise_std(noise_std: float | None) -> float | None:
     return None if noise_std is None else check_positive(noise_std, "noise_std")
 
 
+def check_false_alarm(false_alarm: float) -> float:
+    """`false_alarm` in [`MIN_FALSE_ALARM`, 1): below it the tests' thresholds overflow."""
+    value = check_positive(false_alarm, "false_alarm")
+    if value >= 1.0:
+        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
+    if value < MIN_FALSE_ALARM:
+        raise ValueError(
+            f"Expected `false_alarm` of at least {MIN_FALSE_ALARM:g} (below, the tests' "
+            f"critical values are not finite), got {false_alarm!r}."
+        )
+    return value
+
+
+def check_robust_size(n_contacts: int, name: str, what: str) -> None:
+    """Refuse more than `ROBUST_CONTACTS_CAP` contacts per set for a robust fit."""
+    if n_contacts > ROBUST_CONTACTS_CAP:
+        raise ValueError(
+            f"Expected `{name}` to hold at most {ROBUST_CONTACTS_CAP} {what} per set for the "
+            f"robust fit, got {n_contacts}. Fit a subset of them, or fit without `robust`."
+        )
+
+
 def check_min_conditioning(min_conditioning: float) -> float:
     """`min_conditioning` in (0, 1]: the conditioning sqrt(lambda_2 / lambda_1) is at most 1."""
     value = check_positive(min_conditioning, "min_conditioning")
@@ -222,6 +255,58 @@ def warn_no_information(stacklevel: int) -> None:
         GravdirWarning,
         stacklevel=stacklevel,
     )
+
+
+def check_noise_fit(
+    ss: NDArray[np.float64],
+    dof: NDArray[np.int64],
+    sigma: NDArray[np.float64],
+    false_alarm: float,
+    cause: str,
+    stacklevel: int,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Test the inliers' residuals against the caller's noise level; inflate it where they fail.
+
+    `ss` (...) is the inliers' sum of squared residuals, `dof` their number less the fitted
+    parameters, `sigma` the caller's noise, all in one unit. With Gaussian noise of that level
+    ``ss / sigma^2`` is chi-square with `dof` degrees of freedom (to first order; the robust fits'
+    inliers, kept within the test's threshold, give less, so their test errs on the side of
+    silence). A set whose survival probability is below `false_alarm` is a misfit: a
+    :class:`~gravdir.errors.GravdirWarning` says so, naming `cause` as what to check, and its
+    noise becomes the residuals' own scale ``sqrt(ss / dof)``, which inflates the covariance
+    by the observed residual variance. Returns the noise (...) and the misfit mask (...).
+    """
+    with IMPORT_LOCK:
+        from scipy.stats import chi2  # scipy.stats is slow to import: only when needed
+
+    tested = dof > 0
+    with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
+        stat = np.where(tested, ss / sigma**2, 0.0)
+        p_value = np.where(tested, chi2.sf(stat, np.maximum(dof, 1)), 1.0)
+        misfit = tested & (p_value < false_alarm)
+        own = np.sqrt(ss / np.maximum(dof, 1))
+    if not np.any(misfit):
+        return sigma, misfit
+    worst = np.unravel_index(int(np.argmin(np.where(misfit, p_value, np.inf))), misfit.shape)
+    at = ""
+    if misfit.ndim:
+        at = (
+            f" in {int(np.count_nonzero(misfit))} of {misfit.size} sets (the worst at batch "
+            f"index {tuple(int(i) for i in worst)})"
+        )
+    warnings.warn(
+        f"The residuals of the inliers are not consistent with `noise_std`{at}: their scale "
+        f"sqrt(sum r^2 / dof) is {float(own[worst] / sigma[worst]):.3g} times it (chi-square "
+        f"{float(stat[worst]):.4g} "
+        f"on {int(dof[worst])} degrees of freedom, p = {float(p_value[worst]):.2g} < "
+        f"`false_alarm` = {false_alarm:g}). The contacts do not lie on one plane within that "
+        f"noise: {cause}, a stepped or curved surface, or a `noise_std` set too small. "
+        "`noise_std` and `up_cov` of the result are inflated to the residuals' own scale, but "
+        "the fit is not to be trusted: check the contacts.",
+        GravdirWarning,
+        stacklevel=stacklevel,
+    )
+    return np.asarray(np.where(misfit, np.maximum(own, sigma), sigma), dtype=np.float64), misfit
 
 
 def noise_floor(points: NDArray[np.float64]) -> NDArray[np.float64]:

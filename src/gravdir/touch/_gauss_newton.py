@@ -15,6 +15,8 @@ from gravdir.touch._common import tangent_columns
 
 # Relative move of every parameter below which an iteration counts as converged.
 STEP_TOL = 1e-12
+# Contact rows (directions times contacts) of the search per chunk.
+SEARCH_ROWS = 200_000
 
 
 def hemisphere(count: int) -> NDArray[np.float64]:
@@ -72,19 +74,26 @@ def search_starts(
     n_batch, n_pts = pos.shape[:2]
     n_dirs = len(dirs)
     out = np.empty((n_batch, count, 3))
-    # About 2e5 contact rows per chunk keep the temporaries near 20 MB.
-    chunk = max(1, 200_000 // (n_dirs * n_pts))
+    # About 2e5 contact rows per chunk keep the temporaries near 20 MB: whole sets while they
+    # fit, otherwise one set and a part of the directions at a time.
+    chunk = max(1, SEARCH_ROWS // (n_dirs * n_pts))
+    part = n_dirs if chunk > 1 else max(1, SEARCH_ROWS // n_pts)
     for start in range(0, n_batch, chunk):
         sl = slice(start, start + chunk)
         b = rot[sl].shape[0]
-        _, n, _, cost, _, _ = gauss_newton(
-            np.repeat(rot[sl], n_dirs, axis=0),
-            np.repeat(pos[sl], n_dirs, axis=0),
-            np.tile(dirs, (b, 1)),
-            steps,
-        )
-        order = np.argsort(cost.reshape(b, n_dirs), axis=1)[:, :count]
-        out[sl] = np.take_along_axis(n.reshape(b, n_dirs, 3), order[..., None], axis=1)
+        normals, costs = [], []
+        for first in range(0, n_dirs, part):
+            d = dirs[first : first + part]
+            _, n, _, cost, _, _ = gauss_newton(
+                np.repeat(rot[sl], len(d), axis=0),
+                np.repeat(pos[sl], len(d), axis=0),
+                np.tile(d, (b, 1)),
+                steps,
+            )
+            normals.append(n.reshape(b, len(d), 3))
+            costs.append(cost.reshape(b, len(d)))
+        order = np.argsort(np.concatenate(costs, axis=1), axis=1)[:, :count]
+        out[sl] = np.take_along_axis(np.concatenate(normals, axis=1), order[..., None], axis=1)
     return out
 
 

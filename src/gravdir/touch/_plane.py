@@ -9,7 +9,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_array, check_positive
+from gravdir._checks import NanPolicy, check_array
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
@@ -19,10 +19,13 @@ from gravdir.touch._common import (
     ZERO_RESIDUAL,
     batch_repr,
     check_conditioning,
+    check_false_alarm,
     check_hint,
     check_limit,
     check_min_conditioning,
+    check_noise_fit,
     check_noise_std,
+    check_robust_size,
     check_vector_batch,
     fmt,
     in_units,
@@ -43,6 +46,7 @@ from gravdir.touch._common import (
 from gravdir.touch._points import contact_points
 from gravdir.touch._robust import (
     REFIT_CAP,
+    breakdown,
     normal_threshold,
     plane_core,
     plane_leverage,
@@ -81,7 +85,8 @@ class PlaneFit(UpResult):
         ``sqrt(sum r_i^2 / (n - 3))`` over the inliers, either at least the coordinates'
         round-off ``eps * max |c_i|`` (coordinates carry no more precision, and exact data then
         give a finite information); ``inf`` with three inliers and no caller's value (the noise
-        is then not estimable).
+        is then not estimable). Where the inliers' residuals reject the caller's value (see
+        Notes of :func:`up_from_touch_points`), that estimate instead, with a warning.
     conditioning : ndarray, shape (...)
         ``sqrt(lambda_2 / lambda_1)``: 0 for collinear points, 1 for a round cloud.
     inliers : ndarray of bool, shape (..., N)
@@ -165,11 +170,15 @@ def _fit_plane(
     test: _Test,
     n_omitted: int,
     fingerprint: frozenset[str],
+    false_alarm: float,
+    robust: RobustMethod | None,
 ) -> PlaneFit:
     """The plane of the inliers of `points` (..., N, 3), given in units of `scale` (...).
 
     Every length is computed in those units (coordinates of order one) and multiplied by
-    `scale` at the end; angles and the information of `up` do not depend on them.
+    `scale` at the end; angles and the information of `up` do not depend on them. A caller's
+    `noise_std` that the inliers' residuals reject (chi-square test at `false_alarm`) is
+    replaced by their own scale, with a warning.
     """
     w = inliers.astype(np.float64)
     centroid, lam, vec = scatter(points, w, names)
@@ -183,8 +192,18 @@ def _fit_plane(
         ss = np.sum(w * residuals**2, axis=-1)
     rms = np.sqrt(ss / n_in)
     floor = noise_floor(points)
+    misfit = np.zeros(n.shape[:-1], dtype=bool)
     if noise_std is not None:
         sigma = noise_in_units(noise_std, scale, floor)
+        n_pts = points.shape[-2]
+        cause = (
+            "bad contacts (`robust=True` rejects up to "
+            f"floor((N - 3) / 2) = {breakdown(n_pts, 3)} of them)"
+            if robust != "lts"
+            else f"more bad contacts than the fit can reject (at most {breakdown(n_pts, 3)} of "
+            f"{n_pts})"
+        )
+        sigma, misfit = check_noise_fit(ss, n_in.astype(np.int64) - 3, sigma, false_alarm, cause, 4)
     else:
         dof = n_in - 3
         estimate = np.maximum(np.sqrt(ss / np.maximum(dof, 1)), floor)
@@ -198,6 +217,7 @@ def _fit_plane(
         warn_no_information(stacklevel=4)
     with np.errstate(over="ignore", under="ignore"):
         noise_out = np.maximum(noise_std, floor * scale) if noise_std else sigma * scale
+        noise_out = np.where(misfit, sigma * scale, noise_out)
     return PlaneFit(
         up=n,
         up_information=info,
@@ -218,13 +238,16 @@ def _fit_plane(
 
 
 def _deletion_inliers(
-    p: NDArray[np.float64], false_alarm: float, max_iter: int | None
+    p: NDArray[np.float64], false_alarm: float, max_iter: int
 ) -> tuple[NDArray[np.bool_], bool, int]:
     """Backward deletion by externally studentised residuals until none is significant.
 
     `p` (N, 3) is in the units of :func:`~gravdir.touch._common.set_scale`. Returns the
     inliers, whether the last test found no significant residual, and the number of tests.
-    The deletion stops early at `max_iter` tests or when four inliers remain.
+    The deletion stops early at `max_iter` tests or when four inliers remain. Each test costs
+    O(N): the fit without inlier ``i`` comes from the inliers' scatter by a rank-one downdate,
+    ``c_(i) = c - d_i / (k - 1)`` and ``S_(i) = S - k / (k - 1) d_i d_i^T`` with
+    ``d_i = c_i - c`` (c the centroid of the k inliers).
     """
     with IMPORT_LOCK:
         from scipy.stats import t as student_t  # scipy.stats is slow to import: only when needed
@@ -234,15 +257,18 @@ def _deletion_inliers(
     extent = float(np.max(np.ptp(p, axis=0)))
     floor = ZERO_RESIDUAL * extent
     n_iter = 0
-    while np.count_nonzero(inl) > 4 and (max_iter is None or n_iter < max_iter):
+    while np.count_nonzero(inl) > 4 and n_iter < max_iter:
         n_iter += 1
         k = int(np.count_nonzero(inl))
         idx = np.flatnonzero(inl)
         # Fit on the inliers without point i, for every inlier i at once.
-        w = np.repeat(inl[None].astype(np.float64), k, axis=0)
-        w[np.arange(k), idx] = 0.0
-        centroid, lam, vec = scatter(np.broadcast_to(p, (k, n, 3)), w, "`points`")
-        rel = p[idx] - centroid
+        with np.errstate(under="ignore"):
+            d = p[idx] - np.mean(p[idx], axis=0)
+            s = d.T @ d
+            s_out = s - (k / (k - 1.0)) * d[:, :, None] * d[:, None, :]
+        lam, vec = np.linalg.eigh(s_out)
+        lam = np.maximum(lam, 0.0)
+        rel = d * (k / (k - 1.0))  # c_i - c_(i)
         r = np.einsum("ki,ki->k", rel, vec[:, :, 0])
         with np.errstate(under="ignore", over="ignore"):
             q1 = np.einsum("ki,ki->k", rel, vec[:, :, 2]) ** 2 / np.maximum(lam[:, 2], 1e-300)
@@ -253,7 +279,7 @@ def _deletion_inliers(
         with np.errstate(under="ignore"):
             score = np.abs(r) / (sigma * np.sqrt(1.0 + leverage))
         # Bonferroni: family-wise false-alarm rate `false_alarm` over the k inliers.
-        critical = float(student_t.ppf(1.0 - false_alarm / (2 * k), dof))
+        critical = float(student_t.isf(false_alarm / (2 * k), dof))
         worst = int(np.argmax(score))
         if score[worst] <= critical:
             return inl, True, n_iter
@@ -358,13 +384,14 @@ def _inliers(
             test.nsigma.reshape(pts.shape[:-1]),
             test.threshold.reshape(pts.shape[:-1]),
         )
+    limit = REFIT_CAP if max_iter is None else max_iter
     for index in np.ndindex(batch):
         inliers[index], converged[index], n_iter[index] = _deletion_inliers(
-            pts[index], false_alarm, max_iter
+            pts[index], false_alarm, limit
         )
     if not np.all(converged):
-        if max_iter is not None and np.any(~converged & (n_iter == max_iter)):
-            warn_not_converged("The robust plane fit's outlier deletion", max_iter, stacklevel=4)
+        if np.any(~converged & (n_iter == limit)):
+            warn_not_converged("The robust plane fit's outlier deletion", limit, stacklevel=4)
         else:
             warnings.warn(
                 "The robust plane fit rejected points until four inliers remained, too few to "
@@ -411,10 +438,10 @@ def _check_plane_options(
             f"{'points' if data_name == 'points' else 'contacts'}"
             f"{' for the robust fit' if method else ''}, got {n_pts}{omitted_text(n_omitted)}."
         )
+    if method:
+        check_robust_size(n_pts, data_name, "points" if data_name == "points" else "contacts")
     noise = check_noise_std(noise_std)
-    alarm = check_positive(false_alarm, "false_alarm")
-    if alarm >= 1.0:
-        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
+    alarm = check_false_alarm(false_alarm)
     limit = (
         None if max_iter is None else check_limit(max_iter, "max_iter", MAX_ITER_CAP)
     )
@@ -447,23 +474,27 @@ def up_from_touch_points(
         Standard deviation of each contact coordinate, if known; otherwise estimated from the
         residuals. Three points leave no residual: without `noise_std` their `up` carries zero
         information (`up_std_deg` infinite) and a :class:`~gravdir.errors.GravdirWarning` says so.
-        Either is used at least as large as the coordinates' round-off ``eps * max |c_i|``.
+        Either is used at least as large as the coordinates' round-off ``eps * max |c_i|``. A
+        given value is tested against the inliers' residuals (see Notes); where they reject it,
+        their own scale replaces it, with a warning.
     robust : bool or {"lts", "deletion"}, optional
         Find and reject bad contacts before the final fit. True or ``"lts"``: the
         high-breakdown fit, which survives up to ``floor((N - 3) / 2)`` bad points on either
-        side: least trimmed squares from every 3-point subset (a fixed sample above 3000
-        subsets), then refits on the points that pass a studentised-residual test against the
-        current plane until the set repeats (see Notes and docs/touch.md). ``"deletion"``: the
-        earlier backward deletion by externally studentised residuals with a Bonferroni-
-        corrected family-wise `false_alarm` (one bad point; two mask each other). Needs N >= 5.
-        Default False.
+        side: least trimmed squares from every 3-point subset (above 3000 subsets, a fixed
+        sample of 345, whose 20 best planes are concentrated), then refits on the points that
+        pass a studentised-residual test against the current plane until the set repeats (see
+        Notes and docs/touch.md). ``"deletion"``: the earlier backward deletion by externally
+        studentised residuals with a Bonferroni-corrected family-wise `false_alarm` (one bad
+        point; two mask each other). Needs 5 <= N <= 10000 (per set). Default False.
     false_alarm : float, optional
         Probability that the test rejects a given good point (per point; family-wise for
-        ``"deletion"``). Default 0.01. The normal quantile with `noise_std`, Student's without.
+        ``"deletion"``), and that the test of the residuals against a given `noise_std` warns
+        on good contacts. In [1e-200, 1) (below, the critical values are not finite). Default
+        0.01. The normal quantile with `noise_std`, Student's without.
     max_iter : int, optional
         Most tests of the robust fit (refits of ``"lts"``, deletions of ``"deletion"``), at
         most 10000. Default None: until the set repeats (at most 50 refits) or, for the
-        deletion, no residual is significant or four inliers remain.
+        deletion, no residual is significant or four inliers remain (at most 50 tests).
     min_conditioning : float, optional
         Smallest accepted ``sqrt(lambda_2 / lambda_1)``, in (0, 1] (default 1e-6, where
         round-off starts to dominate the normal).
@@ -484,19 +515,22 @@ def up_from_touch_points(
     DegenerateGeometryError
         If the (inlier) points are collinear or coincide, or `up_hint` lies in the plane.
     ValueError
-        If `points` is not ``(..., N, 3)`` and finite, `up_hint` is zero or does not broadcast
-        to the batch shape of `points`, or an option is invalid: `noise_std` not positive and
-        finite, `robust` not a bool, "lts" or "deletion", `false_alarm` not in (0, 1),
-        `max_iter` not an integer
+        If `points` is not ``(..., N, 3)`` and finite, holds more than 10000 points per set
+        with `robust`, `up_hint` is zero or does not broadcast to the batch shape of `points`,
+        or an option is invalid: `noise_std` not positive and finite, `robust` not a bool,
+        "lts" or "deletion", `false_alarm` not in [1e-200, 1), `max_iter` not an integer
         from 1 to 10000, `min_conditioning` not in (0, 1]. Numeric strings are refused.
 
     Warns
     -----
     GravdirWarning
-        With three points and no `noise_std`; when `up_hint` lies within three standard
-        deviations of the fitted plane (the sign of `up` may then be wrong; the warning gives
-        the margin, the angle and the standard deviation); when `noise_std` is so large that
-        the information on `up` underflows to zero.
+        With three points and no `noise_std`; when the inliers' residuals reject the given
+        `noise_std` (more bad points than the fit rejects, a stepped or curved surface, or a
+        `noise_std` too small: the fit is not to be trusted, and its covariance is inflated
+        to the residuals' scale); when `up_hint` lies within three standard deviations of the
+        fitted plane (the sign of `up` may then be wrong; the warning gives the margin, the
+        angle and the standard deviation); when `noise_std` is so large that the information
+        on `up` underflows to zero.
     ConvergenceWarning
         If the robust fit stops at `max_iter` tests, or the deletion at four inliers, while it
         still changes the inliers (``converged`` is then False).
@@ -523,7 +557,20 @@ def up_from_touch_points(
     trimmed objective over h points prefers the truth for m + 3 <= h <= N - m, possible for
     m <= floor((N - 3) / 2); h = N - floor((N - 3) / 2). Rejected points are reported in
     `inliers`, `rejected`, `rejection_nsigma` and `rejection_threshold`; with nothing
-    rejected the result is the plain fit.
+    rejected the result is the plain fit. Above 3000 subsets the fit draws a fixed sample of
+    S = 345: with at most floor((N - 3) / 2) bad points a random triple is all good with
+    probability at least 1/8, so the sample misses every all-good triple with probability at
+    most ``(7/8)^S < 1e-20``. One set costs O(S N) work and O(N) memory.
+
+    With a `noise_std` ``sigma``, the inliers' residuals test it: for n good inliers
+    ``sum r_i^2 / sigma^2`` is chi-square with n - 3 degrees of freedom (the robust fits'
+    inliers, kept within the test's threshold, give less, so the test errs towards silence).
+    Where its survival probability is below `false_alarm` the contacts are not one plane with
+    that noise (more bad points than the fit rejects, such as 5 of 12 on a step; a curved
+    surface; or a `noise_std` too small): a warning says so, and ``sigma`` becomes
+    ``sqrt(sum r_i^2 / (n - 3))``, which inflates the covariance by the observed residual
+    variance. The inflated uncertainty is honest for noise underestimated by the caller, not
+    for a wrong plane: the warning says the fit is not to be trusted.
 
     References
     ----------
@@ -586,6 +633,8 @@ def up_from_touch_points(
         test,
         n_omitted,
         data_fingerprint(np.asarray(points, dtype=np.float64)),
+        alarm,
+        method,
     )
 
 
@@ -737,4 +786,6 @@ def up_from_touches(
         data_fingerprint(
             np.asarray(flange_poses, dtype=np.float64), np.asarray(tool_tip, dtype=np.float64)
         ),
+        alarm,
+        method,
     )

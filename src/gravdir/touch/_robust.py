@@ -6,12 +6,16 @@ Both fits follow one scheme (see docs/touch.md, "Outliers"):
    linearisation), each concentrated by C-steps (refit on the ``h`` smallest residuals until the
    set repeats), the best kept by the least-trimmed-squares objective, or, with a known noise
    level, by the count of contacts within the test's threshold (ties by that objective).
+   Concentrated are every candidate of the plane while all its subsets are tried, otherwise the
+   `TOP_SUBSETS` best by the objective of their exact fit (selective iteration, as in FAST-LTS).
 2. A refit on the inliers, then every contact (kept or not) tested against it by its
    studentised residual; the inliers are the contacts that pass, refitted, until the set
    repeats. A good contact left out of the trimmed core comes back in this step.
 
 Everything is deterministic: all subsets when there are at most `SUBSET_CAP` of them, otherwise
-a fixed sample drawn from a generator seeded with `SUBSET_SEED`.
+a fixed sample of :func:`sample_size` subsets drawn from a generator seeded with `SUBSET_SEED`.
+The work of one set is bounded by its number of contacts times the number of candidates, and
+no temporary holds more than about `CHUNK_ROWS` residuals.
 """
 
 from __future__ import annotations
@@ -27,15 +31,18 @@ from numpy.typing import NDArray
 from gravdir._imports import IMPORT_LOCK
 from gravdir.touch._common import scatter
 
-# Subsets tried at most (all of them below this count); C(12, 6) = 924 and C(27, 3) = 2925 fit.
+# Subsets tried exhaustively up to this count; C(12, 6) = 924 and C(27, 3) = 2925 fit.
 SUBSET_CAP = 3000
+# Above it, a fixed sample: the probability that it holds no subset of good contacts, when as
+# many contacts are bad as the fit survives, is at most this (see `sample_size`).
+MISS_PROBABILITY = 1e-20
 # Random seed of the fixed sample of subsets above that count: the results are reproducible.
 SUBSET_SEED = 20_240_613
 # C-steps per candidate at most; they stop earlier when the trimmed set repeats.
 C_STEP_CAP = 20
 # Refits of the final test at most, unless the caller's `max_iter` says otherwise.
 REFIT_CAP = 50
-# Subsets of the linearised joint fit concentrated by C-steps: the best by their exact fit.
+# Candidates concentrated by C-steps when not all are (FAST-LTS keeps 10 of 500; here 20).
 TOP_SUBSETS = 20
 # Passes of the refits without a known noise level, each re-estimating the held scale.
 SCALE_PASSES = 3
@@ -53,18 +60,39 @@ def coverage(n_contacts: int, n_params: int) -> int:
     return n_contacts - breakdown(n_contacts, n_params)
 
 
+def sample_size(size: int) -> int:
+    """Subsets in the fixed sample: ``ceil(log(MISS_PROBABILITY) / log(1 - 2^-p))``, p = `size`.
+
+    With at most ``floor((N - p) / 2)`` bad contacts, ``g >= (N + p) / 2`` are good, and a
+    p-subset drawn at random is all good with probability ``prod_{j<p} (g - j) / (N - j)``, each
+    factor at least 1/2 (``2 g >= N + p > N + j``): at least ``2^-p``. S distinct subsets drawn
+    at random then all miss with probability at most ``(1 - 2^-p)^S`` (sampling without
+    replacement misses less often than with), below `MISS_PROBABILITY` for this S: 345 subsets
+    of three contacts (the plane), 2925 of six (the joint fit). The probability is over the
+    places of the bad contacts in the input order, which the fixed sample does not know.
+    """
+    return math.ceil(math.log(MISS_PROBABILITY) / math.log1p(-(2.0**-size)))
+
+
 def subsets(n_contacts: int, size: int) -> NDArray[np.int64]:
     """All `size`-subsets of range(n_contacts) in lexicographic order, or a fixed sample.
 
-    Returns shape (S, size). Above `SUBSET_CAP` subsets, `SUBSET_CAP` distinct ones drawn from a
-    generator with the fixed random seed `SUBSET_SEED` (the same for every call).
+    Returns shape (S, size). Above `SUBSET_CAP` subsets, :func:`sample_size` distinct ones, in
+    the order drawn from a generator with the fixed random seed `SUBSET_SEED` (the same for every
+    call with these arguments). The sample costs O(S) work and memory, whatever `n_contacts`.
     """
     if math.comb(n_contacts, size) <= SUBSET_CAP:
         return np.array(list(itertools.combinations(range(n_contacts), size)), dtype=np.int64)
+    count = sample_size(size)
     rng = np.random.default_rng(SUBSET_SEED)
-    keys = np.argsort(rng.random((4 * SUBSET_CAP, n_contacts)), axis=1)[:, :size]
-    unique = np.unique(np.sort(keys, axis=1), axis=0)
-    return np.asarray(unique[:SUBSET_CAP], dtype=np.int64)
+    rows = np.empty((0, size), dtype=np.int64)
+    while len(rows) < count:
+        draw = np.sort(rng.integers(0, n_contacts, (2 * count, size)), axis=1)
+        draw = draw[np.all(np.diff(draw, axis=1) > 0, axis=1)]  # distinct contacts only
+        rows = np.concatenate([rows, draw])
+        _, first = np.unique(rows, axis=0, return_index=True)
+        rows = rows[np.sort(first)]  # distinct subsets, in the order drawn
+    return np.asarray(rows[:count], dtype=np.int64)
 
 
 def normal_threshold(false_alarm: float) -> float:
@@ -160,35 +188,64 @@ def plane_residuals(
     return r, lam, vec
 
 
+def _subset_planes(
+    q: NDArray[np.float64], sub: NDArray[np.int64], extent: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Residuals (b, s, N) of the points `q` (b, N, 3) from the planes through the subsets `sub`.
+
+    `sub` (b, s, 3) holds each set's point indices; a subset whose triangle is collinear gives
+    no plane: its residuals are inf and its entry of the mask (b, s) False.
+    """
+    rows = np.arange(len(q))[:, None]
+    a, u, v = q[rows, sub[..., 0]], q[rows, sub[..., 1]], q[rows, sub[..., 2]]
+    with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+        cross = np.cross(u - a, v - a)
+        size = np.linalg.norm(cross, axis=-1)
+        # A subset whose triangle is 1e-9 of the extent squared is collinear: no plane.
+        valid = size > 1e-9 * extent[:, None] ** 2
+        n = cross / np.where(valid, size, 1.0)[..., None]
+        r = np.einsum("bni,bsi->bsn", q, n) - np.einsum("bsi,bsi->bs", a, n)[..., None]
+    return np.where(valid[..., None], r, np.inf), valid
+
+
 def plane_core(
     p: NDArray[np.float64], threshold: NDArray[np.float64] | None
 ) -> NDArray[np.bool_]:
     """The trimmed core (B, N) of each set of points `p` (B, N, 3), in units of order one.
 
-    Planes through every 3-subset (or the fixed sample), each concentrated by C-steps on its
-    ``h`` closest points; the best by :func:`best_candidate`. `threshold` (B,) is the known
-    noise times the test's normal quantile, or None.
+    Planes through every 3-subset, each concentrated by C-steps on its ``h`` closest points;
+    above `SUBSET_CAP` subsets, through the fixed sample, of which the `TOP_SUBSETS` best by
+    the trimmed objective are concentrated. The best by :func:`best_candidate`. `threshold` (B,)
+    is the known noise times the test's normal quantile, or None.
     """
     n_batch, n_pts = p.shape[:2]
     h = coverage(n_pts, 3)
     idx = subsets(n_pts, 3)
     n_sub = len(idx)
+    every = n_sub == math.comb(n_pts, 3)
     core = np.zeros((n_batch, n_pts), dtype=bool)
     chunk = max(1, CHUNK_ROWS // (n_sub * n_pts))
     extent = np.max(np.ptp(p, axis=1), axis=1)
     for start in range(0, n_batch, chunk):
         q = p[start : start + chunk]
+        ext = extent[start : start + chunk]
         b = len(q)
-        a, u, v = q[:, idx[:, 0]], q[:, idx[:, 1]], q[:, idx[:, 2]]
-        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-            cross = np.cross(u - a, v - a)
-            size = np.linalg.norm(cross, axis=-1)
-            # A subset whose triangle is 1e-9 of the extent squared is collinear: no plane.
-            valid = size > 1e-9 * extent[start : start + chunk, None] ** 2
-            n = cross / np.where(valid, size, 1.0)[..., None]
-            r = np.einsum("bni,bsi->bsn", q, n) - np.einsum("bsi,bsi->bs", a, n)[..., None]
-        r = np.where(valid[..., None], r, np.inf)
-        pts = np.broadcast_to(q[:, None], (b, n_sub, n_pts, 3))
+        sub = np.broadcast_to(idx, (b, n_sub, 3))
+        if not every:
+            # The exact fits of the sample, a chunk of subsets at a time, ranked by objective.
+            step = max(1, CHUNK_ROWS // (b * n_pts))
+            obj = np.concatenate(
+                [
+                    trimmed_objective(_subset_planes(q, sub[:, i : i + step], ext)[0], h)
+                    for i in range(0, n_sub, step)
+                ],
+                axis=1,
+            )
+            obj = np.where(np.isfinite(obj), obj, np.inf)
+            top = np.argsort(obj, axis=1, kind="stable")[:, :TOP_SUBSETS]
+            sub = np.take_along_axis(sub, top[..., None], axis=1)
+        r, valid = _subset_planes(q, sub, ext)
+        pts = np.broadcast_to(q[:, None], (b, sub.shape[1], n_pts, 3))
         mask = smallest(r, h)
         for _ in range(C_STEP_CAP):
             r_new, _, _ = plane_residuals(pts, mask)
@@ -259,8 +316,8 @@ def studentize(
             )
             crit = np.where(
                 w,
-                student_threshold(false_alarm, np.broadcast_to(k - 1.0, r.shape)),
-                student_threshold(false_alarm, np.broadcast_to(k, r.shape)),
+                student_threshold(false_alarm, k - 1.0),
+                student_threshold(false_alarm, k),
             )
             return np.abs(stud), np.asarray(crit, dtype=np.float64)
         n_in = np.sum(w, axis=-1)[:, None].astype(np.float64)
@@ -276,8 +333,8 @@ def studentize(
         )
         crit = np.where(
             w,
-            student_threshold(false_alarm, np.broadcast_to(dof - 1.0, r.shape)),
-            student_threshold(false_alarm, np.broadcast_to(dof, r.shape)),
+            student_threshold(false_alarm, dof - 1.0),
+            student_threshold(false_alarm, dof),
         )
     return np.abs(stud), np.asarray(crit, dtype=np.float64)
 
@@ -306,13 +363,26 @@ def _weighted_step(
     return np.asarray(-np.linalg.solve(h + damp, g[..., None])[..., 0], dtype=np.float64)
 
 
+def _subset_fits(
+    jb: NDArray[np.float64], rb: NDArray[np.float64], sub: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Residuals (b, s, N) of ``r + J x`` at the exact fits of the row subsets `sub` (b, s, p)."""
+    rows = np.arange(len(jb))[:, None, None]
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        # Exact fits of the subsets (normal equations of the p x p systems, damped).
+        step = _weighted_step(jb[rows, sub], rb[rows, sub], np.ones(sub.shape, dtype=bool))
+        res = rb[:, None, :] + (jb[:, None] @ step[..., None])[..., 0]
+    return np.where(np.isfinite(res), res, np.inf)
+
+
 def linear_core(
     jac: NDArray[np.float64], r: NDArray[np.float64], threshold: NDArray[np.float64] | None
 ) -> NDArray[np.bool_]:
     """The trimmed core (B, N) of the linear model ``r + J x`` with rows (B, N, p).
 
-    Exact fits of every p-subset of rows (or the fixed sample), each concentrated by C-steps on
-    its ``h`` smallest residuals; the best by :func:`best_candidate` (`threshold` (B,) or None).
+    Exact fits of every p-subset of rows (or the fixed sample), the `TOP_SUBSETS` best by the
+    trimmed objective concentrated by C-steps on their ``h`` smallest residuals; the best by
+    :func:`best_candidate` (`threshold` (B,) or None).
     """
     n_batch, n_rows, n_par = jac.shape
     h = coverage(n_rows, n_par)
@@ -323,20 +393,23 @@ def linear_core(
     for start in range(0, n_batch, chunk):
         jb, rb = jac[start : start + chunk], r[start : start + chunk]
         b = len(jb)
+        sub = np.broadcast_to(idx, (b, n_sub, n_par))
+        step = max(1, CHUNK_ROWS // (b * n_rows))
+        obj = np.concatenate(
+            [
+                trimmed_objective(_subset_fits(jb, rb, sub[:, i : i + step]), h)
+                for i in range(0, n_sub, step)
+            ],
+            axis=1,
+        )
+        obj = np.where(np.isfinite(obj), obj, np.inf)
+        # C-steps for the TOP_SUBSETS best of them (as in FAST-LTS).
+        top = np.argsort(obj, axis=1, kind="stable")[:, : min(TOP_SUBSETS, n_sub)]
+        res = _subset_fits(jb, rb, np.take_along_axis(sub, top[..., None], axis=1))
+        js = np.broadcast_to(jb[:, None], (b, top.shape[1], n_rows, n_par))
+        rs = np.broadcast_to(rb[:, None], (b, top.shape[1], n_rows))
+        mask = smallest(res, h)
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            # Exact fits of the subsets (normal equations of the p x p systems, damped).
-            a = jb[:, idx]
-            step = _weighted_step(a, rb[:, idx], np.ones(idx.shape, dtype=bool))
-            res = rb[:, None, :] + (jb[:, None] @ step[..., None])[..., 0]
-            res = np.where(np.isfinite(res), res, np.inf)
-            # C-steps for the TOP_SUBSETS best of them (as in FAST-LTS).
-            obj = trimmed_objective(res, h)
-            obj = np.where(np.isfinite(obj), obj, np.inf)
-            top = np.argsort(obj, axis=1, kind="stable")[:, : min(TOP_SUBSETS, n_sub)]
-            res = np.take_along_axis(res, top[..., None], axis=1)
-            js = np.broadcast_to(jb[:, None], (b, top.shape[1], n_rows, n_par))
-            rs = np.broadcast_to(rb[:, None], (b, top.shape[1], n_rows))
-            mask = smallest(res, h)
             for _ in range(C_STEP_CAP):
                 res = rs + (js @ _weighted_step(js, rs, mask)[..., None])[..., 0]
                 res = np.where(np.isfinite(res), res, np.inf)

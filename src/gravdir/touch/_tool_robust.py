@@ -2,10 +2,10 @@
 
 Every set is solved from each of the search's starting normals: Gauss-Newton on all contacts,
 the trimmed core of the model linearised there (:func:`~gravdir.touch._robust.linear_core`,
-exact fits of all 6-row subsets), then trimmed Gauss-Newton with C-steps (refit on the ``h``
-contacts of smallest residual until that set repeats). The best start per set by the trimmed
-objective (or, with a known noise level, by the count within the threshold) goes to the final
-test of :func:`~gravdir.touch._robust.refit_until_stable`.
+exact fits of all 6-row subsets or of the fixed sample), then trimmed Gauss-Newton with C-steps
+(refit on the ``h`` contacts of smallest residual until that set repeats). The best start per
+set by the trimmed objective (or, with a known noise level, by the count within the threshold)
+goes to the final test of :func:`~gravdir.touch._robust.refit_until_stable`.
 """
 
 from __future__ import annotations

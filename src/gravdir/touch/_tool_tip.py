@@ -22,10 +22,13 @@ from gravdir.touch._common import (
     batch_repr,
     check_bool,
     check_contacts,
+    check_false_alarm,
     check_hint,
     check_limit,
+    check_noise_fit,
     check_noise_std,
     check_pose_stack,
+    check_robust_size,
     check_vector_batch,
     drop_negligible,
     fmt,
@@ -45,7 +48,13 @@ from gravdir.touch._common import (
 )
 from gravdir.touch._gauss_newton import gauss_newton, hemisphere, jacobian, search_starts
 from gravdir.touch._plane import SignRule
-from gravdir.touch._robust import REFIT_CAP, rejected_indices, row_leverage, studentize
+from gravdir.touch._robust import (
+    REFIT_CAP,
+    breakdown,
+    rejected_indices,
+    row_leverage,
+    studentize,
+)
 from gravdir.touch._tool_robust import N_PARAMS, robust_tool_fit
 
 
@@ -78,7 +87,8 @@ class ToolPlaneFit(UpResult):
     noise_std : ndarray, shape (...)
         ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (n - 6))`` over the
         n inliers, either at least the coordinates' round-off; ``inf`` for six inliers without a
-        caller's value.
+        caller's value. Where the inliers' residuals reject the caller's value (see `noise_std`
+        of :func:`tool_tip_and_up_from_touches`), that estimate instead, with a warning.
     inliers : ndarray of bool, shape (..., N)
         Contacts used in the fit (all, unless the robust fit rejected some).
     rejection_nsigma : ndarray, shape (..., N)
@@ -361,6 +371,34 @@ def _noise_level(
     return np.asarray(np.where(dof > 0, np.maximum(estimate, floor), np.inf), dtype=np.float64)
 
 
+def _check_noise_fit(
+    r: NDArray[np.float64],
+    inliers: NDArray[np.bool_],
+    sigma: NDArray[np.float64],
+    false_alarm: float,
+    robust: bool,
+    batch: tuple[int, ...],
+) -> NDArray[np.float64]:
+    """The caller's noise (B,), or the residuals' own scale where they reject it, with a warning.
+
+    See :func:`~gravdir.touch._common.check_noise_fit`; residuals `r` (B, N) in its units.
+    """
+    n_pts = r.shape[1]
+    most = breakdown(n_pts, N_PARAMS)
+    cause = (
+        f"more bad contacts than the fit can reject (at most {most} of {n_pts})"
+        if robust
+        else f"bad contacts (`robust=True` rejects up to floor((N - 6) / 2) = {most} of them)"
+    )
+    with np.errstate(under="ignore"):
+        ss = np.sum(np.where(inliers, r**2, 0.0), axis=1)
+    dof = np.sum(inliers, axis=1) - N_PARAMS
+    out, _ = check_noise_fit(
+        ss.reshape(batch), dof.reshape(batch), sigma.reshape(batch), false_alarm, cause, 4
+    )
+    return np.asarray(out, dtype=np.float64).reshape(-1)
+
+
 def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
     """``B C^-1 B^T / sigma^2``, C the unit covariance of the tangent angles; 0 if sigma = inf."""
     block = cov.unit_cov[:, 3:5, 3:5]
@@ -430,6 +468,9 @@ def tool_tip_and_up_from_touches(
         Standard deviation of each contact coordinate, if known; otherwise estimated from the
         residuals. Six contacts leave no residual: without `noise_std` their `up` carries zero
         information (`up_std_deg` infinite) and a :class:`~gravdir.errors.GravdirWarning` says so.
+        A given value is tested against the inliers' residuals (chi-square with n - 6 degrees
+        of freedom, as in :func:`~gravdir.touch.up_from_touch_points`); where they reject it,
+        their own scale replaces it, with a warning.
     tool_tip_guess : array_like, shape (..., 3), optional
         A nominal tool tip (e.g. from the tool's drawing); the plane through its contacts is one
         more start of the final refinement. Not needed to find the global minimum (see Notes).
@@ -454,14 +495,16 @@ def tool_tip_and_up_from_touches(
         Lowest results of that search refined to convergence (default 4); the lowest final cost
         wins.
     robust : bool, optional
-        Find and reject bad contacts (up to ``floor((N - 6) / 2)`` of them; needs N >= 8):
-        from each of the search's starts, the least-trimmed-squares core of the model
-        linearised at the fit of all contacts (exact fits of every 6-contact subset), trimmed
+        Find and reject bad contacts (up to ``floor((N - 6) / 2)`` of them; needs
+        8 <= N <= 10000 per set): from each of the search's starts, the least-trimmed-squares
+        core of the model linearised at the fit of all contacts (exact fits of every 6-contact
+        subset; above 3000 subsets, of a fixed sample of 2925, see docs/touch.md), trimmed
         Gauss-Newton, then refits on the contacts that pass the test against the current fit
         (see :func:`up_from_touch_points` and docs/touch.md). Default False.
     false_alarm : float, optional
-        Per-contact probability that the robust fit's test rejects a good contact (default
-        0.01; see :func:`up_from_touch_points`).
+        Per-contact probability that the robust fit's test rejects a good contact, and
+        probability that the test of the residuals against a given `noise_std` warns on good
+        contacts; in [1e-200, 1) (default 0.01; see :func:`up_from_touch_points`).
     nan_policy : {"raise", "omit"}, optional
         What a NaN in `flange_poses` does: ``"raise"`` (default) refuses it naming
         `flange_poses`; ``"omit"`` drops the contacts whose pose holds one (in a batch, from
@@ -481,8 +524,9 @@ def tool_tip_and_up_from_touches(
     ValueError
         If a pose is not rigid, not finite or of the wrong shape, `up_hint` or `tool_tip_guess`
         does not broadcast to the batch shape of `flange_poses`, `noise_std` or
-        `max_noise_gain` is not positive and finite, `robust` is not a bool, `false_alarm` is
-        not in (0, 1), or a count is not a positive integer
+        `max_noise_gain` is not positive and finite, `robust` is not a bool, `flange_poses`
+        holds more than 10000 contacts per set with `robust`, `false_alarm` is not in
+        [1e-200, 1), or a count is not a positive integer
         within its cap (`max_iter` 10000, `n_directions` 10000, `search_max_iter` 100,
         `n_starts` 1000).
 
@@ -491,7 +535,9 @@ def tool_tip_and_up_from_touches(
     ConvergenceWarning
         If the refinement of a set stops at `max_iter` iterations.
     GravdirWarning
-        With six contacts and no `noise_std`; when `up_hint` (or the flanges' side) lies
+        With six contacts and no `noise_std`; when the inliers' residuals reject the given
+        `noise_std` (the fit is then not to be trusted, and its covariances are inflated to the
+        residuals' scale); when `up_hint` (or the flanges' side) lies
         within three standard deviations of the plane, with the margin; when `noise_std` or
         the length scale of the poses is so large that `tool_tip_cov` overflows (it is then
         infinite) or the information on `up` underflows to zero.
@@ -563,10 +609,10 @@ def tool_tip_and_up_from_touches(
             f"Expected `flange_poses` to hold at least 8 contacts for the robust fit of tool "
             f"tip and plane, got {n_pts}{omitted_text(n_omitted)}."
         )
+    if robust:
+        check_robust_size(n_pts, "flange_poses", "contacts")
     noise = check_noise_std(noise_std)
-    alarm = check_positive(false_alarm, "false_alarm")
-    if alarm >= 1.0:
-        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
+    alarm = check_false_alarm(false_alarm)
     max_noise_gain = check_positive(max_noise_gain, "max_noise_gain")
     tip_guess = None if tool_tip_guess is None else check_vectors(tool_tip_guess, "tool_tip_guess")
     max_iter = check_limit(max_iter, "max_iter", MAX_ITER_CAP)
@@ -617,6 +663,8 @@ def tool_tip_and_up_from_touches(
         r = np.einsum("bni,bi->bn", c, n) - d[:, None]
         m_mean = -m_mean * flip[:, None]
         sigma = _noise_level(r, inliers, noise, scale, floor)
+        if noise is not None:
+            sigma = _check_noise_fit(r, inliers, sigma, alarm, robust, batch)
         offset = d + np.einsum("bi,bi->b", n, origin)
     if noise is None and np.any(np.sum(inliers, axis=1) == 6):
         warn_noise_not_estimable(6, 6, stacklevel=3)
