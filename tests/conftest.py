@@ -1,10 +1,20 @@
-"""Shared test configuration: a deterministic hypothesis profile and the `geometry` marker."""
+"""Shared test configuration: one BLAS thread, a deterministic hypothesis profile and the
+`geometry` marker."""
 
-import inspect
-import re
+import os
 
-import pytest
-from hypothesis import HealthCheck, settings
+# One BLAS thread unless the environment says otherwise. It must be set before numpy is first
+# imported (OpenBLAS reads it when it loads), which this file is: pytest loads it before it
+# collects any test module. The fuzz suite's time limit is CPU time of the whole process, which
+# counts every BLAS thread; with one thread it measures the work of the call, on any machine.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import inspect  # noqa: E402
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "gravdir",

@@ -3,24 +3,31 @@
 Every public callable of every module (each module's `__all__`, so the suite cannot fall behind
 the API) has a valid call in one of the `fuzz_cases_*.py` files beside this one. The suite calls
 it as given, then with each argument replaced in turn by a hostile variant — NaN and infinity,
-empty and tiny arrays, an extra axis, a column vector, lists, float32, strided and read-only
-arrays, values scaled by 1e±300, constant data, numeric strings, negative, zero and huge numbers,
-booleans — and once with a misspelled keyword. Each outcome must be one of
+empty and tiny arrays, an extra axis, a column vector, a 0-d array, lists, float32, strided and
+read-only arrays, values scaled by 1e±160 (where squares underflow or overflow) and 1e±300,
+constant data, complex values, numeric strings, negative, zero and huge numbers, a Python int
+beyond the float range, booleans — and once with a misspelled keyword. Each outcome must be one of
 
 * a clear error: a `ValueError` (or documented subclass) whose message names an argument in
   backticks, or a `TypeError` for a misspelled keyword;
 * a result that contains no NaN, whose infinities stand only in uncertainty fields, that leaves
   every input unchanged and that the call returns again, equal, when repeated.
 
-Anything else — another exception type, a silent NaN, a mutated input, a call over 10 s — fails.
+Anything else — another exception type, a silent NaN, complex values silently truncated to their
+real part (numpy's `ComplexWarning`), a mutated input, a call over 10 s of CPU time — fails. The
+time limit is CPU time of the whole process (user and system, every thread), so time spent
+waiting on a busy machine does not count; run with one BLAS thread (`tests/conftest.py` sets
+`OPENBLAS_NUM_THREADS=1` unless the environment says otherwise), as numpy's BLAS threads count
+towards it. A test reports every failing variant of its function, not only the first.
 The metamorphic relations at the end check what the maths says of the main estimators: rotating
 the base rotates the result, scaling the torque scales the fit, the order of samples and points
 does not matter, and a batch equals a loop.
 Angles in radians given in degrees must be refused with an error ending in "degrees?" (the
-`ANGLES` table). Variants that keep every value (a list, a strided or a read-only array) must
-also give the valid call's result within rounding. The default profile runs every variant above
-in a few seconds; `GRAVDIR_FUZZ=long` adds, per argument, random scales from 1e-300 to 1e300 and
-a NaN at a random place (seeded, so each run is the same).
+`ANGLES` table). Variants that keep every value (a list, a strided or a read-only array, a scalar
+as a 0-d array) must also give the valid call's result within rounding. The default profile runs
+every variant above within a minute; `GRAVDIR_FUZZ=long` adds, per argument, random scales from
+1e-300 to 1e300 (and 1e±160 for scalars) and a NaN at a random place (seeded, so each run is the
+same).
 """
 
 from __future__ import annotations
@@ -64,7 +71,10 @@ CASE_MODULES = [
     "fuzz_cases_motion",
     "fuzz_cases_testing",
 ]
+# The limit of one call, in CPU seconds of the process (ITIMER_PROF: user and system time of
+# every thread); a call blocked without computing is stopped after WALL_SECONDS of wall time.
 CALL_SECONDS = 10
+WALL_SECONDS = 60
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"
 # Field names where an infinity is an honest "unknown": uncertainties, bounds and conditions.
 INFINITE_OK = re.compile(r"std|cov|var|condition|bound|chi2|spread|snr|margin|error|candidates")
@@ -155,9 +165,15 @@ def _array_variants(x: np.ndarray) -> Iterator[tuple[str, Any]]:
     ro = flat.copy()
     ro.flags.writeable = False
     yield "read-only", ro
+    if x.ndim:
+        yield "0-d (one value)", np.asarray(flat.flat[0])
     yield "scaled 1e300", flat * 1e300
     yield "scaled 1e-300", flat * 1e-300
+    # Squares of these overflow to inf or underflow to zero: a sum of squares without scaling.
+    yield "scaled 1e160", flat * 1e160
+    yield "scaled 1e-160", flat * 1e-160
     yield "constant", np.full_like(flat, flat.flat[0])
+    yield "complex", flat + 0.5j
     yield "numeric strings", flat.astype(str)
     if x.dtype.kind in "iu":
         yield "floats for ints", flat + 0.5
@@ -170,6 +186,10 @@ def _scalar_variants(x: Any) -> Iterator[tuple[str, Any]]:
     yield "zero", 0 if isinstance(x, int) else 0.0
     yield "huge", 10**12 if isinstance(x, int) else 1e300
     yield "tiny", 1e-300
+    yield "int beyond float", 10**400
+    yield "0-d array", np.asarray(x)
+    yield "complex", complex(x, 0.5)
+    yield "numpy complex", np.complex128(complex(x, 0.5))
     yield "numeric string", str(x)
     yield "bool", True
     if isinstance(x, int):
@@ -193,12 +213,17 @@ def _variants(value: Any) -> Iterator[tuple[str, Any]]:
 # Running one call and classifying what happens
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Raised in the call by the timer's signal (a BaseException: no `except Exception` of the
+    code under test swallows it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _alarm(signum: int, frame: Any) -> None:
-    raise _Timeout
+def _stop(signum: int, frame: Any) -> None:
+    raise _Timeout(signum)
 
 
 class _Generator:
@@ -267,18 +292,35 @@ def _bad_floats(obj: Any, path: str = "", seen: set[int] | None = None) -> list[
     return bad
 
 
-def _outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, Any]:
-    """("error", exc), ("result", value); anything unclassifiable raises AssertionError."""
+def _outcome(
+    func: Callable[..., Any],
+    args: tuple,
+    kwargs: dict,
+    *,
+    cpu_seconds: float = CALL_SECONDS,
+    wall_seconds: float = WALL_SECONDS,
+) -> tuple[str, Any]:
+    """("error", exc), ("type error", exc) or ("result", value); a call over `cpu_seconds` of
+    process CPU time (or `wall_seconds` of wall time), a leaked floating-point error, complex
+    values truncated to their real part and a mutated input raise AssertionError."""
     before = _snapshot((args, kwargs))
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(CALL_SECONDS)
+    old_prof = signal.signal(signal.SIGPROF, _stop)
+    old_alarm = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    signal.setitimer(signal.ITIMER_REAL, wall_seconds)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # numpy warns, and keeps the real part, where complex values become floats.
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
             with np.errstate(all="raise"):
                 result = func(*args, **kwargs)
-    except _Timeout:
-        raise AssertionError(f"call took more than {CALL_SECONDS} s") from None
+    except _Timeout as stop:
+        what = "of CPU time" if stop.signum == signal.SIGPROF else "of wall time (blocked?)"
+        limit = cpu_seconds if stop.signum == signal.SIGPROF else wall_seconds
+        raise AssertionError(f"call took more than {limit:g} s {what}") from None
+    except np.exceptions.ComplexWarning as exc:
+        raise AssertionError(f"complex values silently truncated to reals: {exc}") from None
     except ValueError as exc:
         return "error", exc
     except TypeError as exc:
@@ -286,8 +328,10 @@ def _outcome(func: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[str, 
     except FloatingPointError as exc:
         raise AssertionError(f"floating-point error leaked: {exc}") from exc
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGPROF, old_prof)
+        signal.signal(signal.SIGALRM, old_alarm)
     assert _same(before, (args, kwargs)), "an input was changed in place"
     return "result", result
 
@@ -329,11 +373,12 @@ def _close(a: Any, b: Any, path: str = "result") -> list[str]:
 
 
 # Variants that keep every value: the result must be the valid call's, within rounding.
-SAME_VALUES = ("list", "strided", "read-only")
+SAME_VALUES = ("list", "strided", "read-only", "0-d array")
 
 
 def _random_variants(value: Any, rng: np.random.Generator) -> Iterator[tuple[str, Any]]:
-    """The long profile's extra variants: random scales and a NaN at a random place."""
+    """The long profile's extra variants: random scales (and 1e±160 for scalars) and a NaN at a
+    random place."""
     if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.size:
         for _ in range(8):
             k = int(rng.integers(-300, 301))
@@ -342,6 +387,8 @@ def _random_variants(value: Any, rng: np.random.Generator) -> Iterator[tuple[str
         bad.flat[int(rng.integers(bad.size))] = np.nan
         yield "nan at random", bad
     elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield "scaled 1e160", value * 1e160
+        yield "scaled 1e-160", value * 1e-160
         for _ in range(4):
             k = int(rng.integers(-300, 301))
             yield f"scaled 1e{k}", value * 10.0**k
@@ -415,6 +462,28 @@ def _uses_rng(args: tuple, kwargs: dict) -> bool:
     return any(isinstance(v, np.random.Generator) for v in (*args, *kwargs.values()))
 
 
+def _judge(
+    func: Callable[..., Any], args: tuple, kwargs: dict, where: str, valid: Any, same: bool
+) -> None:
+    """Raise AssertionError unless the call gives a named error or a clean result (equal to
+    `valid` within rounding where `same`)."""
+    try:
+        kind, value = _outcome(func, args, kwargs)
+    except AssertionError as exc:
+        raise AssertionError(f"{where}: {exc}") from None
+    except Exception as exc:  # anything but ValueError and TypeError leaked
+        raise AssertionError(f"{where}: {type(exc).__name__} leaked: {exc}") from None
+    if kind == "error":
+        _check_error(value, where)
+    elif kind == "type error":
+        raise AssertionError(f"{where}: TypeError leaked: {value!r}")
+    else:
+        _check_result(value, where)
+        if same:
+            diff = _close(valid, value)
+            assert not diff, f"{where}: the result changed with the representation: {diff[:5]}"
+
+
 @pytest.mark.parametrize("qualname", sorted(CASES))
 def test_fuzz(qualname):
     func = _resolve(qualname)
@@ -425,18 +494,14 @@ def test_fuzz(qualname):
     again = _outcome(func, *CASES[qualname]())[1]
     assert _same(value, again), f"{qualname}: a repeated call gave another result"
     valid = again
+    failures = []
     for context, a, k in _mutations(args, kwargs):
-        kind, value = _outcome(func, a, k)
-        where = f"{qualname}, {context}"
-        if kind == "error":
-            _check_error(value, where)
-        elif kind == "type error":
-            raise AssertionError(f"{where}: TypeError leaked: {value!r}")
-        else:
-            _check_result(value, where)
-            if context.endswith(SAME_VALUES) and not _uses_rng(args, kwargs):
-                diff = _close(valid, value)
-                assert not diff, f"{where}: the result changed with the representation: {diff[:5]}"
+        same = context.endswith(SAME_VALUES) and not _uses_rng(args, kwargs)
+        try:
+            _judge(func, a, k, f"{qualname}, {context}", valid, same)
+        except AssertionError as exc:
+            failures.append(str(exc).split("\n")[0][:400])
+    assert not failures, f"{len(failures)} variant(s) failed:\n" + "\n".join(failures)
     kind, value = _outcome(func, args, {**kwargs, "not_an_argument": 1})
     if inspect.signature(func).parameters and not any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(func).parameters.values()
@@ -477,6 +542,36 @@ def test_the_harness_flags_what_it_must():
         _check_error(_outcome(bare_error, (x,), {})[1], "bare")
     _check_error(_outcome(named_error, (x,), {})[1], "named")
     assert _close({"a": np.ones(2)}, {"a": np.ones(2) * (1 + 1e-6)}) == ["result['a']"]
+
+
+def test_the_harness_times_cpu_and_flags_truncated_complex():
+    """The limit is CPU time, not wall time: a call that waits passes, one that computes does
+    not; complex values cast to floats (numpy's ComplexWarning) fail."""
+    import time
+
+    def waits(x):
+        time.sleep(0.3)
+        return x
+
+    def computes(x):
+        end = time.process_time() + 1.0
+        while time.process_time() < end:
+            pass
+        return x
+
+    def truncates(x):
+        return np.asarray(x).astype(np.float64)
+
+    x = np.zeros(3)
+    assert _outcome(waits, (x,), {}, cpu_seconds=0.1)[0] == "result"
+    with pytest.raises(AssertionError, match="more than 0.1 s of CPU time"):
+        _outcome(computes, (x,), {}, cpu_seconds=0.1)
+    with pytest.raises(AssertionError, match="of wall time"):
+        _outcome(waits, (x,), {}, wall_seconds=0.1)
+    with pytest.raises(AssertionError, match="complex values silently truncated"):
+        _outcome(truncates, (x + 0.5j,), {})
+    with pytest.raises(AssertionError, match="OverflowError leaked"):
+        _judge(float, (10**400,), {}, "float", None, False)
 
 
 # --------------------------------------------------------------------------------------------
