@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from gravdir._checks import (
     check_array,
+    check_count,
     check_positive,
     check_rotation_matrix,
+    check_scalar,
     drop_nan_samples,
     matrix_if_rotation,
 )
@@ -104,3 +108,71 @@ def test_rotation_matrix_check_takes_a_scipy_rotation():
     with pytest.raises(ValueError, match="`r` to be numeric"):
         check_array(one, "r")
     assert matrix_if_rotation("text") == "text"
+
+
+# --- what numpy would fail on without a name, or quietly change ------------------------------
+
+
+@pytest.mark.parametrize("value", [[[1.0, 2.0], [3.0]], ([1.0], 2.0), [np.zeros(2), np.zeros(3)]])
+def test_ragged_sequences_are_refused_by_name(value):
+    with pytest.raises(ValueError, match=r"`x` to be numeric .*got a ragged"):
+        check_array(value, "x")
+    with pytest.raises(ValueError, match=r"`x` to be numeric .*got a ragged"):
+        check_scalar(value, "x")
+
+
+@pytest.mark.parametrize("value", [np.array([1.0, 2.0]) + 0.5j, np.complex128(1 + 1j), [1j], 2j])
+def test_complex_values_are_refused_where_reals_are_expected(value):
+    # numpy would keep the real part with only a ComplexWarning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="`x` to be real"):
+            check_array(value, "x")
+        if np.ndim(value) == 0:
+            with pytest.raises(ValueError, match="`x` to be a real number, got complex"):
+                check_positive(value, "x")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [10**400, -(10**400), [1.0, 10**400], np.array([10**309], dtype=object)],
+    ids=["1e400", "-1e400", "in a list", "in an object array"],
+)
+def test_integers_beyond_the_float_range_are_refused_by_name(value):
+    # numpy raises OverflowError ("int too large to convert to float"), which names nothing.
+    expected = r"`x` within the float64 range \(magnitude at most 1.798e\+308\), got an integer"
+    with pytest.raises(ValueError, match=expected):
+        check_array(value, "x")
+    if np.ndim(value) == 0:
+        with pytest.raises(ValueError, match=r"`x` within the float64 range"):
+            check_scalar(value, "x")
+        with pytest.raises(ValueError, match=r"`x` to be a finite positive number .*about -?1e400"):
+            check_positive(value, "x")
+
+
+def test_integers_within_the_float_range_still_convert():
+    assert check_scalar(2**70, "x") == 2.0**70
+    assert check_array([2**64, 1], "x").tolist() == [2.0**64, 1.0]
+    assert check_positive(10**300, "x") == 1e300
+
+
+def test_a_huge_count_is_refused_with_a_short_message():
+    with pytest.raises(ValueError, match=r"`n` to be an integer from 1 to 10, got an integer of "
+                                         r"about 1e5000\.$"):
+        check_count(10**5000, "n", maximum=10)  # str() of it would itself raise
+
+
+def test_zero_d_arrays_are_scalars_and_nothing_else():
+    assert check_scalar(np.asarray(0.25), "x") == 0.25
+    assert check_positive(np.asarray(0.25), "x") == 0.25
+    assert check_count(np.asarray(3), "n", maximum=10) == 3
+    with pytest.raises(ValueError, match=r"`x` to have shape \(\.\.\., 3\), got \(\)"):
+        check_array(np.asarray(1.0), "x", tail=(3,))
+    with pytest.raises(ValueError, match="`x` to have shape 1-D or more, got ()"):
+        check_array(np.asarray(1.0), "x", min_ndim=1)
+    with pytest.raises(ValueError, match=r"`x` to be a number, got an array of shape \(1,\)"):
+        check_positive(np.array([0.25]), "x")
+    with pytest.raises(ValueError, match=r"`n` to be an integer, got array\(3\.\)"):
+        check_count(np.asarray(3.0), "n", maximum=10)
+    with pytest.raises(ValueError, match="`n` to be an integer"):
+        check_count(np.asarray([3]), "n", maximum=10)

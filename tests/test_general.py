@@ -399,7 +399,7 @@ def test_joint_sweep_rejects_bad_records(good_sweeps):
         JointSweep(1, s.rotation, [0, 0, 2.0], s.q_ref, s.fit)
     with pytest.raises(ValueError, match=r"`axis` to have shape \(3,\)"):
         JointSweep(1, s.rotation, np.eye(3), s.q_ref, s.fit)
-    with pytest.raises(ValueError, match="`joint` to be a non-negative int"):
+    with pytest.raises(ValueError, match="`joint` to be an integer from 0 to 999"):
         JointSweep(-1, s.rotation, s.axis, s.q_ref, s.fit)
     with pytest.raises(ValueError, match="`q_ref` to be a scalar"):
         JointSweep(1, s.rotation, s.axis, [0.0, 1.0], s.fit)
@@ -904,3 +904,43 @@ def test_estimate_up_does_not_depend_on_torque_units():
         assert np.allclose(est.up_information, ref.up_information, rtol=1e-9)
         assert np.allclose(est.moments / scale, ref.moments, rtol=1e-9)
         assert est.chi2 == pytest.approx(ref.chi2, rel=1e-9)
+
+
+def test_plan_sweeps_refuses_complex_and_zero_d_grids():
+    # Complex spacings and arcs used to be planned with their imaginary parts dropped (a
+    # ComplexWarning only): "positions=[0.0°, 60.0°, 120.0°], reached=True".
+    chain = _two_joint_chain()
+    common = {"masses": [1.0, 2.0], "coms": np.zeros((2, 3)), "noise_std": 0.05}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="`spacings` to be a real number, got complex"):
+            plan_sweeps(
+                chain, [0.0, 0.0], target_std=0.003,
+                spacings=np.array([np.pi / 3, np.pi / 2]) + 0.5j, **common,
+            )
+        with pytest.raises(ValueError, match="`arcs` to be a real number, got complex"):
+            plan_sweeps(chain, [0.0, 0.0], target_std=0.003, arcs=(1.0 + 3j,), **common)
+        with pytest.raises(ValueError, match=r"`noise_std` to be a real number, got complex"):
+            plan_sweeps(chain, [0.0, 0.0], target_std=0.003, **{**common, "noise_std": 0.05j})
+    # A 0-d array is not a sequence of candidates (iterating it raised TypeError).
+    for name in ("counts", "spacings", "arcs"):
+        with pytest.raises(ValueError, match=rf"`{name}` to be a sequence \(1-D\), got an array"):
+            plan_sweeps(chain, [0.0, 0.0], target_std=0.003, **{name: np.asarray(3)}, **common)
+
+
+def test_joint_index_beyond_any_arm_is_refused(good_sweeps):
+    # JointSweep(10**400, ...) used to be accepted and carried a 401-digit joint.
+    sweeps, _, _ = good_sweeps
+    s = sweeps[0]
+    for joint in (10**400, 1000, np.int64(2**40)):
+        with pytest.raises(ValueError, match="`joint` to be an integer from 0 to 999"):
+            JointSweep(joint, s.rotation, s.axis, s.q_ref, s.fit)
+    assert JointSweep(999, s.rotation, s.axis, s.q_ref, s.fit).joint == 999
+    assert JointSweep(np.asarray(1), s.rotation, s.axis, s.q_ref, s.fit).joint == 1
+    with pytest.raises(ValueError, match="`q_ref` within the float64 range"):
+        JointSweep(1, s.rotation, s.axis, 10**400, s.fit)
+    with pytest.raises(ValueError, match="`reference_joint` to be an integer from 0 to 999"):
+        plan_sweeps(
+            _two_joint_chain(), [0.0, 0.0], masses=[1.0, 2.0], coms=np.zeros((2, 3)),
+            noise_std=0.05, target_std=0.003, reference_joint=10**400,
+        )

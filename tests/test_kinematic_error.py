@@ -662,3 +662,19 @@ def test_records_with_nan_raise_and_offer_no_omit():
         measure_run(th, acc, [1.0, 2.0])
     with pytest.raises(TypeError, match="nan_policy"):
         order_spectrum(th, acc.T, [1.0, 2.0], nan_policy="omit")  # type: ignore[call-arg]
+
+
+def test_phasor_inputs_refuse_ragged_rows_and_integers_beyond_float():
+    # A ragged list used to fail inside numpy: "setting an array element with a sequence".
+    with pytest.raises(ValueError, match="`corrections` to be numeric .*got a ragged list"):
+        fit_phasor_response([[1 + 1j, 2], [3]], [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="`deviations` to be numeric .*got a ragged list"):
+        fit_phasor_response([[0.0], [1.0]], [[[1j]], [[1j, 2.0]]])
+    with pytest.raises(ValueError, match="`response` to be numeric .*got a ragged list"):
+        phasor_gradient([[1j, 2.0], [1.0]], [[1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="`deviation` within the float64 range"):
+        phasor_gradient([[2.0 + 0j]], [[10**400]])
+    with pytest.raises(ValueError, match="`phasors` to be finite"):
+        KinematicErrorModel.from_phasors([1.0], [complex(np.inf, 0.0)])
+    # Complex phasors stay legitimate, real ones are taken as complex.
+    assert phasor_gradient([[2.0 + 0j]], [[1.0]]).tolist() == [[4.0, 0.0]]

@@ -356,3 +356,31 @@ def test_tilt_azimuth_consistency_and_the_free_azimuth_at_tilt_zero():
         assert_tilt_azimuth_consistent(0.6, 2.0 + 1e-3, up, cov)
     z = np.array([0.0, 0.0, 1.0])
     assert_tilt_azimuth_consistent(0.0, 1.234, z, 1e-8 * np.diag([1.0, 1.0, 0.0]))
+
+
+def test_assertions_refuse_complex_ragged_and_integers_beyond_float_by_name():
+    import warnings
+
+    up = np.array([0.1, 0.0, math.sqrt(1 - 0.01)])
+    cov = 1e-6 * (np.eye(3) - np.outer(up, up))
+    tilt, azimuth = math.acos(up[2]), 0.0
+    # An int beyond the float range used to raise OverflowError.
+    with pytest.raises(ValueError, match="`tilt` within the float64 range"):
+        assert_tilt_azimuth_consistent(10**400, azimuth, up, cov)
+    with pytest.raises(ValueError, match="`azimuth` to be a scalar"):
+        assert_tilt_azimuth_consistent(tilt, [0.0, 0.0], up, cov)
+    with warnings.catch_warnings():
+        # Complex arrays used to be judged by their real parts (a ComplexWarning only).
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="`up_cov` to be real, got complex"):
+            assert_tilt_azimuth_consistent(tilt, azimuth, up, cov + 1e-3j)
+        with pytest.raises(ValueError, match="`value` to be real, got complex"):
+            assert_within_uncertainty(np.array([1.0, 2.0]) + 1j, 0.1, [1.0, 2.0])
+        with pytest.raises(ValueError, match="`errors` to be real, got complex"):
+            assert_covariance_honest(np.ones((4, 2)) * 1j, np.tile(np.eye(2), (4, 1, 1)))
+    with pytest.raises(ValueError, match="`std` to be numeric .*got a ragged list"):
+        assert_within_uncertainty([1.0, 2.0], [[0.1], [0.1, 0.2]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="`truth` within the float64 range"):
+        assert_within_uncertainty(1.0, 0.1, 10**400)
+    # Infinite standard deviations still accept anything.
+    assert_within_uncertainty(5.0, np.inf, 1.0)

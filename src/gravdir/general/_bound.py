@@ -159,7 +159,7 @@ class PlannedSweep(Result):
     Parameters
     ----------
     joint : int
-        Index of the joint to sweep (0-based).
+        Index of the joint to sweep (0-based), at most 999.
     rotation : array_like, shape (3, 3), or scipy.spatial.transform.Rotation
         Orientation of the joint's link frame in the base frame at `q_ref`.
     axis : array_like, shape (3,)

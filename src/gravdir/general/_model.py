@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
     check_array,
+    check_count,
     check_positive,
     check_scalar,
     check_unit_vector,
@@ -66,10 +67,14 @@ def _describe(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+# The largest joint index (0-based) accepted: no serial arm has a thousand joints (the synthetic
+# ones have at most 100), so a larger integer is a mistake, refused rather than carried into a
+# result.
+MAX_JOINT_INDEX = 999
+
+
 def _joint_index(joint: object, name: str = "joint") -> int:
-    if isinstance(joint, bool) or not isinstance(joint, (int, np.integer)) or joint < 0:
-        raise ValueError(f"Expected `{name}` to be a non-negative int, got {joint!r}.")
-    return int(joint)
+    return check_count(joint, name, minimum=0, maximum=MAX_JOINT_INDEX)
 
 
 def _joint_angle(x: ArrayLike, name: str) -> float:
@@ -256,7 +261,7 @@ class JointSweep(Result):
     Parameters
     ----------
     joint : int
-        Index of the swept joint (0-based: ``0`` is J1).
+        Index of the swept joint (0-based: ``0`` is J1), at most 999.
     rotation : array_like, shape (3, 3), or scipy.spatial.transform.Rotation
         Orientation of the swept joint's link frame in the base frame at `q_ref` (columns: the
         link frame's axes in base coordinates). Validated as a proper rotation within 1e-6 and
@@ -282,7 +287,7 @@ class JointSweep(Result):
     Raises
     ------
     ValueError
-        If `joint` is not a non-negative int, `rotation` is not a 3x3 rotation, `axis` is not a
+        If `joint` is not an int from 0 to 999, `rotation` is not a 3x3 rotation, `axis` is not a
         unit 3-vector, `q_ref` is not a finite real number within ±4π ("degrees?" beyond),
         `fit` is not a single :class:`~gravdir.sweep.SweepFit` with finite ``sin``/``cos``
         coefficients and a finite, positive semi-definite, not underflowed covariance, or

@@ -201,6 +201,10 @@ def _grid_values(values: object, name: str) -> list[Any]:
     """The values of one axis of the search grid: a non-empty sequence, not too long."""
     if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
         raise ValueError(f"Expected `{name}` to be a sequence, got {type(values).__name__}.")
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(
+            f"Expected `{name}` to be a sequence (1-D), got an array of shape {values.shape}."
+        )
     items = list(values)
     if not items:
         raise ValueError("Expected non-empty `counts`, `spacings` and `arcs`.")

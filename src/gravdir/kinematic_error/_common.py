@@ -8,7 +8,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_scalar
+from gravdir._checks import _numeric_array, check_array, check_scalar
 
 #: Largest order accepted, in cycles per motor revolution. The tooth-mesh order of a harmonic
 #: drive (twice the flexspline teeth, a few hundred) lies well below it; beyond it an
@@ -81,13 +81,12 @@ def _order_index(orders: NDArray[np.float64], order: Any, name: str = "order") -
 
 
 def _check_complex(x: ArrayLike, name: str) -> NDArray[np.complex128]:
-    """Coerce `x` to a finite complex128 array; real input (and no text) is accepted."""
-    if np.iscomplexobj(x):
-        arr = np.asarray(x, dtype=np.complex128)
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"Expected `{name}` to be finite, got NaN or infinite value(s).")
-        return arr
-    return check_array(x, name).astype(np.complex128)
+    """Coerce `x` to a finite complex128 array; real input is accepted. Text, booleans, ragged
+    sequences and integers beyond the float range are refused as by :func:`check_array`."""
+    arr = _numeric_array(x, name, allow_complex=True).astype(np.complex128)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"Expected `{name}` to be finite, got NaN or infinite value(s).")
+    return arr
 
 
 def _check_coefficients(coefficients: ArrayLike, k: int, name: str) -> NDArray[np.float64]:

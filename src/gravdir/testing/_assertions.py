@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import _refuse_text, check_array, check_positive
+from gravdir._checks import check_array, check_positive, check_scalar
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import tangent_basis, up_information_from_cov
 
@@ -69,12 +69,9 @@ def _unit(x: ArrayLike, name: str) -> NDArray[np.float64]:
 
 
 def _floats(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """`x` as floats, infinities allowed: text and NaN are refused."""
-    _refuse_text(x, name)
-    try:
-        out = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"Expected `{name}` to be numeric, got {type(x).__name__}.") from None
+    """`x` as floats, infinities allowed: NaN is refused, and what :func:`check_array` refuses
+    (text, complex values, ragged sequences, integers beyond the float range)."""
+    out = check_array(x, name, finite=False)
     if np.isnan(out).any():
         raise ValueError(f"Expected `{name}` without NaN, got {out}.")
     return out
@@ -526,7 +523,8 @@ def assert_tilt_azimuth_consistent(
         An :class:`AssertionError`, if the tilt or the azimuth (wrapped to a turn) lies
         beyond `nsigma` standard deviations from the truth.
     ValueError
-        If a shape is wrong, `true_up` is not unit, or `up_cov` has NaN entries.
+        If `tilt` or `azimuth` is not one finite real number, a shape is wrong, `true_up` is not
+        unit, or `up_cov` has NaN entries.
 
     Notes
     -----
@@ -549,6 +547,7 @@ def assert_tilt_azimuth_consistent(
     ...     print(str(err)[:9])
     `azimuth`
     """
+    tilt, azimuth = check_scalar(tilt, "tilt"), check_scalar(azimuth, "azimuth")
     u = _unit(true_up, "true_up")
     c = _floats(up_cov, "up_cov")
     if c.shape != (3, 3):
