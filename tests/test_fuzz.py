@@ -424,11 +424,25 @@ ANGLES: dict[str, dict[str, float]] = {
     "gravdir.friction.excitation_trajectory": {"q_min": TWO_TURNS, "q_max": TWO_TURNS},
     "gravdir.touch.plan_touches": {"max_tilt": HALF_TURN},
     "gravdir.synthetic.touch.touch_contacts": {"max_tilt": HALF_TURN},
-    "gravdir.closed_form.solve_point_mass": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
-    "gravdir.closed_form.solve_l2_offset": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
-    "gravdir.closed_form.solve_l3_offset": {"q1_at_j2": TWO_TURNS, "gamma": TWO_TURNS},
+    "gravdir.closed_form.solve_point_mass": {"q1_at_j2": TWO_TURNS, "gamma": HALF_TURN},
+    "gravdir.closed_form.solve_l2_offset": {"q1_at_j2": TWO_TURNS, "gamma": HALF_TURN},
+    "gravdir.closed_form.solve_l3_offset": {"q1_at_j2": TWO_TURNS, "gamma": HALF_TURN},
     "gravdir.closed_form.solve_two_branch": {"q1_at_j2_a": TWO_TURNS, "q1_at_j2_b": TWO_TURNS},
     "gravdir.kinematics.chain_from_dh": {"alpha": TWO_TURNS, "theta_offset": TWO_TURNS},
+    "gravdir.kinematics.link_frames": {"q": TWO_TURNS},
+    "gravdir.frames.up_from_tilt_azimuth": {"tilt": HALF_TURN, "azimuth": TWO_TURNS},
+    "gravdir.frames.up_from_canonical": {
+        "theta1": TWO_TURNS,
+        "theta2": HALF_TURN,
+        "arm_azimuth": TWO_TURNS,
+    },
+    "gravdir.frames.canonical_from_up": {"arm_azimuth": TWO_TURNS},
+    "gravdir.synthetic.robot.up_from_base_tilt": {"tilt": HALF_TURN, "azimuth": TWO_TURNS},
+    "gravdir.synthetic.robot.random_arm": {"max_tilt": HALF_TURN},
+    "gravdir.dynamics.inverse_dynamics_regressor": {"q": TWO_TURNS},
+    "gravdir.accelerometer.up_from_accelerometer": {"configurations": TWO_TURNS},
+    "gravdir.accelerometer.crlb_up_accelerometer": {"configurations": TWO_TURNS},
+    "gravdir.accelerometer.plan_accelerometer_poses": {"joint_limits": TWO_TURNS},
 }
 
 
@@ -440,9 +454,13 @@ def test_degrees_for_radians_are_caught(qualname):
     for name, limit in ANGLES[qualname].items():
         a, k = list(args), dict(kwargs)
         value = k[name] if name in k else a[names.index(name)]
-        degrees = np.degrees(np.asarray(value, dtype=float))
-        if np.abs(degrees).max() <= limit:
-            continue  # small enough to be radians: nothing to catch
+        radians = np.asarray(value, dtype=float)
+        largest = float(np.abs(radians).max())
+        if np.degrees(largest) <= limit:
+            # Too small to be caught in degrees: the same angles scaled to a largest of 1 rad,
+            # whose 57.3° lies beyond every limit of the table.
+            radians = radians / largest if largest > 0 else np.ones_like(radians)
+        degrees = np.degrees(radians)
         if isinstance(value, list | tuple):
             variant: Any = degrees.tolist()
         else:
