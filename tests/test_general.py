@@ -768,7 +768,7 @@ def test_sweep_samples_refuses_degrees():
     # A 90 "rad" sweep used to make 36,002 samples.
     with pytest.raises(ValueError, match=r"`arc` in radians, got a span of 90 rad.*degrees\?"):
         sweep_samples(0.0, 90.0, 0.5, 100.0)
-    with pytest.raises(ValueError, match=r"`center` to be a joint position in radians.*degrees\?"):
+    with pytest.raises(ValueError, match=r"`center` to hold joint positions in radians.*degrees\?"):
         sweep_samples(90.0, 1.0, 0.5, 100.0)
     with pytest.raises(ValueError, match="`max_samples` to be an int >= 8 and at most 10000000"):
         sweep_samples(0.0, 1.0, 0.5, 100.0, max_samples=10**12)
@@ -864,7 +864,7 @@ def test_records_copy_and_refuse_hostile_arrays(good_sweeps):
             JointSweep(1, tiny, s.axis, s.q_ref, s.fit)
         with pytest.raises(ValueError, match="`axis` to have unit norm"):
             JointSweep(1, s.rotation, long_axis, s.q_ref, s.fit)
-        with pytest.raises(ValueError, match=r"`q_ref` to be a joint position.*degrees\?"):
+        with pytest.raises(ValueError, match=r"`q_ref` to hold joint positions.*degrees\?"):
             JointSweep(1, s.rotation, s.axis, 90.0, s.fit)
         with pytest.raises(ValueError, match="`q_ref`"):
             JointSweep(1, s.rotation, s.axis, "0.5", s.fit)

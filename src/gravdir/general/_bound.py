@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
     check_angle_span,
     check_array,
     check_option,
@@ -25,7 +26,6 @@ from gravdir.general._bilinear import (
     _up_information,
 )
 from gravdir.general._model import (
-    _MAX_JOINT_ANGLE,
     _PARALLEL_TOL,
     _RCOND,
     _axis,
@@ -234,7 +234,7 @@ class PlannedSweep(Result):
             )
         with np.errstate(over="ignore"):
             far = float(np.max(np.abs(q - q_ref)))
-        if far > _MAX_JOINT_ANGLE:
+        if far > MAX_JOINT_ANGLE:
             raise ValueError(
                 f"Expected `q` in radians within 4π of `q_ref`, got a sample {far:.6g} rad "
                 f"({np.degrees(far):.6g}°) from it: degrees?"

@@ -13,6 +13,7 @@ from gravdir._checks import (
     check_array,
     check_count,
     check_positive,
+    check_radians,
     check_scalar,
     check_unit_vector,
     check_vectors,
@@ -57,12 +58,6 @@ _SIGN_TOL = 0.05
 # standard deviations of zero: a Gaussian error then flips it with probability above 0.13%.
 _SIGN_NSIGMA = 3.0
 
-# Joint positions (a reference angle, the samples of a sweep, a configuration) beyond two turns
-# either way are taken for degrees: no joint of a serial arm turns that far from its zero, and
-# degrees reach it as soon as a joint is more than 12.6° from zero.
-_MAX_JOINT_ANGLE = 4 * np.pi
-
-
 def _describe(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -79,23 +74,7 @@ def _joint_index(joint: object, name: str = "joint") -> int:
 
 def _joint_angle(x: ArrayLike, name: str) -> float:
     """A finite joint position within ±4π rad; beyond that, a "degrees?" error."""
-    value = check_scalar(x, name)
-    if abs(value) > _MAX_JOINT_ANGLE:
-        raise ValueError(
-            f"Expected `{name}` to be a joint position in radians within ±4π, got {value:.6g} "
-            f"({np.degrees(value):.6g}° if radians): degrees?"
-        )
-    return value
-
-
-def _check_joint_angles(q: NDArray[np.float64], name: str) -> None:
-    """Refuse joint positions beyond ±4π rad as probably degrees."""
-    worst = float(np.max(np.abs(q))) if q.size else 0.0
-    if worst > _MAX_JOINT_ANGLE:
-        raise ValueError(
-            f"Expected `{name}` to hold joint positions in radians within ±4π, got "
-            f"{worst:.6g} ({np.degrees(worst):.6g}° if radians): degrees?"
-        )
+    return float(check_radians(check_scalar(x, name), name))
 
 
 def _check_bounded(
@@ -435,7 +414,7 @@ def _check_configuration(chain: object, configuration: ArrayLike) -> NDArray[np.
             f"Expected `configuration` to have shape ({chain.n_joints},), "
             f"got {_describe(config.shape)}."
         )
-    _check_joint_angles(config, "configuration")
+    check_radians(config, "configuration")
     return config
 
 
