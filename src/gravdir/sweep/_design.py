@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
     check_angle_span,
     check_array,
     check_count,
@@ -34,10 +35,9 @@ DEFAULT_MIN_ARC = float(np.deg2rad(30.0))
 # Relative RMS spread of the velocity within each direction below which the Coulomb and viscous
 # columns are collinear to rounding: a commanded constant speed gives exactly zero.
 DEFAULT_SINGLE_SPEED_RTOL = 1e-6
-# Joint positions of a sweep beyond two turns either side of zero, or spanning more than two
-# turns, are degrees: the 90-180 degree sweeps of US 11,446,825 B2 read as radians span 90-180
-# "rad". Multi-turn (unwrapped) positions are wrapped into this range by the caller.
-MAX_JOINT_ANGLE = 4 * math.pi
+# Joint positions of a sweep beyond two turns either side of zero (the shared MAX_JOINT_ANGLE),
+# or spanning more than two turns, are degrees: the 90-180 degree sweeps of US 11,446,825 B2 read
+# as radians span 90-180 "rad". Multi-turn (unwrapped) positions are wrapped by the caller.
 # Nuisance harmonic orders. Below 0.01 a harmonic completes less than a hundredth of a period
 # over a turn and cannot be told from the offset; above 10 000 it is far beyond any gear ripple
 # (strain-wave gears ripple at twice their ratio, a few hundred at most). At most 100 orders

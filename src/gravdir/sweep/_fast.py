@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._checks import MAX_JOINT_ANGLE
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import _field_names
-from gravdir.sweep._design import MAX_JOINT_ANGLE, SCALE_HI, SCALE_LO
+from gravdir.sweep._design import SCALE_HI, SCALE_LO
 from gravdir.sweep._nan import multiset_digest
 from gravdir.sweep._result import _NO_HARMONICS, _ZERO_SCALAR, SweepFit
 

@@ -10,10 +10,9 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_finite
+from gravdir._checks import MAX_JOINT_ANGLE, check_array, check_finite
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
-    MAX_JOINT_ANGLE,
     SCALE_HI,
     SCALE_LO,
     check_sweep_angles,
