@@ -15,13 +15,21 @@ import pytest
 from _newton_euler import random_bodies, random_chain, reference_torques, unit
 
 from gravdir import chain_from_urdf
+from gravdir._results import tangent_basis
 from gravdir.dynamics import base_parameters, inertial_parameters
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
-from gravdir.kinematics import SerialChain
+from gravdir.kinematics import SerialChain, chain_from_dh
 from gravdir.motion import MotionUpEstimate, crlb_up_from_motion, estimate_up_from_motion
-from gravdir.motion._design import build_designs
+from gravdir.motion._design import (
+    Layout,
+    build_design,
+    build_designs,
+    gain_basis,
+    information,
+    normal_equations,
+)
 from gravdir.motion._estimate import _fit, _Search
-from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, sample_weights
+from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, MAX_JOINTS, sample_weights
 from gravdir.synthetic import UR5E_LIKE_URDF
 from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
@@ -572,3 +580,177 @@ def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
         noise = np.array([s.noise_std for s in sensors])
         rms = np.sqrt(np.mean(resid**2, axis=0))
         assert np.all(rms < 1.3 * noise)
+
+
+# --------------------------------------------------------------------------------------------
+# Cost in the joints, logs and bounds that do not determine what they report
+
+
+def _dense_normal_equations(*point: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sum_j D_j^T G_j D_j / s_j^2``, the gradient and the RSS with the derivative ``D_j`` of
+    ``m_j = (k_j s(u) ⊗ beta, theta_j)`` formed column by column, at the point of
+    :func:`normal_equations` followed by the Gram blocks of the information."""
+    design, layout, up, basis, gains, dirs, beta, theta, inv_var, gram = point
+    n, p, g = design.n, design.p, design.gravity
+    s = np.concatenate([[1.0], g * up])
+    d = np.zeros((n, 4 * p + 4, layout.size))
+    for i in range(2):
+        d[:, : 4 * p, i] = gains[:, None] * np.kron(np.concatenate([[0.0], g * basis[i]]), beta)
+    if layout.n_gain:
+        d[:, : 4 * p, layout.gain] = np.kron(s, beta)[None, :, None] * dirs[:, None, :]
+    d[:, : 4 * p, layout.beta] = gains[:, None, None] * np.kron(s[:, None], np.eye(p))[None]
+    for j in range(n):
+        d[j, 4 * p :, layout.theta(int(design.theta_groups[j]))] = np.diag(design.joint_mask * 1.0)
+    m = np.concatenate([gains[:, None] * np.kron(s, beta)[None, :], theta], axis=1)
+    info = np.einsum("jma,jmk,jkb,j->ab", d, gram, d, inv_var)
+    gm = np.einsum("jmk,jk->jm", design.gram, m)
+    grad = np.einsum("jma,jm,j->a", d, design.cross - gm, inv_var)
+    rss = design.tt - 2.0 * np.sum(m * design.cross, axis=1) + np.sum(m * gm, axis=1)
+    return info, grad, rss
+
+
+@pytest.mark.parametrize(("n", "split", "held", "friction"), [
+    (3, False, False, True), (4, True, False, True), (4, True, True, False), (5, False, True, True),
+])  # fmt: skip
+def test_structured_normal_equations_equal_the_dense_product(
+    n: int, split: bool, held: bool, friction: bool
+) -> None:
+    """The search forms its information from the Kronecker structure of the model's derivative
+    in O(n p^2) per evaluation (the dense product costs O(n p^3)); it equals the dense
+    ``sum_j D_j^T G_j D_j`` with load-friction pseudo-joints, a held gain, no friction columns
+    and fractional weights (the sandwich's squared-weight blocks too)."""
+    rng = np.random.default_rng([72, n])
+    arm = _random_arm(rng, n, "dh")
+    traj = fourier_trajectory(n, 2.0, 100.0, rng=rng)
+    base = base_parameters(arm.chain)
+    mask = np.array([True, friction, friction, True])
+    weights = rng.uniform(0.2, 1.0, traj.q.shape)
+    driving = rng.uniform(size=traj.q.shape) > 0.5 if split else None
+    design = build_design(
+        arm.chain, base, traj.q, traj.velocity, traj.acceleration, weights,
+        rng.normal(size=traj.q.shape), None, G, mask, driving,
+    )  # fmt: skip
+    m = design.n
+    free = np.r_[False, np.ones(m - 1, bool)] if held else None
+    layout = Layout(m, base.rank, m - 2 if held else m - 1, design.n_theta)
+    dirs = gain_basis(m, free)
+    up = unit(rng)
+    basis = tangent_basis(up)
+    gains = rng.uniform(0.5, 1.5, m)
+    beta = rng.normal(size=base.rank)
+    theta = rng.normal(size=(m, 4)) * mask
+    inv_var = rng.uniform(1.0, 3.0, m)
+    point = (design, layout, up, basis, gains, dirs, beta, theta, inv_var)
+    got = normal_equations(*point)
+    want = _dense_normal_equations(*point, design.gram)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * np.abs(b).max())
+    assert design.gram_sq is not None
+    sandwich = information(design, design.gram_sq, layout, up, basis, gains, dirs, beta, inv_var)
+    want_sq = _dense_normal_equations(*point, design.gram_sq)[0]
+    np.testing.assert_allclose(sandwich, want_sq, rtol=1e-12, atol=1e-12 * np.abs(want_sq).max())
+
+
+def test_chains_beyond_the_joint_cap_are_refused() -> None:
+    """The parameters solved out grow by about 7 per joint and the search's work with their
+    cube: chains of more than MAX_JOINTS joints are refused up front, naming `chain`; a chain at
+    the cap is accepted."""
+    assert MAX_JOINTS == 12
+    for n, ok in ((MAX_JOINTS + 1, False), (MAX_JOINTS, True)):
+        alpha = np.tile([np.pi / 2, -np.pi / 2], n)[:n]
+        chain = chain_from_dh(np.full(n, 0.05), np.zeros(n), np.full(n, 0.1), alpha)
+        traj = fourier_trajectory(n, 2.0, 50.0, rng=np.random.default_rng(73))
+        log = (chain, traj.q, traj.velocity)
+        bound = {
+            "inertial_parameters": np.tile([1.0, 0.05, 0.0, 0.0, 0.01, 0, 0, 0.01, 0, 0.01], n),
+            "joint_parameters": np.zeros((n, 4)), "gains": np.ones(n), "noise_std": 0.01,
+            "up": [0.0, 0.0, 1.0],
+        }  # fmt: skip
+        if ok:
+            assert np.isfinite(crlb_up_from_motion(*log, traj.acceleration, **bound).up_std_deg)
+            continue
+        with pytest.raises(ValueError, match=rf"`chain` to have at most {MAX_JOINTS} joints"):
+            estimate_up_from_motion(*log, traj.q, acceleration=traj.acceleration)
+        with pytest.raises(ValueError, match="`chain`"):
+            crlb_up_from_motion(*log, traj.acceleration, **bound)
+
+
+def _straight_line_log(seed: int) -> tuple[_Arm, np.ndarray, tuple[np.ndarray, ...]]:
+    """3 s at 100 Hz of every joint at a constant speed: no reversal, no acceleration."""
+    rng = np.random.default_rng(seed)
+    arm = _random_arm(rng, 3)
+    up = _up(0.3, 0.9)
+    t = np.arange(301) / 100.0
+    speed = np.array([0.5, 0.3, 0.4])
+    q = t[:, None] * speed - 0.5
+    qd = np.broadcast_to(speed, q.shape).copy()
+    qdd = np.zeros_like(q)
+    tau = reference_torques(arm.chain, q, qd, qdd, arm.mass, arm.com, arm.inertia, G * up)
+    peak = np.abs(tau).max(axis=0)
+    tau = tau + 0.03 * peak + 0.005 * peak * rng.normal(size=tau.shape)
+    return arm, up, (q, qd, tau, qdd)
+
+
+@pytest.mark.parametrize("seed", [80, 81, 82])
+def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
+    seed: int,
+) -> None:
+    """Constant joint speeds and no acceleration: sign(q') is the offset's column, q' and q''
+    add nothing, and the rigid-body torques along one straight line in joint space trade the
+    inertial parameters and gains against `up`. The profiled likelihood is flat over tens of
+    degrees while its curvature at the best fit claims a few: the estimator says so (a warning,
+    `up_determined=False`, infinite standard deviations) or refuses the log; it never returns
+    a finite uncertainty that the truth lies far outside."""
+    arm, up, (q, qd, tau, qdd) = _straight_line_log(seed)
+    for options in ({"load_friction": False, "ripple_components": 0}, {}):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                est = estimate_up_from_motion(arm.chain, q, qd, tau, acceleration=qdd, **options)
+            except DegenerateGeometryError as exc:
+                assert "`q`" in str(exc)
+                continue
+        assert not est.up_determined and est.far_fit_deg > 30.0
+        assert any(
+            issubclass(w.category, GravdirWarning) and "does not determine `up`" in str(w.message)
+            for w in caught
+        )
+        assert np.isinf(est.up_std_deg) and np.all(est.up_information == 0.0)
+        assert np.all(np.isinf(est.gains_std))
+        assert np.degrees(_angle(est.up, up)) <= 3.0 * est.up_std_deg
+
+
+def test_a_well_determined_log_is_determined() -> None:
+    """The likelihood check does not fire on ordinary motion: the flag is set, nothing is far."""
+    chain, q, qd, tau = _small()
+    est = estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0, derivative_window=0.1)
+    assert est.up_determined and est.far_fit_deg == 0.0 and np.isfinite(est.up_std_deg)
+
+
+def test_bound_is_infinite_where_the_trajectory_does_not_determine() -> None:
+    """One sample gives three equations for more than twenty unknowns: neither `up` nor the
+    gains are determined, and their bounds are infinite (never a small finite number from the
+    pseudo-inverse); a rich trajectory gives finite bounds."""
+    chain = chain_from_dh(
+        [0.1, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 0.5, 0.4], [np.pi / 2, 0.0, np.pi / 2]
+    )
+    kw: dict[str, Any] = {
+        "inertial_parameters": np.tile([2.0, 0.1, 0.02, 0.05, 0.1, 0, 0.1, 0, 0, 0.1], 3),
+        "joint_parameters": np.zeros((3, 4)), "gains": np.ones(3),
+        "noise_std": np.full(3, 0.01), "up": [0.0, 0.0, 1.0],
+    }  # fmt: skip
+    one = crlb_up_from_motion(
+        chain, [[0.1, 0.5, -0.3]], [[0.5, -0.2, 0.3]], [[0.1, 0.2, -0.1]], **kw
+    )
+    assert np.isinf(one.up_std_deg) and np.all(one.up_information == 0.0)
+    assert np.all(np.isinf(one.gains_std))
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=np.random.default_rng(74))
+    rich = crlb_up_from_motion(chain, traj.q, traj.velocity, traj.acceleration, **kw)
+    assert 0.0 < rich.up_std_deg < 0.1
+    assert np.all(np.isfinite(rich.gains_std)) and np.all(rich.gains_std > 0)
+    # Held gains have no uncertainty at all, determined or not.
+    held = crlb_up_from_motion(
+        chain, [[0.1, 0.5, -0.3]], [[0.5, -0.2, 0.3]], [[0.1, 0.2, -0.1]], estimate_gains=False,
+        **kw,
+    )  # fmt: skip
+    assert np.all(held.gains_std == 0.0) and np.isinf(held.up_std_deg)

@@ -3,9 +3,13 @@ estimate_up_from_motion and the tracker."""
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import gravdir.motion
 from gravdir.motion import estimate_up_from_motion
 from gravdir.motion._fixed import affine_torque, fixed_model
 from gravdir.motion._ripple import (
@@ -154,3 +158,11 @@ def test_fixed_model_refuses_a_malformed_ripple() -> None:
         fixed_model(Bad(np.array([[3.0, 100.0, 0.1, 0.0]])))  # joint 3 of a 3-joint chain
     with pytest.raises(ValueError, match="`fit.ripple`"):
         fixed_model(Bad(np.zeros((2, 3))))
+
+
+def test_the_motion_sources_compile_without_warnings() -> None:
+    """No invalid escape sequence (a ``\\h`` in a docstring warns at every fresh import)."""
+    for path in sorted(Path(gravdir.motion.__file__).parent.glob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")

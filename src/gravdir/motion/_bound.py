@@ -17,12 +17,10 @@ from gravdir.kinematics import SerialChain
 from gravdir.motion._design import (
     Layout,
     build_design,
+    covariance,
     gain_basis,
     gains_std,
-    jacobians,
-    normal_equations,
-    scaled_pinv,
-    schur_tangent,
+    information,
 )
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
@@ -49,7 +47,8 @@ class MotionUpBound(UpResult):
         Fisher information of `up`, 1/rad², with the inertial parameters, the gains (unless
         fixed) and the joint parameters profiled out; ``up_cov`` and ``up_std_deg`` follow.
     gains_std : ndarray, shape (n,)
-        Bound on the standard deviation of each torque gain (zero for fixed gains).
+        Bound on the standard deviation of each torque gain (zero for fixed gains, infinite
+        for a gain the trajectory does not determine).
     n_samples : int
         Samples of the trajectory.
     """
@@ -92,7 +91,7 @@ def crlb_up_from_motion(
     Parameters
     ----------
     chain : SerialChain
-        The arm.
+        The arm, at most 12 joints.
     q, velocity, acceleration : array_like, shape (N, n)
         The trajectory: joint positions (rad, within ±4π), velocities (rad/s) and
         accelerations (rad/s²), exact (the bound has torque noise only).
@@ -133,7 +132,8 @@ def crlb_up_from_motion(
     Raises
     ------
     ValueError
-        If an argument has the wrong type, shape or range (named in the message).
+        If an argument has the wrong type, shape or range (named in the message), or `chain`
+        has more than 12 joints.
 
     Notes
     -----
@@ -143,6 +143,11 @@ def crlb_up_from_motion(
     design of the *Motion* page and :math:`D_j` the derivative of its coefficients; the
     information of the two tangent parameters of `up` is its Schur complement (the other
     parameters profiled out), computed in :math:`O(1)` per sample after the Gram blocks.
+    What the trajectory does not determine is decided on the information scaled to unit
+    diagonal: its eigenvalues at most 1e-12 of the largest span the undetermined directions,
+    and a tangent direction of `up` or a gain with a share of more than 1e-3 along them gets
+    zero information (an infinite standard deviation). From one sample, for example, neither
+    is determined.
 
     References
     ----------
@@ -176,7 +181,7 @@ def crlb_up_from_motion(
         )
     # The joint parameters enter linearly: their values do not change the information.
     check_joint_parameters(joint_parameters, n)
-    k = check_per_joint(gains, "gains", n)
+    k_given = check_per_joint(gains, "gains", n)
     sigma = check_per_joint(noise_std, "noise_std", n)
     u = check_unit_vector(up, "up")
     if u.shape != (3,):
@@ -195,31 +200,36 @@ def crlb_up_from_motion(
         w = sample_weights(qd, None, min_speed, None, weights)
         mask = np.array([True, bool(friction), bool(friction), True])
         design = build_design(chain, base, qq, qd, qdd, w, None, acc, g, mask)
-        k = k / k.mean()  # the scale is fixed by the mean gain: only ratios matter
+        k = k_given / k_given.mean()  # the scale is fixed by the mean gain: only ratios matter
         beta = base.combination @ pi
         layout = Layout(n, base.rank, n - 1 if estimate_gains else 0)
         basis = tangent_basis(u)
         dirs = gain_basis(n)
-        d = jacobians(design, layout, u, basis, k, dirs, beta)
-        m = np.zeros((n, d.shape[1]))
         # In units of the largest noise level (and back), so that any finite level works.
         top = np.float64(sigma.max())
         with np.errstate(over="ignore", invalid="ignore"):
-            info, _, _ = normal_equations(design, m, d, (top / sigma) ** 2)
-            info2 = schur_tangent(info) / top / top if np.isfinite(info).all() else info[:2, :2]
-        if not (np.isfinite(info).all() and np.abs(info2).max() < 1e300):
+            info = information(
+                design, design.gram, layout, u, basis, k, dirs, beta, (top / sigma) ** 2
+            )
+        if not np.isfinite(info).all():
             raise ValueError(
                 "Expected `inertial_parameters`, `noise_std` and the trajectory to give a finite "
                 "information, got an overflow: rescale the torques' units."
             )
-        with np.errstate(over="ignore", invalid="ignore"):
-            cov = scaled_pinv(info) * top * top
-            k_std = gains_std(cov, layout, dirs) * float(
-                np.mean(check_per_joint(gains, "gains", n))
+        # Directions the information does not determine get infinite standard deviations.
+        cov = covariance(info)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below
+            info2 = cov.tangent_information() / top / top
+        if not np.abs(info2).max() < 1e300:
+            raise ValueError(
+                "Expected `inertial_parameters`, `noise_std` and the trajectory to give a finite "
+                "information, got an overflow: rescale the torques' units."
             )
+        with np.errstate(over="ignore"):  # a standard deviation beyond the floats is infinite
+            k_std = gains_std(cov, layout, dirs) * top * float(np.mean(k_given))
         return MotionUpBound(
             u,
             up_information_from_tangent(u, basis, info2),
-            np.where(np.isnan(k_std), np.inf, k_std),
+            k_std,
             int(qq.shape[0]),
         )

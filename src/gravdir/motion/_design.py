@@ -21,16 +21,20 @@ nothing per sample.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._checks import reciprocal_condition
 from gravdir.dynamics import BaseParameters, inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain
 
-# Samples whose regressors are formed at once: 2000 samples of a 7-joint chain hold 4 x 8 MB.
-_CHUNK = 2000
+# Values of the regressor rows formed at once (samples x joints x columns, 16 MB): 2000 samples
+# of a 6-joint arm, fewer of a longer chain, so that the memory of a call does not grow with the
+# joints faster than its Gram blocks.
+_CHUNK_VALUES = 2_000_000
 N_JOINT_COLUMNS = 4
 
 
@@ -132,8 +136,9 @@ def build_designs(
     gram_sq = np.zeros((n, m, m)) if fractional else None
     cross = np.zeros((n_logs, n, m))
     tt = np.zeros((n_logs, n))
-    for start in range(0, q.shape[0], _CHUNK):
-        sl = slice(start, start + _CHUNK)
+    chunk = max(1, _CHUNK_VALUES // (n * m))
+    for start in range(0, q.shape[0], chunk):
+        sl = slice(start, start + chunk)
         w = weights[sl].T  # (n, s)
         if not np.any(w > 0):
             continue
@@ -237,20 +242,17 @@ class Layout:
         return 2 + self.n_gain + self.p + N_JOINT_COLUMNS * self.theta_sets
 
 
-def coefficients(
-    design: _Design,
-    up: NDArray[np.float64],
-    gains: NDArray[np.float64],
-    beta: NDArray[np.float64],
-    theta: NDArray[np.float64],
+def weighted_base_blocks(
+    gram: NDArray[np.float64], weights: NDArray[np.float64], p: int
 ) -> NDArray[np.float64]:
-    """``m_j`` of every joint, shape (n, 4 p + 4)."""
-    s = np.concatenate([[1.0], design.gravity * up])
-    sb = np.kron(s, beta)
-    return np.concatenate([gains[:, None] * sb[None, :], theta], axis=1)
+    """``sum_j w_j G_j^{ab}`` of the base-parameter blocks, shape (4, 4, p, p), in one
+    contiguous pass over the Gram blocks (n, 4 p + 4, 4 p + 4)."""
+    n, m, _ = gram.shape
+    total = (weights @ gram.reshape(n, m * m)).reshape(m, m)[: 4 * p, : 4 * p]
+    return np.asarray(total.reshape(4, p, 4, p).transpose(0, 2, 1, 3), dtype=np.float64)
 
 
-def jacobians(
+def normal_equations(
     design: _Design,
     layout: Layout,
     up: NDArray[np.float64],
@@ -258,92 +260,264 @@ def jacobians(
     gains: NDArray[np.float64],
     gain_dirs: NDArray[np.float64],
     beta: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """``d m_j / d(parameters)`` of every joint, shape (n, 4 p + 4, size)."""
-    n, p, g = design.n, design.p, design.gravity
-    s = np.concatenate([[1.0], g * up])
-    sb = np.kron(s, beta)
-    d = np.zeros((n, 4 * p + N_JOINT_COLUMNS, layout.size))
-    for i in range(2):
-        ds = np.concatenate([[0.0], g * basis[i]])
-        d[:, : 4 * p, i] = gains[:, None] * np.kron(ds, beta)[None, :]
-    if layout.n_gain:
-        d[:, : 4 * p, layout.gain] = sb[None, :, None] * gain_dirs[:, None, :]
-    kron = np.kron(s[:, None], np.eye(p))  # (4p, p)
-    d[:, : 4 * p, layout.beta] = gains[:, None, None] * kron[None]
-    groups = design.theta_groups
-    for j in range(n):
-        d[j, 4 * p :, layout.theta(int(groups[j]))] = np.diag(design.joint_mask.astype(float))
-    return d
-
-
-def normal_equations(
-    design: _Design,
-    m: NDArray[np.float64],
-    d: NDArray[np.float64],
+    theta: NDArray[np.float64],
     inv_var: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Information ``sum D^T G D / s^2``, gradient ``sum D^T (c - G m) / s^2`` and RSS per joint."""
-    dt = np.swapaxes(d, 1, 2)
-    gd = design.gram @ d
-    info = np.sum((dt @ gd) * inv_var[:, None, None], axis=0)
-    gm = (design.gram @ m[:, :, None])[:, :, 0]
-    resid = design.cross - gm
-    grad = np.sum((dt @ resid[:, :, None])[:, :, 0] * inv_var[:, None], axis=0)
-    rss = design.tt - 2.0 * np.sum(m * design.cross, axis=1) + np.sum(m * gm, axis=1)
-    return 0.5 * (info + info.T), grad, rss
+    """Information ``sum_j D_j^T G_j D_j / s_j^2``, gradient ``sum_j D_j^T (c_j - G_j m_j) /
+    s_j^2`` and RSS per joint, at the point (`up`, `gains`, `beta`, `theta` (n, 4)).
 
-
-# A null vector of the (unit-diagonal) information whose tangent part has at least this norm
-# makes that tangent direction undetermined: the data cannot tell it from a change of the other
-# parameters (a single joint trades the tilt against its moment, for example).
-_NULL_TANGENT = 1e-3
-
-
-def schur_tangent(info: NDArray[np.float64], rcond: float = 1e-12) -> NDArray[np.float64]:
-    """The (2, 2) information of the tangent parameters with every other parameter profiled out.
-
-    The inverse of the tangent block of the full covariance (the pseudo-inverse of `info`
-    scaled to unit diagonal, eigenvalues below `rcond` of the largest dropped): the Schur
-    complement, positive semi-definite however ill-conditioned the nuisance block. Parameters a
-    trajectory does not excite drop out; a tangent direction that a null vector of `info` moves
-    (compensated by other parameters) gets zero information.
+    ``m_j = (k_j s(u) ⊗ β, θ_j)`` and its derivative ``D_j`` with respect to the parameters of
+    `layout` are never formed: every column of ``D_j`` is ``k_j (x ⊗ β)`` for one of three
+    4-vectors ``x`` (the two tangent directions, ``s``), ``k_j (s ⊗ I_p)`` (the base
+    parameters) or a joint column, so the products with the (4, 4) blocks ``G^{ab}`` of the
+    Gram block cost ``O(p^2)`` per joint, ``O(n p^2)`` in all, instead of the ``O(p^3)`` per
+    joint of the dense product.
     """
+    return _normal_equations(
+        design, design.gram, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
+    )
+
+
+def information(
+    design: _Design,
+    gram: NDArray[np.float64],
+    layout: Layout,
+    up: NDArray[np.float64],
+    basis: NDArray[np.float64],
+    gains: NDArray[np.float64],
+    gain_dirs: NDArray[np.float64],
+    beta: NDArray[np.float64],
+    inv_var: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The information of :func:`normal_equations` formed with other Gram blocks `gram` (the
+    blocks with squared weights of the sandwich covariance)."""
+    theta = np.zeros((design.n, N_JOINT_COLUMNS))
+    return _normal_equations(
+        design, gram, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
+    )[0]
+
+
+def _normal_equations(
+    design: _Design,
+    big: NDArray[np.float64],
+    layout: Layout,
+    up: NDArray[np.float64],
+    basis: NDArray[np.float64],
+    gains: NDArray[np.float64],
+    gain_dirs: NDArray[np.float64],
+    beta: NDArray[np.float64],
+    theta: NDArray[np.float64],
+    inv_var: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`normal_equations` on the Gram blocks `big` (gradient and RSS only meaningful for
+    ``design.gram``)."""
+    n, p, g = design.n, design.p, design.gravity
+    k, w = gains, inv_var
+    s = np.concatenate([[1.0], g * up])
+    x = np.stack([np.concatenate([[0.0], g * basis[0]]), np.concatenate([[0.0], g * basis[1]]), s])
+    m = 4 * p + N_JOINT_COLUMNS
+    columns = np.zeros((m, 3))
+    columns[: 4 * p] = np.kron(x, beta).T  # x_c ⊗ beta
+    gv = (big.reshape(n * m, m) @ columns).reshape(n, m, 3)  # one pass over the Gram blocks
+    ge = gv[:, : 4 * p].reshape(n, 4, p, 3)  # G (x_c ⊗ beta), base rows
+    mask = design.joint_mask.astype(float)
+    te = gv[:, 4 * p :] * mask[None, :, None]  # (n, 4, 3), joint rows
+    ege = np.einsum("mc,jmd->jcd", columns, gv)  # (x_c ⊗ beta)^T G (x_d ⊗ beta)
+    sge = np.einsum("a,jaid->jid", s, ge)  # (s ⊗ I)^T G (x_d ⊗ beta), (n, p, 3)
+    gbt = big[:, : 4 * p, 4 * p :].reshape(n, 4, p, N_JOINT_COLUMNS)
+    ts = np.einsum("jait,a->jti", gbt, s) * mask[None, :, None]  # (n, 4, p)
+    gtt = big[:, 4 * p :, 4 * p :] * mask[:, None] * mask[None, :]
+    # (s ⊗ I)^T G (s ⊗ I) summed over the joints: the second pass over the Gram blocks.
+    sgs = np.einsum("a,b,abik->ik", s, s, weighted_base_blocks(big, w * k * k, p))
+    # Tangent and base parameters (the "core", both scaled by the gain).
+    q = 2 + p
+    wk2 = w * k * k
+    core = np.empty((q, q))
+    core[:2, :2] = np.einsum("j,jcd->cd", wk2, ege[:, :2, :2])
+    core[2:, :2] = np.einsum("j,jid->id", wk2, sge[:, :, :2])
+    core[:2, 2:] = core[2:, :2].T
+    core[2:, 2:] = sgs
+    gain_core = np.concatenate([ege[:, 2, :2], sge[:, :, 2]], axis=1) * k[:, None]  # (n, q)
+    theta_core = np.concatenate([te[:, :, :2], ts], axis=2) * k[:, None, None]  # (n, 4, q)
+    idx = np.r_[0, 1, np.arange(p) + layout.beta.start]
+    t0 = layout.theta(0).start
+    th = np.arange(t0, t0 + N_JOINT_COLUMNS * layout.theta_sets)
+    groups = design.theta_groups
+    onehot = (groups[:, None] == np.arange(layout.theta_sets)[None, :]).astype(float)
+    info = np.zeros((layout.size, layout.size))
+
+    def put(rows: NDArray[np.int64], cols: NDArray[np.int64], block: NDArray[np.float64]) -> None:
+        info[np.ix_(rows, cols)] = block
+        info[np.ix_(cols, rows)] = block.T
+
+    put(idx, idx, core)
+    put(th, idx, np.einsum("jt,j,jcq->tcq", onehot, w, theta_core).reshape(-1, q))
+    put(th, th, _block_diagonal(np.einsum("jt,j,jcd->tcd", onehot, w, gtt)))
+    if layout.n_gain:
+        gn = np.arange(layout.gain.start, layout.gain.stop)
+        put(gn, idx, gain_dirs.T @ (w[:, None] * gain_core))
+        put(gn, gn, gain_dirs.T @ ((w * ege[:, 2, 2])[:, None] * gain_dirs))
+        tg = np.einsum("jt,j,jc,jl->tcl", onehot, w, te[:, :, 2], gain_dirs)
+        put(th, gn, tg.reshape(-1, layout.n_gain))
+    info = 0.5 * (info + info.T)
+    # The residual c - G m and its projections on the columns of D.
+    cross = design.cross
+    gm_b = k[:, None, None] * ge[..., 2] + np.einsum("jait,jt->jai", gbt, theta)
+    gm_t = k[:, None] * te[:, :, 2] + np.einsum("jtc,jc->jt", gtt, theta)
+    r_b = cross[:, : 4 * p].reshape(n, 4, p) - gm_b
+    r_t = (cross[:, 4 * p :] - gm_t) * mask
+    rx = np.einsum("ca,i,jai->jc", x, beta, r_b)  # (x_c ⊗ beta)^T r, (n, 3)
+    rs = np.einsum("a,jai->ji", s, r_b)  # (s ⊗ I)^T r, (n, p)
+    grad = np.zeros(layout.size)
+    grad[idx] = np.concatenate([rx[:, :2], rs], axis=1).T @ (w * k)
+    grad[th] = (onehot.T @ (w[:, None] * r_t)).ravel()
+    if layout.n_gain:
+        grad[layout.gain] = gain_dirs.T @ (w * rx[:, 2])
+    # RSS = t - 2 m.c + m.G m, with G m = (gm_b, gm_t).
+    m_c = k * np.einsum("a,i,jai->j", s, beta, cross[:, : 4 * p].reshape(n, 4, p))
+    m_c += np.sum(theta * cross[:, 4 * p :] * mask, axis=1)
+    m_gm = k * np.einsum("a,i,jai->j", s, beta, gm_b) + np.sum(theta * mask * gm_t, axis=1)
+    rss = design.tt - 2.0 * m_c + m_gm
+    return info, grad, rss
+
+
+def _block_diagonal(blocks: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The block-diagonal matrix of a stack of (t, c, c) blocks."""
+    t, c, _ = blocks.shape
+    out = np.zeros((t, c, t, c))
+    out[np.arange(t), :, np.arange(t), :] = blocks
+    return out.reshape(t * c, t * c)
+
+
+# Eigenvalues of the column-scaled (unit-diagonal) information at most this fraction of the
+# largest are directions the data do not determine: the relative floor of
+# `gravdir._results.cov_from_up_information`, applied to every parameter (a reciprocal
+# condition of sqrt(1e-12) = 1e-6 of the whitened design).
+INFO_FLOOR = 1e-12
+# A quantity (a tangent direction of `up`, a gain) whose column-scaled functional has at least
+# this share of its norm in the undetermined subspace is itself undetermined: the data trade it
+# against parameters they do not determine (a single joint trades the tilt against its moment).
+# A determined functional leaks into the computed undetermined subspace by about the rounding
+# of the scaled information over the eigenvalue gap, at most 1e-16 / 1e-12 = 1e-4.
+_NULL_SHARE = 1e-3
+
+
+@dataclass(frozen=True)
+class Covariance:
+    """The covariance of every parameter from the full information, with what is undetermined.
+
+    Held in column-scaled coordinates ``x = scale * x_s`` (the information scaled to unit
+    diagonal), where every entry is of order one whatever the units: ``scaled`` is the
+    pseudo-inverse of the scaled information on the determined subspace (eigenvalues above
+    :data:`INFO_FLOOR` of the largest) and ``null`` an orthonormal basis of the rest; a
+    parameter with zero information has ``scale`` 0.
+    """
+
+    scaled: NDArray[np.float64]
+    null: NDArray[np.float64]
+    scale: NDArray[np.float64]
+
+    def sandwich(self, meat: NDArray[np.float64]) -> Covariance:
+        """The covariance ``P M P`` of an estimate whose weights are not inverse variances, `meat`
+        the information formed with the squared weights."""
+        with np.errstate(over="ignore", invalid="ignore"):  # bounded by the information's
+            meat_s = meat * self.scale[:, None] * self.scale[None, :]
+        meat_s = np.where(np.isfinite(meat_s), meat_s, 0.0)
+        out = self.scaled @ (0.5 * (meat_s + meat_s.T)) @ self.scaled
+        return Covariance(0.5 * (out + out.T), self.null, self.scale)
+
+    def undetermined(self, functionals: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which columns `c` (P, r) of linear functionals ``c^T x`` the data do not determine
+        (a zero column is determined: it is held fixed)."""
+        touched = np.any((functionals != 0) & (self.scale == 0)[:, None], axis=0)
+        c = functionals * self.scale[:, None]  # finite: a scale is below 1 / sqrt(tiny)
+        top = np.max(np.abs(c), axis=0)
+        c = c / np.where(top > 0, top, 1.0)  # the share is a ratio: in units of the largest
+        size = np.linalg.norm(c, axis=0)
+        share = np.linalg.norm(self.null.T @ c, axis=0)
+        return np.asarray(touched | (share > _NULL_SHARE * size), dtype=np.bool_)
+
+    def std(self, functionals: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Standard deviations of the functionals (P, r): infinite where undetermined or beyond
+        the floats."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            c = functionals * self.scale[:, None]
+            var = np.einsum("pr,pq,qr->r", c, self.scaled, c)
+            out = np.sqrt(np.maximum(var, 0.0))
+        bad = self.undetermined(functionals) | ~np.isfinite(out)
+        return np.asarray(np.where(bad, np.inf, out), dtype=np.float64)
+
+    def tangent_information(self) -> NDArray[np.float64]:
+        """The (2, 2) information of the tangent parameters (the first two) with every other
+        parameter profiled out: the inverse of their covariance (the Schur complement), zero
+        along a tangent direction the data do not determine (an entry beyond the floats is
+        infinite)."""
+        s2 = self.scale[:2]
+        if not np.all(s2 > 0):
+            return np.zeros((2, 2))
+        n2 = self.null[:2]
+        share, vecs = np.linalg.eigh(n2 @ n2.T)  # squared shares of the tangent directions
+        keep = vecs[:, share <= _NULL_SHARE**2]  # scaled coordinates
+        if not keep.size:
+            return np.zeros((2, 2))
+        sub = keep.T @ self.scaled[:2, :2] @ keep
+        vals, rot = np.linalg.eigh(0.5 * (sub + sub.T))
+        inv = np.where(vals > 0, 1.0 / np.where(vals > 0, vals, 1.0), 0.0)
+        info_s = keep @ ((rot * inv) @ rot.T) @ keep.T
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = info_s / s2[:, None] / s2[None, :]
+        return np.asarray(0.5 * (out + out.T), dtype=np.float64)
+
+
+def covariance(info: NDArray[np.float64]) -> Covariance:
+    """The :class:`Covariance` of a full information matrix (scale-free: any unit of any
+    parameter gives the same decisions)."""
     diag = np.sqrt(np.maximum(np.diag(info), 0.0))
     scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
-    vals, vecs = np.linalg.eigh(info * scale[:, None] * scale[None, :])
-    keep = vals > rcond * max(float(vals.max()), 0.0)
+    with np.errstate(under="ignore"):
+        scaled = info * scale[:, None] * scale[None, :]
+    vals, vecs = np.linalg.eigh(0.5 * (scaled + scaled.T))
+    keep = vals > INFO_FLOOR * max(float(vals.max()), 0.0)
+    if reciprocal_condition(info, gram=True) > math.sqrt(INFO_FLOOR):
+        keep[:] = True  # the rank test: every parameter is determined
     inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
-    cov_t = (vecs[:2] * inv) @ vecs[:2].T * scale[:2, None] * scale[None, :2]
-    vals_t, vecs_t = np.linalg.eigh(0.5 * (cov_t + cov_t.T))
-    info_t = np.where(vals_t > 0, 1.0 / np.where(vals_t > 0, vals_t, 1.0), 0.0)
-    out = (vecs_t * info_t) @ vecs_t.T
-    null_t = vecs[:2, ~keep]  # tangent parts of the null vectors, scaled coordinates
-    if null_t.size:
-        u, sv, _ = np.linalg.svd(null_t * scale[:2, None], full_matrices=False)
-        lost = u[:, sv > _NULL_TANGENT * np.where(scale[:2] > 0, scale[:2], 1.0).max()]
-        if lost.size:
-            proj = np.eye(2) - lost @ lost.T
-            out = proj @ out @ proj
-    if not (diag[:2] > 0).all():
-        out = np.zeros((2, 2))
+    cov = (vecs * inv) @ vecs.T
+    return Covariance(0.5 * (cov + cov.T), vecs[:, ~keep], scale)
+
+
+def tangent_curvature(info: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The (2, 2) curvature of the profiled log-likelihood in the tangent parameters (the first
+    two): the Schur complement ``I_tt - I_tn I_nn^+ I_nt`` of the full information, computed on
+    the column-scaled information with the pseudo-inverse of the other parameters' block (its
+    eigenvalues below :data:`INFO_FLOOR` of the largest dropped). Unlike
+    :meth:`Covariance.tangent_information` it decides nothing: a tangent direction that the
+    other parameters nearly compensate keeps its small curvature, one they compensate exactly
+    gets a curvature at the rounding level of the information."""
+    diag = np.sqrt(np.maximum(np.diag(info), 0.0))
+    if not np.all(diag[:2] > 0):
+        return np.zeros((2, 2))
+    scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+    scaled = info * scale[:, None] * scale[None, :]
+    rest = 0.5 * (scaled[2:, 2:] + scaled[2:, 2:].T)
+    vals, vecs = np.linalg.eigh(rest)
+    keep = vals > INFO_FLOOR * max(float(vals.max(initial=0.0)), 0.0)
+    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
+    cross = scaled[:2, 2:] @ vecs
+    schur = scaled[:2, :2] - (cross * inv) @ cross.T
+    evals, evecs = np.linalg.eigh(0.5 * (schur + schur.T))
+    schur = (evecs * np.maximum(evals, 0.0)) @ evecs.T
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the floats: infinite
+        out = schur / scale[:2, None] / scale[None, :2]
     return np.asarray(0.5 * (out + out.T), dtype=np.float64)
 
 
-def scaled_pinv(info: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Pseudo-inverse of an information matrix after scaling it to unit diagonal."""
-    diag = np.sqrt(np.maximum(np.diag(info), 0.0))
-    scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
-    inv = np.linalg.pinv(info * scale[:, None] * scale[None, :], rcond=1e-12, hermitian=True)
-    return np.asarray(inv * scale[:, None] * scale[None, :], dtype=np.float64)
-
-
 def gains_std(
-    cov: NDArray[np.float64], layout: Layout, gain_dirs: NDArray[np.float64]
+    cov: Covariance, layout: Layout, gain_dirs: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Standard deviation of every gain from the full covariance (zero for fixed gains)."""
+    """Standard deviation of every gain: zero for a gain held fixed, infinite for one the data
+    do not determine."""
     if not layout.n_gain:
         return np.zeros(layout.n)
-    ck = gain_dirs @ cov[layout.gain, layout.gain] @ gain_dirs.T
-    out: NDArray[np.float64] = np.sqrt(np.maximum(np.diag(ck), 0.0))
-    return out
+    functionals = np.zeros((layout.size, layout.n))
+    functionals[layout.gain] = gain_dirs.T
+    return cov.std(functionals)

@@ -27,11 +27,11 @@ from gravdir.motion._design import (
     Layout,
     _Design,
     build_design,
+    covariance,
     gain_basis,
     gains_std,
-    jacobians,
-    scaled_pinv,
-    schur_tangent,
+    information,
+    tangent_curvature,
 )
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
@@ -48,7 +48,7 @@ from gravdir.motion._ripple import (
     ripple_rows,
     ripple_torque,
 )
-from gravdir.motion._solve import refine, starts
+from gravdir.motion._solve import far_fit, refine, starts
 from gravdir.sweep._derivative import joint_acceleration
 
 __all__ = ["MotionUpEstimate", "estimate_up_from_motion"]
@@ -117,6 +117,14 @@ class MotionUpEstimate(UpResult):
         log-likelihood ratio); infinite when no such fit was found.
     sign_determined : bool
         ``sign_margin >= 5``; a warning is issued otherwise.
+    up_determined : bool
+        Whether the log confines `up` to the region its information describes. False when a
+        direction of the starting grid (on the estimate's hemisphere) fits the log within the
+        likelihood's three-sigma level although the curvature at the estimate puts it beyond
+        4.2 standard deviations: the likelihood is flat or has other minima far from the
+        estimate, `up_information` is then zero (`up_std_deg` infinite) and a warning is issued.
+    far_fit_deg : float
+        The angle from `up` of the farthest such direction, degrees (0 when `up_determined`).
     n_used : ndarray of int, shape (n,)
         Samples used in each joint's torque equation (after `min_speed`, `torque_limit` and
         zero `weights`).
@@ -145,6 +153,8 @@ class MotionUpEstimate(UpResult):
     residual_rms: NDArray[np.float64]
     sign_margin: float
     sign_determined: bool
+    up_determined: bool
+    far_fit_deg: float
     n_used: NDArray[np.int64]
     n_omitted: int
     converged: bool
@@ -164,6 +174,8 @@ class MotionUpEstimate(UpResult):
         "residual_rms": "N·m",
         "sign_margin": "σ",
         "sign_determined": "",
+        "up_determined": "",
+        "far_fit_deg": "deg",
         "n_used": "",
         "n_omitted": "",
         "converged": "",
@@ -226,15 +238,6 @@ def _inv_var(sigma: NDArray[np.float64]) -> NDArray[np.float64]:
     return 1.0 / sigma**2
 
 
-def _information_from_tangent_cov(cov: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The (2, 2) information of a tangent covariance (its inverse on the directions of
-    positive variance)."""
-    vals, vecs = np.linalg.eigh(0.5 * (cov + cov.T))
-    keep = vals > 0
-    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
-    return np.asarray((vecs * inv) @ vecs.T, dtype=np.float64)
-
-
 def estimate_up_from_motion(
     chain: SerialChain,
     q: ArrayLike,
@@ -266,8 +269,8 @@ def estimate_up_from_motion(
     Parameters
     ----------
     chain : SerialChain
-        The arm's kinematics (:func:`~gravdir.urdf.chain_from_urdf`, ...). Its inertial
-        parameters are not needed: they are estimated.
+        The arm's kinematics (:func:`~gravdir.urdf.chain_from_urdf`, ...), at most 12 joints.
+        Its inertial parameters are not needed: they are estimated.
     q : array_like, shape (N, n)
         Logged joint positions, rad (within ±4π).
     velocity : array_like, shape (N, n)
@@ -355,17 +358,21 @@ def estimate_up_from_motion(
     Raises
     ------
     ValueError
-        If an argument has the wrong type, shape or range (named in the message).
+        If an argument has the wrong type, shape or range (named in the message), or `chain`
+        has more than 12 joints (the work of the search grows with the cube of the joints).
     InsufficientDataError
         If fewer samples remain than parameters to estimate.
     DegenerateGeometryError
         If the log does not determine the direction (a joint that never moves can leave it
-        undetermined: the information of a tangent direction vanishes).
+        undetermined: the information of a tangent direction vanishes), naming `q` and
+        `velocity`.
 
     Warns
     -----
     GravdirWarning
-        If the sign of `up` is weakly determined (``sign_margin < 5``).
+        If the sign of `up` is weakly determined (``sign_margin < 5``), or if the likelihood
+        reaches far beyond the curvature at the estimate (``up_determined`` False; the
+        information is then zero and the gains' standard deviations infinite).
     ConvergenceWarning
         If the refinement stops at `max_iter`.
 
@@ -379,8 +386,10 @@ def estimate_up_from_motion(
     (variable projection) from per-joint Gram blocks formed once, and the search runs over the
     sphere and the ``n - 1`` free gains. The sign of `up` is fixed by the dynamics: the
     inertial torques of positive masses and inertias distinguish :math:`(\\mathrm{up}, \\pi)`
-    from :math:`(-\\mathrm{up}, -\\pi)`. Derivation, data selection and accuracy are on the
-    *Motion* page.
+    from :math:`(-\\mathrm{up}, -\\pi)`. What the log does not determine gets no information;
+    a grid direction that fits within the likelihood's three-sigma level where the curvature
+    puts it beyond 4.2 standard deviations sets ``up_determined`` False. Derivation, data
+    selection and accuracy are on the *Motion* page.
 
     References
     ----------
@@ -515,6 +524,10 @@ def estimate_up_from_motion(
     with np.errstate(under="ignore"):
         design = build_design(chain, base, qq, qd, qdd, w, tau / unit, acc_base, g, mask)
         plain = _fit(design, *args)
+        if not plain.up_determined:
+            # The refinements below start from this `up`: with no direction to start from, the
+            # fit is returned as it is, with its warning.
+            return _warn(plain, iters)
         used = w > 0
         ripple = np.zeros((0, 4))  # rows (joint, order, a, b) of a sin(k q) + b cos(k q)
         if n_ripple:
@@ -542,7 +555,7 @@ def estimate_up_from_motion(
             else:
                 plain = _fit(design, *args, free=free)
                 plain = dataclasses.replace(plain, ripple=ripple_rows(ripple))
-        if load_friction is False or fixed_gains is not None:
+        if load_friction is False or fixed_gains is not None or not plain.up_determined:
             return _warn(plain, iters)
         est = plain
         # The passes start near the answer: a coarser grid of starts is enough.
@@ -602,6 +615,15 @@ def _warn(est: MotionUpEstimate, max_iter: int) -> MotionUpEstimate:
             f"other hemisphere fits worse by only {est.sign_margin:.3g} standard deviations. "
             "The log has too little acceleration (or the chain a mirror symmetry); check `up` "
             "against what you know of the mounting.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+    if not est.up_determined:
+        warnings.warn(
+            f"The log does not determine `up`: directions up to {est.far_fit_deg:.3g}° away fit "
+            "it within three standard deviations where the curvature says beyond four, so "
+            "`up_std_deg` is infinite. Joints that never reverse or accelerate let the inertial "
+            "parameters and gains trade against `up`: log motion that reverses every joint.",
             GravdirWarning,
             stacklevel=3,
         )
@@ -719,28 +741,35 @@ def _fit(
     opposite = [s for s in others if float(s.up @ best.up) < 0]
     rival = min(opposite, key=lambda s: s.cost) if opposite else None
     margin = math.inf if rival is None else math.sqrt(max(rival.cost - best.cost, 0.0))
-    info2 = schur_tangent(best.info)
+    cov = covariance(best.info)
+    info2 = cov.tangent_information()
     vals = np.linalg.eigvalsh(info2)
+    basis = tangent_basis(best.up)
+    # A likelihood that reaches far beyond the curvature's ellipse is said so (warning, zero
+    # information); otherwise a tangent direction without information is a degenerate log.
+    reach = far_fit(design, best, inv_var, grid_pts, basis, tangent_curvature(best.info))
     # Compared with the information `up` would have with every other parameter known.
     known = float(np.trace(best.info[:2, :2]))
-    if not vals.max() > 0 or vals.min() <= _MIN_INFORMATION_RATIO * known:
+    if reach == 0 and (not vals.max() > 0 or vals.min() <= _MIN_INFORMATION_RATIO * known):
         raise DegenerateGeometryError(
-            "Expected a log whose motion determines the direction of gravity, got one along "
-            "which a tangent direction of `up` carries no information: move more joints "
-            "(joint 1 and a joint not parallel to it) through a range of positions."
+            "Expected `q` and `velocity` to make a log that determines the direction of gravity, "
+            "got one along which a tangent direction of `up` carries no information: move more "
+            "joints (joint 1 and a joint not parallel to it) through a range of positions."
         )
-    basis = tangent_basis(best.up)
-    cov = scaled_pinv(best.info)
     if design.gram_sq is not None:
         # Weights between 0 and 1 are not inverse variances: the covariance of the weighted
         # estimate is the sandwich P M P, with M the information formed with squared weights.
-        d = jacobians(design, layout, best.up, basis, best.gains, dirs, best.beta)
-        meat = np.sum(
-            (np.swapaxes(d, 1, 2) @ design.gram_sq @ d) * _inv_var(sigma)[:, None, None], axis=0
+        meat = information(
+            design, design.gram_sq, layout, best.up, basis, best.gains, dirs, best.beta, inv_var
         )
-        cov = cov @ (0.5 * (meat + meat.T)) @ cov
-        info2 = _information_from_tangent_cov(cov[:2, :2])
+        cov = cov.sandwich(meat)
+        info2 = cov.tangent_information()
     mean_gain = 1.0 if fixed_gains is None else float(fixed_gains.mean())
+    k_std = gains_std(cov, layout, dirs) * mean_gain
+    if reach > 0:
+        # The curvature does not describe the likelihood: nothing it gives is an uncertainty.
+        info2 = np.zeros((2, 2))
+        k_std = np.where(k_std > 0, np.inf, k_std)
     gains_out = best.gains * mean_gain
     theta = best.theta * mask
     resid = np.sqrt(best.rss / np.maximum(design.count, 1.0))
@@ -748,7 +777,7 @@ def _fit(
         best.up,
         up_information_from_tangent(best.up, basis, info2),
         gains_out,
-        gains_std(cov, layout, dirs) * mean_gain,
+        k_std,
         base.standard_from_base(best.beta) * (unit / mean_gain),
         best.beta * (unit / mean_gain),
         theta * unit,
@@ -758,6 +787,8 @@ def _fit(
         resid * unit,
         float(margin),
         bool(margin >= SIGN_SIGMAS),
+        reach == 0,
+        float(np.degrees(reach)),
         n_used,
         n_omitted,
         bool(best.converged),

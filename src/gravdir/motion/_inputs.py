@@ -20,6 +20,12 @@ DEFAULT_MIN_SPEED = 0.02
 # ripple is removed by its own search, so the taper can be short).
 DEFAULT_SPEED_TAPER = 0.2
 _MAX_Q = 4 * np.pi
+# Cap on the joints of a chain. An arm has 6 or 7 joints, 9 or 10 with a rail, a lift or a torso
+# in the same chain; 12 leaves room for those. The base parameters solved out grow by about 7
+# per joint and the work of one evaluation of the search with their square to cube, so a call
+# stays within seconds up to the cap: benchmarks/motion_joints.py measured one search over a
+# 400-sample log at about 2 s of CPU for 12 joints, three times that of a 6-joint arm.
+MAX_JOINTS = 12
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -29,6 +35,11 @@ def _shape(shape: tuple[int, ...]) -> str:
 def check_chain(chain: object) -> SerialChain:
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
+    if chain.n_joints > MAX_JOINTS:
+        raise ValueError(
+            f"Expected `chain` to have at most {MAX_JOINTS} joints, got {chain.n_joints}: the "
+            "inertial parameters solved out grow with the joints and the work with their cube."
+        )
     return chain
 
 

@@ -16,11 +16,11 @@ is evaluated for all orders at once by spreading the residuals onto a uniform gr
 (linear interpolation, whose transform :math:`\\operatorname{sinc}^2(k h / 2)` is divided out) and
 one FFT; the highest peak is refined by maximizing the exact least-squares fit of a sine and a
 cosine of that order, and kept when the reduction of the sum of squares it gives, over
-:math:`\hat\sigma^2`, exceeds :math:`2 \ln(M / \alpha)`: for one order that ratio is chi-square
+:math:`\\hat\\sigma^2`, exceeds :math:`2 \\ln(M / \\alpha)`: for one order that ratio is chi-square
 with two degrees of freedom (tail :math:`e^{-x/2}`), and :math:`M` counts six orders per
-resolution cell :math:`2\pi/\text{span}` of the band (the maximum over a continuous band, as
+resolution cell :math:`2\\pi/\\text{span}` of the band (the maximum over a continuous band, as
 measured on white residuals), so that white residuals give a component with probability
-:math:`\alpha` = `false_alarm`.
+:math:`\\alpha` = `false_alarm`.
 """
 
 from __future__ import annotations

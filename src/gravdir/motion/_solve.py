@@ -5,11 +5,14 @@ weighted least-squares problem whose normal equations are assembled from the Gra
 :mod:`._design`; the search over the sphere starts from a Fibonacci grid of that profiled cost and
 refines by damped Gauss--Newton steps of every parameter, the linear ones re-projected after each
 step. The noise levels, when not given, are re-estimated from the residuals between rounds (the
-maximum-likelihood fixed point of per-joint variances).
+maximum-likelihood fixed point of per-joint variances). After the search, :func:`far_fit` holds
+the profiled cost on the grid against the curvature at the estimate: a likelihood that reaches
+far beyond it means the information does not describe the uncertainty of `up`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +24,8 @@ from gravdir.motion._design import (
     N_JOINT_COLUMNS,
     Layout,
     _Design,
-    coefficients,
-    jacobians,
     normal_equations,
+    weighted_base_blocks,
 )
 
 # Eigenvalues of a unit-diagonal normal matrix below this fraction of the largest are a
@@ -58,8 +60,7 @@ class _Blocks:
 def _blocks(design: _Design, gains: NDArray[np.float64], inv_var: NDArray[np.float64]) -> _Blocks:
     n, p = design.n, design.p
     g = design.gram
-    gbb = g[:, : 4 * p, : 4 * p].reshape(n, 4, p, 4, p)
-    gk = np.einsum("j,jaibk->abik", gains**2 * inv_var, gbb)
+    gk = weighted_base_blocks(g, gains**2 * inv_var, p)
     gbt = (
         g[:, : 4 * p, 4 * p :].reshape(n, 4, p, N_JOINT_COLUMNS)
         * (gains * inv_var)[:, None, None, None]
@@ -170,9 +171,9 @@ def refine(
     while it < max_iter:
         it += 1
         basis = tangent_basis(up)
-        d = jacobians(design, layout, up, basis, gains, gain_dirs, beta)
-        m = coefficients(design, up, gains, beta, theta)
-        info, grad, _ = normal_equations(design, m, d, inv_var)
+        info, grad, _ = normal_equations(
+            design, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
+        )
         diag = np.sqrt(np.maximum(np.diag(info), 0.0))
         scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
         vals, vecs = np.linalg.eigh(info * scale[:, None] * scale[None, :])
@@ -213,9 +214,9 @@ def refine(
             if damping >= _DAMPING_MAX:
                 break
     basis = tangent_basis(up)
-    d = jacobians(design, layout, up, basis, gains, gain_dirs, beta)
-    m = coefficients(design, up, gains, beta, theta)
-    info, _, rss = normal_equations(design, m, d, inv_var)
+    info, _, rss = normal_equations(
+        design, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
+    )
     return State(up, gains, beta, theta, cost, np.maximum(rss, 0.0), info, converged, it)
 
 
@@ -246,3 +247,47 @@ def starts(
         if len(out) == n_starts:
             break
     return out, grid, cost
+
+
+# The likelihood's three-sigma level of a direction (two parameters): the chi-square quantile
+# with two degrees of freedom at the coverage of three normal standard deviations, 0.9973.
+_LEVEL = -2.0 * math.log(1.0 - 0.9973)
+# A direction of the grid is "far" when the curvature at the estimate puts it beyond twice that
+# level (4.2 standard deviations): the factor leaves room for the likelihood's departure from
+# a quadratic between 3 and 4 standard deviations of a well-determined estimate.
+_FAR = 2.0 * _LEVEL
+
+
+def far_fit(
+    design: _Design,
+    best: State,
+    inv_var: NDArray[np.float64],
+    grid: NDArray[np.float64],
+    basis: NDArray[np.float64],
+    curvature: NDArray[np.float64],
+) -> float:
+    """The angle (rad) from the estimate of the farthest grid direction, on its hemisphere,
+    that fits within the likelihood's three-sigma level but that the `curvature` (2, 2) of the
+    profiled likelihood at the estimate puts beyond :data:`_FAR`; 0 when there is none.
+
+    The cost of a grid direction is profiled over the linear parameters at the estimate's gains,
+    an upper bound of its profile over every parameter, so a direction found here does fit: the
+    likelihood reaches where its curvature says it does not, and the information does not
+    describe the uncertainty of `up`.
+    """
+    side = grid[grid @ best.up > 0]
+    if not side.size:
+        return 0.0
+    blocks = _blocks(design, best.gains, inv_var)
+    cost = np.concatenate(
+        [profile(design, blocks, side[i : i + 256])[0] for i in range(0, side.shape[0], 256)]
+    )
+    angle = np.arctan2(np.linalg.norm(np.cross(side, best.up), axis=1), side @ best.up)
+    along = side @ basis.T
+    size = np.linalg.norm(along, axis=1)
+    delta = angle[:, None] * along / np.where(size > 0, size, 1.0)[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # an infinite curvature: far
+        predicted = np.einsum("gi,ij,gj->g", delta, curvature, delta)
+    predicted = np.where(np.isnan(predicted), np.inf, predicted)
+    far = (cost - best.cost <= _LEVEL) & (predicted > _FAR)
+    return float(angle[far].max()) if far.any() else 0.0
