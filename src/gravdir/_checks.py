@@ -558,6 +558,9 @@ def drop_nan_samples(
     return out, keep
 
 
+# Eigenvalues of a Jacobi-scaled Gram matrix within this many n eps of the largest are rounding.
+_GRAM_ROUNDING = 64 * float(np.finfo(np.float64).eps)
+
 #: The reciprocal condition below which :func:`check_determined` calls a design undetermined. It is
 #: far above double rounding (a column-scaled design computed in float64 carries errors near
 #: 1e-16 relative), so the decision is the same on every BLAS kernel except for designs within a
@@ -589,7 +592,10 @@ def reciprocal_condition(matrix: ArrayLike, *, gram: bool = False) -> float:
     -------
     float
         In [0, 1]; 0 where a column is zero (an unknown the data do not touch), where the matrix
-        has fewer rows than columns, or where it holds a non-finite value.
+        has fewer rows than columns, or where it holds a non-finite value. With ``gram=True``,
+        also 0 where the smallest scaled eigenvalue lies within rounding of zero (64 n eps of
+        the largest): a Gram matrix cannot resolve a condition below about 1e-7 of its design,
+        so such a value would be rounding, not geometry.
 
     Examples
     --------
@@ -613,7 +619,13 @@ def reciprocal_condition(matrix: ArrayLike, *, gram: bool = False) -> float:
             return 0.0
         vals = np.linalg.eigvalsh(0.5 * (scaled + scaled.T))
         top = float(vals[-1])
-        return float(np.sqrt(max(float(vals[0]), 0.0) / top)) if top > 0 else 0.0
+        # The eigenvalues of a computed Gram matrix carry errors of order n eps of the largest
+        # (forming it and decomposing it are both backward stable), and the square root lifts
+        # them to sqrt(n eps), about 1e-7: an exactly singular Gram matrix would read as any
+        # value up to that, differently on each BLAS kernel. Below that floor it reads as 0.
+        if not top > 0 or vals[0] <= _GRAM_ROUNDING * a.shape[0] * top:
+            return 0.0
+        return float(np.sqrt(float(vals[0]) / top))
     if a.shape[0] < a.shape[1]:
         return 0.0
     big = np.max(np.abs(a), axis=0)
