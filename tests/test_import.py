@@ -3,18 +3,14 @@ name on first access."""
 
 from __future__ import annotations
 
-import ast
-import importlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import gravdir
 
-INIT = Path(gravdir.__file__)
 #: Modules that ``import gravdir`` must not load: slow SciPy submodules and optional extras.
 HEAVY = (
     "scipy.optimize",
@@ -123,42 +119,3 @@ def test_subpackages_import_on_first_access():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "ok"
-
-
-def _static_tables() -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """From the source of ``gravdir/__init__.py``: name -> module of the ``TYPE_CHECKING``
-    imports, name -> module of ``_EXPORTS``, and the literal ``__all__``."""
-    tree = ast.parse(INIT.read_text(encoding="utf-8"))
-    typed: dict[str, str] = {}
-    exports: dict[str, str] = {}
-    listed: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for imp in node.body:
-                assert isinstance(imp, ast.ImportFrom), ast.unparse(imp)
-                for alias in imp.names:
-                    assert alias.asname is None, ast.unparse(imp)
-                    assert alias.name not in typed, f"{alias.name} imported twice"
-                    typed[alias.name] = str(imp.module)
-        elif isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "_EXPORTS":
-            assert node.value is not None
-            for module, names in ast.literal_eval(node.value).items():
-                for name in names:
-                    assert name not in exports, f"{name} exported twice"
-                    exports[name] = module
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            listed = list(ast.literal_eval(node.value))
-    return typed, exports, listed
-
-
-def test_lazy_table_agrees_with_type_checking_imports_and_all():
-    """Each public name is imported for type checkers, mapped for run time and listed in
-    ``__all__``, from the same module."""
-    typed, exports, listed = _static_tables()
-    assert typed == exports
-    assert sorted(exports) == sorted(listed)
-    assert listed == gravdir.__all__
-    for name, module in exports.items():
-        assert getattr(importlib.import_module(module), name) is getattr(gravdir, name)

@@ -3,7 +3,7 @@
 Joint positions, velocities and torques logged while an arm moves carry the direction of
 gravity through the rigid-body dynamics. :func:`estimate_up_from_motion` estimates `up` by
 maximum likelihood with the inertial parameters, per-joint torque gains, friction and offsets
-solved out; :func:`crlb_up_from_motion` is the Cramér--Rao bound of a planned trajectory. The
+solved out; :func:`crlb_up_from_motion` is the Cramér-Rao bound of a planned trajectory. The
 derivation is on the *Motion* page of the documentation.
 """
 

@@ -1,4 +1,4 @@
-"""crlb_up_from_motion: the Cramér--Rao bound of `up` from a planned or logged trajectory."""
+"""crlb_up_from_motion: the Cramér-Rao bound of `up` from a planned or logged trajectory."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ __all__ = ["MotionUpBound", "crlb_up_from_motion"]
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class MotionUpBound(UpResult):
-    """The Cramér--Rao bound of `up` from a trajectory, every other parameter unknown.
+    """The Cramér-Rao bound of `up` from a trajectory, every other parameter unknown.
 
     Attributes
     ----------
@@ -86,7 +86,7 @@ def crlb_up_from_motion(
     weights: ArrayLike | None = None,
     base: BaseParameters | None = None,
 ) -> MotionUpBound:
-    """Cramér--Rao bound of `up` estimated from a trajectory by :func:`estimate_up_from_motion`.
+    """Cramér-Rao bound of `up` estimated from a trajectory by :func:`estimate_up_from_motion`.
 
     Parameters
     ----------
@@ -152,7 +152,7 @@ def crlb_up_from_motion(
     References
     ----------
     S. M. Kay, *Fundamentals of Statistical Signal Processing: Estimation Theory* (Prentice
-    Hall, 1993), ch. 3 (the Cramér--Rao bound with nuisance parameters).
+    Hall, 1993), ch. 3 (the Cramér-Rao bound with nuisance parameters).
 
     Examples
     --------
