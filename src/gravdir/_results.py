@@ -38,6 +38,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._sphere import (
+    cov_from_up_information,
+    informative,
+    tangent_basis,
+    up_information_from_cov,
+    up_information_from_tangent,
+)
 from gravdir.errors import ConvergenceWarning
 
 __all__ = [
@@ -54,9 +61,6 @@ __all__ = [
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-# Information of `up` below this (a standard deviation beyond 1e100 rad) counts as none: its
-# inverse would overflow.
-_MIN_INFORMATION = 1e-200
 
 
 def _field_names(obj: Any) -> tuple[str, ...]:
@@ -321,103 +325,6 @@ def warn_not_converged(solver: str, max_iter: int, stacklevel: int = 3) -> None:
     )
 
 
-def tangent_basis(up: ArrayLike) -> NDArray[np.float64]:
-    """Orthonormal rows (2, 3) spanning the plane perpendicular to the unit vector `up`.
-
-    The first row is the direction of increasing tilt where `up` is not vertical (the
-    Gram–Schmidt complement of the base axis least aligned with `up` otherwise); the second is
-    ``up × first``. A stack of unit vectors (..., 3) gives a stack of bases (..., 2, 3).
-    """
-    u = np.asarray(up, dtype=np.float64)
-    if u.ndim > 1:
-        return _tangent_bases(u)
-    axis = np.zeros(3)
-    axis[int(np.argmin(np.abs(u)))] = 1.0
-    if abs(u[2]) < 1.0 - 1e-12:
-        axis = np.array([0.0, 0.0, -1.0])
-    e1 = axis - (axis @ u) * u
-    e1 /= np.linalg.norm(e1)
-    return np.stack([e1, np.cross(u, e1)])
-
-
-def _tangent_bases(u: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:func:`tangent_basis` of every unit vector of a stack (..., 3) at once: (..., 2, 3)."""
-    axis = np.zeros_like(u)
-    np.put_along_axis(axis, np.argmin(np.abs(u), axis=-1)[..., None], 1.0, axis=-1)
-    tilted = np.abs(u[..., 2]) < 1.0 - 1e-12
-    axis = np.where(tilted[..., None], np.array([0.0, 0.0, -1.0]), axis)
-    with np.errstate(under="ignore"):
-        e1 = axis - np.sum(axis * u, axis=-1, keepdims=True) * u
-        e1 = e1 / np.linalg.norm(e1, axis=-1, keepdims=True)
-        e2 = np.cross(u, e1)
-    return np.stack([e1, e2], axis=-2)
-
-
-def up_information_from_tangent(
-    up: ArrayLike, basis: ArrayLike, information: ArrayLike
-) -> NDArray[np.float64]:
-    """The (3, 3) information :math:`B^\\top I B` of a (2, 2) tangent-plane information `I`.
-
-    `basis` (2, 3) has orthonormal rows perpendicular to `up`.
-    """
-    b = np.asarray(basis, dtype=np.float64)
-    info = b.T @ np.asarray(information, dtype=np.float64) @ b
-    return 0.5 * (info + info.T)
-
-
-def up_information_from_cov(up: ArrayLike, cov: ArrayLike) -> NDArray[np.float64]:
-    """The information of `up` from a (3, 3) or tangent-plane covariance of it.
-
-    The covariance is projected on the tangent plane of `up` and pseudo-inverted there. A
-    direction of infinite (or non-finite) variance carries zero information; a direction of zero
-    variance would carry infinite information and is refused by the callers that build results.
-    """
-    u = np.asarray(up, dtype=np.float64)
-    b = tangent_basis(u)
-    c = np.asarray(cov, dtype=np.float64)
-    c2 = b @ c @ b.T if c.shape == (3, 3) else c
-    if not np.all(np.isfinite(c2)):
-        # An infinite variance along one direction: keep the other direction only where the
-        # finite part is diagonal in the tangent basis; otherwise nothing is known.
-        info2 = np.zeros((2, 2))
-        for k in range(2):
-            if np.isfinite(c2[k, k]) and c2[k, k] > 0 and np.all(np.isfinite(c2[k])):
-                other = 1 - k
-                if not np.isfinite(c2[other, other]):
-                    info2[k, k] = 1.0 / c2[k, k]
-        return up_information_from_tangent(u, b, info2)
-    c2 = 0.5 * (c2 + c2.T)
-    vals, vecs = np.linalg.eigh(c2)
-    inv = np.zeros_like(vals)
-    pos = vals > 0
-    inv[pos] = 1.0 / vals[pos]
-    return up_information_from_tangent(u, b, (vecs * inv) @ vecs.T)
-
-
-def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np.float64]:
-    """The (3, 3) covariance of `up` from its (3, 3) information (pseudo-inverse in the plane).
-
-    A tangent direction whose information is zero (at most 1e-12 of the largest, below 1e-200
-    1/rad² — a standard deviation beyond 1e100 rad — or exactly zero when all are) gets infinite
-    variance: the covariance is infinite along it and finite elsewhere, with exact zeros kept
-    where that direction has no component.
-    """
-    u = np.asarray(up, dtype=np.float64)
-    b = tangent_basis(u)
-    info2 = b @ np.asarray(information, dtype=np.float64) @ b.T
-    vals, vecs = np.linalg.eigh(0.5 * (info2 + info2.T))
-    top = float(vals.max())
-    cov = np.zeros((3, 3))
-    for k in range(2):
-        d = vecs[:, k] @ b  # the eigen-direction in base coordinates
-        outer = np.outer(d, d)
-        if top > 0 and vals[k] > max(1e-12 * top, _MIN_INFORMATION):
-            cov += outer / vals[k]
-        else:
-            cov = np.where(np.abs(outer) > 1e-15, np.inf, cov)
-    return cov
-
-
 # --- Notebook display ------------------------------------------------------------------------
 # A result renders as a table of rows (field, value, unit, uncertainty) and a line of flags. Only
 # small arrays are written out; larger ones are summarised by shape and range, so the display of
@@ -601,8 +508,7 @@ def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
     info2 = b @ m @ np.swapaxes(b, -1, -2)
     info2 = np.where(np.isfinite(info2), info2, 0.0)  # non-finite entries: reported below
     vals, vecs = np.linalg.eigh(0.5 * (info2 + np.swapaxes(info2, -1, -2)))
-    top = vals.max(axis=-1, keepdims=True)
-    known = (top > 0) & (vals > np.maximum(1e-12 * top, _MIN_INFORMATION))
+    known = informative(vals)
     inv = np.where(known, 1.0 / np.where(known, vals, 1.0), np.inf)
     weight = vecs**2  # weight[..., k, j]: share of eigen-direction j along basis row k
     with np.errstate(invalid="ignore"):

@@ -10,12 +10,8 @@ from numpy.typing import ArrayLike, NDArray
 import gravdir.accelerometer._model as mdl
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import (
-    UpResult,
-    data_fingerprint,
-    up_information_from_tangent,
-    warn_not_converged,
-)
+from gravdir._results import UpResult, data_fingerprint, warn_not_converged
+from gravdir._sphere import fibonacci_directions, up_information_from_tangent
 from gravdir.kinematics import SerialChain
 
 __all__ = ["AccelerometerFit", "up_from_accelerometer"]
@@ -94,14 +90,6 @@ class AccelerometerFit(UpResult):
             f"bias={np.array2string(self.bias, precision=4)} m/s², chi2={self.chi2:.3g}/"
             f"{self.dof}, converged={self.converged})"
         )
-
-
-def _fibonacci_hemisphere(n: int) -> NDArray[np.float64]:
-    k = np.arange(n) + 0.5
-    z = 1.0 - k / n  # (0, 1]
-    phi = np.pi * (3.0 - np.sqrt(5.0)) * k
-    r = np.sqrt(1.0 - z**2)
-    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=-1)
 
 
 def _linear_solve(
@@ -311,7 +299,7 @@ def up_from_accelerometer(
     # First pass without the encoder part (it needs M and up), then reweight at the estimate.
     white_r = white = mdl.whiteners(cov_r)
     if start is None:
-        grid = _fibonacci_hemisphere(_GRID_POINTS)
+        grid = fibonacci_directions(_GRID_POINTS, hemisphere=True)
         _, costs = _linear_solve(rot, grid, f, white)
         starts = grid[np.argsort(costs)[:_REFINED]]
     else:

@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import norm
-from gravdir._results import UpResult, tangent_basis, up_information_from_tangent
+from gravdir._results import UpResult
+from gravdir._sphere import up_information_from_cov
 from gravdir.closed_form._inputs import _Fit
 from gravdir.closed_form._model import (
     BETA,
@@ -230,32 +231,11 @@ def _polar(c: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.stack([np.hypot(ab[:, 0], ab[:, 1]), np.arctan2(ab[:, 1], ab[:, 0])], -1).ravel()
 
 
-def _tangent_information(
-    up: NDArray[np.float64], basis: NDArray[np.float64], cov2: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(3, 3) information of `up` from a (2, 2) covariance in the tangent `basis` (rows).
-
-    Variances are floored at ``_UP_STD_FLOOR**2``; a direction of infinite (or non-finite)
-    variance carries zero information, the other keeps its own where the two are uncorrelated.
-    """
-    cov2 = 0.5 * (cov2 + cov2.T)
-    info2 = np.zeros((2, 2))
-    if np.all(np.isfinite(cov2)):
-        vals, vecs = np.linalg.eigh(cov2)
-        info2 = (vecs / np.maximum(vals, _UP_STD_FLOOR**2)) @ vecs.T
-    else:
-        for k in range(2):
-            if np.isfinite(cov2[k, k]) and cov2[k, 1 - k] == 0:
-                info2[k, k] = 1.0 / max(cov2[k, k], _UP_STD_FLOOR**2)
-    return up_information_from_tangent(up, basis, info2)
-
-
 def _information(up: NDArray[np.float64], cov3: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(3, 3) information of `up` from a (3, 3) covariance of it."""
-    basis = tangent_basis(up)
+    """(3, 3) information of `up` from a (3, 3) covariance of it; none where it is not finite."""
     if not np.all(np.isfinite(cov3)):
         return np.zeros((3, 3))
-    return _tangent_information(up, basis, basis @ cov3 @ basis.T)
+    return up_information_from_cov(up, cov3, min_variance=_UP_STD_FLOOR**2)
 
 
 def _horizontal_cov(fit: _Fit, scale: float, angle: float) -> NDArray[np.float64]:
@@ -456,7 +436,7 @@ def _parallel_estimate(
     ups = np.array([up_from_canonical(r[THETA1], r[THETA2], arm_azimuth=problem.az) for r in rows])
     if all(f.finite for f in problem.fits):
         infos = [
-            _tangent_information(u, basis, cov2)
+            up_information_from_cov(u, cov2, basis=basis, min_variance=_UP_STD_FLOOR**2)
             for u, (basis, cov2) in zip(ups, tangent_covs, strict=True)
         ]
         theta_cov = np.array([[np.inf, 0.0], [0.0, theta2_var]])

@@ -7,14 +7,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+import gravdir._sphere
 from gravdir._checks import check_array, check_unit_vector, nearest_rotation
-from gravdir._results import Result, UpResult, tangent_basis
+from gravdir._results import Result, UpResult
+from gravdir._sphere import informative, tangent_basis, up_information_from_tangent
 
-# Tangent-plane eigenvalues at or below this fraction of the largest (and below 1e-200 1/rad², a
-# standard deviation beyond 1e100 rad) count as zero information: the same rule as
-# `gravdir._results.cov_from_up_information`, so a variance is infinite exactly where `up_cov` is.
-REL_FLOOR = 1e-12
-ABS_FLOOR = 1e-200
+# Tangent-plane eigenvalues at or below REL_FLOOR of the largest (and below ABS_FLOOR 1/rad², a
+# standard deviation beyond 1e100 rad) count as zero information: the one rule of
+# `gravdir._sphere.informative`, so a variance is infinite exactly where `up_cov` is.
+REL_FLOOR = gravdir._sphere.REL_FLOOR
+ABS_FLOOR = gravdir._sphere.ABS_FLOOR
+
 # A component of a propagated outer product at or below this fraction of the largest is rounding
 # noise of an exact zero (a direction with no component there), not an infinite variance.
 ZERO_COMPONENT = 1e-15
@@ -148,15 +151,14 @@ def propagate(
     `jac` (..., k, 3) is the Jacobian of ``f`` at `up` (only its action on the tangent plane of
     `up` matters). Writing the tangent information as ``sum_j lambda_j v_j v_j^T``, the
     covariance is ``sum_j (J v_j)(J v_j)^T / lambda_j``; a direction with no information
-    (``lambda_j`` zero by the rule of :func:`gravdir._results.cov_from_up_information`) makes
+    (``lambda_j`` zero by the rule of :func:`gravdir._sphere.informative`) makes
     the covariance infinite where ``J v_j`` has a component, and leaves exact zeros elsewhere.
     """
     b = tangent_basis(up)
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         info2 = b @ info @ np.swapaxes(b, -1, -2)
         vals, vecs = np.linalg.eigh(0.5 * (info2 + np.swapaxes(info2, -1, -2)))
-        top = vals.max(axis=-1, keepdims=True)
-        kept = (top > 0) & (vals > np.maximum(REL_FLOOR * top, ABS_FLOOR))
+        kept = informative(vals)
         # Directions of the eigenvectors in base coordinates, (..., 2, 3), mapped by J: (..., 2, k)
         dirs = np.swapaxes(vecs, -1, -2) @ b
         d = dirs @ np.swapaxes(jac, -1, -2)
@@ -214,8 +216,7 @@ def _checked_information(
     """``Bᵀ V diag(inv) Vᵀ B``, refused (naming `name`) where it overflows the float range."""
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         info2 = (vecs * inv[..., None, :]) @ np.swapaxes(vecs, -1, -2)
-        info = np.swapaxes(b, -1, -2) @ info2 @ b
-        info = 0.5 * (info + np.swapaxes(info, -1, -2))
+        info = up_information_from_tangent(up, b, info2)
     if not np.all(np.isfinite(info)):
         raise ValueError(
             f"Expected `{name}` to be representable: the information of `up` it implies "

@@ -12,7 +12,8 @@ from numpy.typing import NDArray
 
 from gravdir._checks import check_array, check_count, check_positive, reciprocal_condition
 from gravdir._imports import IMPORT_LOCK
-from gravdir._results import UpResult, tangent_basis, warn_not_converged
+from gravdir._results import UpResult, warn_not_converged
+from gravdir._sphere import ABS_FLOOR, REL_FLOOR, informative, tangent_basis
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.fusion._result import FusedUp, SharedDataError
 
@@ -27,9 +28,9 @@ MAX_XTOL = 0.01
 #: Unit vectors are accepted within this of unit norm, as everywhere in gravdir.
 UNIT_ATOL = 1e-6
 #: A direction of an information matrix counts as determined when its eigenvalue exceeds this
-#: fraction of the largest (the threshold of ``cov_from_up_information``) and 1e-200 1/rad².
-RANK_RTOL = 1e-12
-MIN_INFORMATION = 1e-200
+#: fraction of the largest and 1e-200 1/rad²: the one floor of :func:`gravdir._sphere.informative`.
+RANK_RTOL = REL_FLOOR
+MIN_INFORMATION = ABS_FLOOR
 #: The joint covariance of sources linked by ``cross_cov`` must have a correlation matrix whose
 #: smallest eigenvalue exceeds this fraction of its largest (correlations short of ±1 by more
 #: than rounding).
@@ -86,8 +87,7 @@ def _check_source(estimate: Any, i: int) -> _Source:
     b = tangent_basis(up)
     info2 = b @ info @ b.T
     vals, vecs = np.linalg.eigh(0.5 * (info2 + info2.T))
-    top = float(vals[-1])
-    keep = vals > max(RANK_RTOL * top, MIN_INFORMATION)
+    keep = informative(vals)
     if not np.any(keep):
         raise InsufficientDataError(
             f"Expected `{name}` to carry information about `up`, got none (its uncertainty is "
@@ -421,7 +421,7 @@ def _start(sources: list[_Source]) -> NDArray[np.float64]:
 
 def _determined(f: _Information) -> bool:
     low, top = f.extremes()
-    return bool(top > MIN_INFORMATION and low > RANK_RTOL * top)
+    return bool(np.all(informative(np.array([low, top]))))
 
 
 def _chi2_sf(x: float, dof: int) -> float:

@@ -13,9 +13,9 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError
-from gravdir.general._model import _ATOL, _plane_basis
+from gravdir.general._model import _ATOL
 
 
 class _Swept(Protocol):
@@ -66,7 +66,7 @@ def _make_problem(
     group_axes = np.empty((n_groups, 3))
     for g in range(n_groups):
         group_axes[g] = axes[int(np.flatnonzero(group_of == g)[0])]
-    bases = np.stack([_plane_basis(a) for a in group_axes])
+    bases = np.swapaxes(tangent_basis(group_axes), -1, -2)  # columns (G, 3, 2)
     e = bases[group_of]  # (S, 3, 2)
     ae = np.cross(group_axes[group_of][:, None, :], np.swapaxes(e, -1, -2))  # (S, 2, 3)
     p = rotations @ e
@@ -199,7 +199,7 @@ def _up_information(
 ) -> tuple[NDArray[np.float64], float]:
     """The reduced information of `up` in the tangent plane, (2, 2), and its condition number.
 
-    The rows of :func:`gravdir._results.tangent_basis` at `up` are the tangent basis. Raises
+    The rows of :func:`gravdir._sphere.tangent_basis` at `up` are the tangent basis. Raises
     DegenerateGeometryError (naming `what`) when the information is singular.
     """
     information, _, unreduced = _reduced_normal(_jacobian(prob, up, tangent_basis(up), x))

@@ -16,7 +16,8 @@ from gravdir._checks import (
     check_option,
     check_positive,
 )
-from gravdir._results import Result, UpResult, tangent_basis, up_information_from_tangent
+from gravdir._results import Result, UpResult
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.general._bilinear import (
     _Groups,

@@ -10,12 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._results import (
-    UpResult,
-    tangent_basis,
-    up_information_from_tangent,
-    warn_not_converged,
-)
+from gravdir._results import UpResult, warn_not_converged
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.general._bilinear import (
     _Groups,

@@ -176,18 +176,6 @@ def _check_up_hint(up_hint: ArrayLike, name: str = "up_hint") -> NDArray[np.floa
     return _direction(up_hint, name)
 
 
-def _plane_basis(axis: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Orthonormal basis (3, 2) of the plane perpendicular to the unit vector `axis`.
-
-    Columns e1, e2 with e2 = axis x e1, so (e1, e2, axis) is right-handed.
-    """
-    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
-    e1 = np.cross(axis, helper)
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(axis, e1)
-    return np.stack([e1, e2], axis=-1)
-
-
 def _sweep_rotation_matrix(q_ref: float) -> NDArray[np.float64]:
     """T with (alpha, beta) = T (a_fit, b_fit): a sin q + b cos q at q = q_ref + delta."""
     s, c = np.sin(q_ref), np.cos(q_ref)

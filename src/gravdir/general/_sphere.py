@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._results import tangent_basis
+from gravdir._sphere import fibonacci_directions, retract, tangent_basis
 from gravdir.general._bilinear import (
     _jacobian,
     _Problem,
@@ -38,18 +38,9 @@ _DAMPING_MIN = 1e-12
 _DAMPING_MAX = 1e12
 
 
-def _fibonacci_sphere(n: int) -> NDArray[np.float64]:
-    """`n` nearly uniform unit vectors (n, 3) on the Fibonacci lattice of the sphere."""
-    k = np.arange(n) + 0.5
-    z = 1.0 - 2.0 * k / n
-    r = np.sqrt(np.maximum(0.0, 1.0 - z * z))
-    phi = np.pi * (3.0 - np.sqrt(5.0)) * k
-    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=-1)
-
-
 def _starts(prob: _Problem, n_grid: int, n_starts: int) -> list[NDArray[np.float64]]:
     """The `n_starts` lowest grid points of the projected cost, distinct modulo sign."""
-    grid = _fibonacci_sphere(n_grid)
+    grid = fibonacci_directions(n_grid)
     # In blocks, so that the (points, sweeps, 2, 2) arrays stay small for large grids.
     cost = np.concatenate(
         [_projected_cost(prob, grid[i : i + _GRID_BLOCK]) for i in range(0, n_grid, _GRID_BLOCK)]
@@ -63,15 +54,6 @@ def _starts(prob: _Problem, n_grid: int, n_starts: int) -> list[NDArray[np.float
         if len(starts) == n_starts:
             break
     return starts
-
-
-def _retract(
-    up: NDArray[np.float64], basis: NDArray[np.float64], step: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """`up` moved by `step` (2,) in the tangent plane spanned by the rows of `basis`, normalised."""
-    v = up + step @ basis
-    out: NDArray[np.float64] = v / np.linalg.norm(v)
-    return out
 
 
 @dataclass(frozen=True)
@@ -106,7 +88,7 @@ def _refine(prob: _Problem, up: NDArray[np.float64], max_iter: int, xtol: float)
         step = np.asarray(np.linalg.solve(info + damping * scale * np.eye(2), grad), np.float64)
         if float(np.linalg.norm(step)) <= xtol:
             return _Refined(up, x, cost, True, it)
-        trial = _retract(up, basis, step)
+        trial = retract(up, basis, step)
         trial_cost, trial_x = _project(prob, trial)
         if trial_cost <= cost:
             up, cost, x = trial, trial_cost, trial_x

@@ -13,13 +13,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_option, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import (
-    UpResult,
-    data_fingerprint,
-    tangent_basis,
-    up_information_from_tangent,
-    warn_not_converged,
-)
+from gravdir._results import UpResult, data_fingerprint, warn_not_converged
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.dynamics import base_parameters
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.kinematics import SerialChain

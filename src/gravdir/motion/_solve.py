@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._results import tangent_basis
-from gravdir.general._sphere import _fibonacci_sphere, _retract
+from gravdir._sphere import fibonacci_directions, retract, tangent_basis
 from gravdir.motion._design import (
     N_JOINT_COLUMNS,
     Layout,
@@ -196,7 +195,7 @@ def refine(
             if since >= _STALL and smallest <= _STALL_STEP:
                 converged = True
                 break
-        trial_up = _retract(up, basis, step[:2])
+        trial_up = retract(up, basis, step[:2])
         trial_gains = gains + gain_dirs @ step[layout.gain] if layout.n_gain else gains
         if layout.n_gain and not np.all(trial_gains > _MIN_GAIN):
             damping = min(damping * 10.0, _DAMPING_MAX)
@@ -233,7 +232,7 @@ def starts(
     Also returns the grid and its costs (the opposite hemisphere's best is a start of its own
     for the sign check).
     """
-    grid = _fibonacci_sphere(n_grid)
+    grid = fibonacci_directions(n_grid)
     blocks = _blocks(design, gains, inv_var)
     cost = np.concatenate(
         [profile(design, blocks, grid[i : i + 256])[0] for i in range(0, n_grid, 256)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 
 __all__ = ["sphere_least_squares"]
 

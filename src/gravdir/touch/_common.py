@@ -18,6 +18,7 @@ from gravdir._checks import (
     drop_nan_samples,
 )
 from gravdir._imports import IMPORT_LOCK
+from gravdir._sphere import ABS_FLOOR
 from gravdir.errors import DegenerateGeometryError, GravdirWarning
 from gravdir.poses import check_poses
 
@@ -31,8 +32,9 @@ ZERO_RESIDUAL = 1e-9
 # A hint closer to the fitted plane than this many standard deviations of the normal across it
 # decides the sign of `up` with a warning (a Gaussian error flips it with probability 0.13 %).
 SIGN_MARGIN = 3.0
-# Information of `up` (1/rad²) below which it counts as none (see `drop_negligible`).
-INFO_FLOOR = 1e-200
+# Information of `up` (1/rad²) below which it counts as none (see `drop_negligible`): the absolute
+# part of the one floor of `gravdir._sphere.informative`.
+INFO_FLOOR = ABS_FLOOR
 # Caps on the iteration and search counts (documented in docs/touch.md, "Input checks").
 MAX_ITER_CAP = 10_000
 N_DIRECTIONS_CAP = 10_000
@@ -469,14 +471,3 @@ def warn_sign_margin(
         GravdirWarning,
         stacklevel=stacklevel,
     )
-
-
-def tangent_columns(n: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Two unit vectors perpendicular to `n` (..., 3) as columns, shape (..., 3, 2)."""
-    helper = np.where(
-        (np.abs(n[..., 0]) < 0.9)[..., None], np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
-    )
-    u = np.cross(n, helper)
-    u /= np.linalg.norm(u, axis=-1, keepdims=True)
-    v = np.cross(n, u)
-    return np.stack([u, v], axis=-1)

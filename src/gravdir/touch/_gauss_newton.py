@@ -6,26 +6,15 @@ and ``pos`` (B, N, 3) hold B independent sets of N contacts, ``n`` (B, 3) their 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir.touch._common import tangent_columns
+from gravdir._sphere import tangent_basis
 
 # Relative move of every parameter below which an iteration counts as converged.
 STEP_TOL = 1e-12
 # Contact rows (directions times contacts) of the search per chunk.
 SEARCH_ROWS = 200_000
-
-
-def hemisphere(count: int) -> NDArray[np.float64]:
-    """Fibonacci directions covering the upper hemisphere (each line through 0 once)."""
-    k = np.arange(count) + 0.5
-    z = 1.0 - k / count
-    phi = k * math.pi * (3.0 - math.sqrt(5.0))
-    s = np.sqrt(1.0 - z**2)
-    return np.stack([s * np.cos(phi), s * np.sin(phi), z], axis=-1)
 
 
 def solve_t_d(
@@ -52,7 +41,7 @@ def jacobian(
     rot: NDArray[np.float64], n: NDArray[np.float64], c: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Rows ``[n^T R_i, c_i^T B, -1]`` of the residual's Jacobian, and the tangent basis B."""
-    basis = tangent_columns(n)
+    basis = np.swapaxes(tangent_basis(n), -1, -2)  # columns (B, 3, 2)
     jt = np.einsum("bk,bnkj->bnj", n, rot)
     jn = np.einsum("bni,bik->bnk", c, basis)
     return np.concatenate([jt, jn, -np.ones((*c.shape[:-1], 1))], axis=-1), basis

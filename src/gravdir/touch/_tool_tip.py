@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_positive, check_vectors
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
+from gravdir._sphere import fibonacci_directions, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.touch._common import (
     MAX_ITER_CAP,
@@ -46,7 +47,7 @@ from gravdir.touch._common import (
     warn_noise_not_estimable,
     warn_sign_margin,
 )
-from gravdir.touch._gauss_newton import gauss_newton, hemisphere, jacobian, search_starts
+from gravdir.touch._gauss_newton import gauss_newton, jacobian, search_starts
 from gravdir.touch._plane import SignRule
 from gravdir.touch._robust import (
     REFIT_CAP,
@@ -223,7 +224,7 @@ def _starts(
     A few Gauss-Newton steps from every direction of a hemisphere grid, the lowest `n_starts`
     of them, plus the normal of the plane through the contacts of the caller's tool tip.
     """
-    dirs = hemisphere(n_directions)
+    dirs = fibonacci_directions(n_directions, hemisphere=True)
     starts = search_starts(dirs, rot, pos, min(n_starts, len(dirs)), search_max_iter)
     if guess_normal is not None:
         starts = np.concatenate([starts, guess_normal[:, None, :]], axis=1)
@@ -399,7 +400,9 @@ def _check_noise_fit(
     return np.asarray(out, dtype=np.float64).reshape(-1)
 
 
-def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
+def _up_information(
+    up: NDArray[np.float64], cov: _Covariance, sigma: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """``B C^-1 B^T / sigma^2``, C the unit covariance of the tangent angles; 0 if sigma = inf."""
     block = cov.unit_cov[:, 3:5, 3:5]
     try:
@@ -407,9 +410,9 @@ def _up_information(cov: _Covariance, sigma: NDArray[np.float64]) -> NDArray[np.
     except np.linalg.LinAlgError:  # excluded by the noise-gain check; no information then
         c_inv = np.zeros_like(block)
     with np.errstate(under="ignore"):
-        info = np.einsum("bik,bkl,bjl->bij", cov.basis, c_inv, cov.basis)
-        info = info * inverse_variance(sigma)[:, None, None]
-        return drop_negligible(0.5 * (info + np.swapaxes(info, 1, 2)))
+        info2 = c_inv * inverse_variance(sigma)[:, None, None]
+        rows = np.swapaxes(cov.basis, 1, 2)
+        return drop_negligible(up_information_from_tangent(up, rows, info2))
 
 
 def _studentized(
@@ -744,7 +747,7 @@ def _assemble(
     every = np.ones(r.shape, dtype=bool)
     return ToolPlaneFit(
         up=shape(n, (3,)),
-        up_information=shape(_up_information(cov, sigma), (3, 3)),
+        up_information=shape(_up_information(n, cov, sigma), (3, 3)),
         offset=shape(to_units(offset, scale, names)),
         tool_tip=shape(to_units(t, scale[:, None], names), (3,)),
         tool_tip_std=shape(tool_std, (3,)),

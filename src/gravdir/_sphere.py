@@ -1,0 +1,202 @@
+"""The maths on the unit sphere that every gravity-direction estimator calls.
+
+One place for the tangent basis of a unit vector, the retraction of a tangent step, the
+Fibonacci start grids, and the conversion between the information and the covariance of `up`
+with its one floor: a tangent direction whose information is at most :data:`REL_FLOOR` of the
+largest, or below :data:`ABS_FLOOR` 1/rad², is undetermined and gets infinite variance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "ABS_FLOOR",
+    "REL_FLOOR",
+    "cov_from_up_information",
+    "fibonacci_directions",
+    "informative",
+    "retract",
+    "tangent_basis",
+    "up_information_from_cov",
+    "up_information_from_tangent",
+]
+
+# Eigenvalues of a tangent-plane information at or below this fraction of the largest carry no
+# information: rounding of a product ``Bᵀ F B`` is near 1e-16 of the largest, so 1e-12 leaves
+# four digits of margin above it.
+REL_FLOOR = 1e-12
+# Information of `up` below this (a standard deviation beyond 1e100 rad) counts as none: its
+# inverse would overflow.
+ABS_FLOOR = 1e-200
+# The golden angle, rad: successive points of a Fibonacci lattice turn by it about the z axis.
+_GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+
+
+def tangent_basis(up: ArrayLike) -> NDArray[np.float64]:
+    """Orthonormal rows (2, 3) spanning the plane perpendicular to the unit vector `up`.
+
+    The first row is the direction of increasing tilt where `up` is not vertical (the
+    Gram–Schmidt complement of the base axis least aligned with `up` otherwise); the second is
+    ``up × first``, so (first, second, up) is right-handed. A stack of unit vectors (..., 3)
+    gives a stack of bases (..., 2, 3); the columns of a basis are its transpose.
+
+    Examples
+    --------
+    >>> tangent_basis([0.0, 0.6, 0.8]).round(6) + 0.0
+    array([[ 0. ,  0.8, -0.6],
+           [-1. ,  0. ,  0. ]])
+    """
+    u = np.asarray(up, dtype=np.float64)
+    if u.ndim > 1:
+        return _tangent_bases(u)
+    axis = np.zeros(3)
+    axis[int(np.argmin(np.abs(u)))] = 1.0
+    if abs(u[2]) < 1.0 - 1e-12:
+        axis = np.array([0.0, 0.0, -1.0])
+    e1 = axis - (axis @ u) * u
+    e1 /= np.linalg.norm(e1)
+    return np.stack([e1, np.cross(u, e1)])
+
+
+def _tangent_bases(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`tangent_basis` of every unit vector of a stack (..., 3) at once: (..., 2, 3)."""
+    axis = np.zeros_like(u)
+    np.put_along_axis(axis, np.argmin(np.abs(u), axis=-1)[..., None], 1.0, axis=-1)
+    tilted = np.abs(u[..., 2]) < 1.0 - 1e-12
+    axis = np.where(tilted[..., None], np.array([0.0, 0.0, -1.0]), axis)
+    with np.errstate(under="ignore"):
+        e1 = axis - np.sum(axis * u, axis=-1, keepdims=True) * u
+        e1 = e1 / np.linalg.norm(e1, axis=-1, keepdims=True)
+        e2 = np.cross(u, e1)
+    return np.stack([e1, e2], axis=-2)
+
+
+def retract(
+    up: NDArray[np.float64], basis: NDArray[np.float64], step: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """`up` moved by `step` (2,) in the tangent plane spanned by the rows of `basis`, normalised."""
+    v = up + step @ basis
+    out: NDArray[np.float64] = v / np.linalg.norm(v)
+    return out
+
+
+def fibonacci_directions(count: int, *, hemisphere: bool = False) -> NDArray[np.float64]:
+    """`count` nearly uniform unit vectors (count, 3) on a Fibonacci lattice.
+
+    The lattice of the whole sphere, or with `hemisphere` of the upper half (z > 0), where each
+    line through the origin is met once: the start grid of a cost that is even in `up`. Point
+    ``k`` has ``z = 1 - (k + 1/2) s / count`` (``s`` = 2 on the sphere, 1 on the hemisphere) and
+    turns by the golden angle from point ``k - 1``.
+
+    Examples
+    --------
+    >>> grid = fibonacci_directions(100, hemisphere=True)
+    >>> grid.shape, bool(np.allclose(np.linalg.norm(grid, axis=1), 1.0)), bool(grid[:, 2].min() > 0)
+    ((100, 3), True, True)
+    """
+    k = np.arange(count) + 0.5
+    z = 1.0 - (1.0 if hemisphere else 2.0) * k / count
+    r = np.sqrt(np.maximum(0.0, 1.0 - z * z))
+    phi = _GOLDEN_ANGLE * k
+    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=-1)
+
+
+def informative(values: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which eigenvalues (..., k) of an information carry information: the one floor.
+
+    An eigenvalue counts where it exceeds :data:`REL_FLOOR` times the largest of its row and
+    :data:`ABS_FLOOR`; none counts where the largest is not positive (or NaN).
+    """
+    top = np.max(values, axis=-1, keepdims=True)
+    with np.errstate(under="ignore", invalid="ignore"):
+        out: NDArray[np.bool_] = (top > 0) & (values > np.maximum(REL_FLOOR * top, ABS_FLOOR))
+    return out
+
+
+def up_information_from_tangent(
+    up: ArrayLike, basis: ArrayLike, information: ArrayLike
+) -> NDArray[np.float64]:
+    """The (3, 3) information :math:`B^\\top I B` of a (2, 2) tangent-plane information `I`.
+
+    `basis` (2, 3) has orthonormal rows perpendicular to `up`. Stacks (..., 2, 3) and
+    (..., 2, 2) give a stack (..., 3, 3).
+    """
+    b = np.asarray(basis, dtype=np.float64)
+    info = np.swapaxes(b, -1, -2) @ np.asarray(information, dtype=np.float64) @ b
+    out: NDArray[np.float64] = 0.5 * (info + np.swapaxes(info, -1, -2))
+    return out
+
+
+def up_information_from_cov(
+    up: ArrayLike,
+    cov: ArrayLike,
+    *,
+    basis: ArrayLike | None = None,
+    min_variance: float = 0.0,
+) -> NDArray[np.float64]:
+    """The information of `up` from a (3, 3) or tangent-plane (2, 2) covariance of it.
+
+    The covariance is projected on the tangent plane of `up` and pseudo-inverted there; a (2, 2)
+    covariance is in the rows of `basis` (by default :func:`tangent_basis` of `up`). Variances
+    are first raised to `min_variance` (a caller whose estimate is exact to rounding keeps its
+    information finite that way). A direction of infinite (or non-finite) variance carries zero
+    information; a direction of zero variance (with `min_variance` 0) would carry infinite
+    information and is refused by the callers that build results.
+    """
+    u = np.asarray(up, dtype=np.float64)
+    b = tangent_basis(u) if basis is None else np.asarray(basis, dtype=np.float64)
+    c = np.asarray(cov, dtype=np.float64)
+    c2 = b @ c @ b.T if c.shape == (3, 3) else c
+    if not np.all(np.isfinite(c2)):
+        # An infinite variance along one direction: keep the other direction only where the
+        # finite part is diagonal in the tangent basis; otherwise nothing is known.
+        info2 = np.zeros((2, 2))
+        for k in range(2):
+            var = max(c2[k, k], min_variance) if np.isfinite(c2[k, k]) else c2[k, k]
+            if np.isfinite(var) and var > 0 and np.all(np.isfinite(c2[k])):
+                other = 1 - k
+                if not np.isfinite(c2[other, other]):
+                    info2[k, k] = 1.0 / var
+        return up_information_from_tangent(u, b, info2)
+    c2 = 0.5 * (c2 + c2.T)
+    vals, vecs = np.linalg.eigh(c2)
+    vals = np.maximum(vals, min_variance)
+    pos = vals > 0
+    scaled = np.where(pos, vecs / np.where(pos, vals, 1.0), 0.0)
+    return up_information_from_tangent(u, b, scaled @ vecs.T)
+
+
+def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np.float64]:
+    """The (3, 3) covariance of `up` from its (3, 3) information (pseudo-inverse in the plane).
+
+    A tangent direction whose information is zero by :func:`informative` (at most 1e-12 of the
+    largest, below 1e-200 1/rad² — a standard deviation beyond 1e100 rad — or exactly zero when
+    all are) gets infinite variance: the covariance is infinite along it and finite elsewhere,
+    with exact zeros kept where that direction has no component.
+
+    Examples
+    --------
+    >>> up = np.array([0.0, 0.0, 1.0])
+    >>> cov_from_up_information(up, np.diag([4.0, 0.0, 0.0]))
+    array([[0.25, 0.  , 0.  ],
+           [0.  ,  inf, 0.  ],
+           [0.  , 0.  , 0.  ]])
+    """
+    u = np.asarray(up, dtype=np.float64)
+    b = tangent_basis(u)
+    info2 = b @ np.asarray(information, dtype=np.float64) @ b.T
+    vals, vecs = np.linalg.eigh(0.5 * (info2 + info2.T))
+    kept = informative(vals)
+    cov = np.zeros((3, 3))
+    for k in range(2):
+        d = vecs[:, k] @ b  # the eigen-direction in base coordinates
+        outer = np.outer(d, d)
+        if kept[k]:
+            cov += outer / vals[k]
+        else:
+            cov = np.where(np.abs(outer) > 1e-15, np.inf, cov)
+    return cov
