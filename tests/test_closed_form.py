@@ -13,7 +13,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from gravdir import testing
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.closed_form import (
     ClosedFormEstimate,
     solve_l2_offset,

@@ -568,7 +568,7 @@ def test_public_names_at_the_top_level():
 def test_batched_tangent_basis_is_the_results_one():
     # The infinite pattern of a propagated covariance depends on the tangent basis; the batched
     # one (a stack of ups) must be the basis `up_cov` uses for each up.
-    from gravdir._results import tangent_basis
+    from gravdir._sphere import tangent_basis
 
     ups = np.concatenate([_random_ups(np.random.default_rng(60), 50), _edge_ups()])
     batch = tangent_basis(ups)

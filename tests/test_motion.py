@@ -15,7 +15,7 @@ import pytest
 from _newton_euler import random_bodies, random_chain, reference_torques, unit
 
 from gravdir import chain_from_urdf
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.dynamics import base_parameters, inertial_parameters
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.kinematics import SerialChain, chain_from_dh

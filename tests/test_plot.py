@@ -301,7 +301,7 @@ def test_plot_up_ellipses_match_the_reported_uncertainty():
     basis_x = np.array([np.cos(np.radians(one.angle)), np.sin(np.radians(one.angle))]) * np.radians(
         one.width / 2
     )
-    from gravdir._results import tangent_basis
+    from gravdir._sphere import tangent_basis
 
     b = tangent_basis(est.up)
     info2 = b @ est.up_information @ b.T

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gravdir import testing
-from gravdir._results import cov_from_up_information
+from gravdir._sphere import cov_from_up_information
 from gravdir.errors import (
     ConvergenceWarning,
     DegenerateGeometryError,

@@ -42,8 +42,6 @@ from gravdir._sphere import (
     cov_from_up_information,
     informative,
     tangent_basis,
-    up_information_from_cov,
-    up_information_from_tangent,
 )
 from gravdir.errors import ConvergenceWarning
 
@@ -51,11 +49,7 @@ __all__ = [
     "Fingerprinted",
     "Result",
     "UpResult",
-    "cov_from_up_information",
     "data_fingerprint",
-    "tangent_basis",
-    "up_information_from_cov",
-    "up_information_from_tangent",
     "warn_not_converged",
 ]
 

@@ -16,7 +16,8 @@ from gravdir._checks import (
     reciprocal_condition,
 )
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import Result, UpResult, tangent_basis, up_information_from_tangent
+from gravdir._results import Result, UpResult
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain
 

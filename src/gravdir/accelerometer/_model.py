@@ -28,7 +28,7 @@ from gravdir._checks import (
     check_unit_vector,
     reciprocal_condition,
 )
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.kinematics import SerialChain, link_frames
 

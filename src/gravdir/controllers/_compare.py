@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._results import Result, UpResult, tangent_basis
+from gravdir._results import Result, UpResult
+from gravdir._sphere import tangent_basis
 from gravdir.controllers._common import (
     ABS_FLOOR,
     REL_FLOOR,

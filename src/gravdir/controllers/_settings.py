@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_option, check_positive, check_unit_vector, norm
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import UpResult, tangent_basis
+from gravdir._results import UpResult
+from gravdir._sphere import tangent_basis
 from gravdir.controllers._common import (
     fingerprint_of,
     fmt,

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.errors import GravdirWarning, SignConflictError
 from gravdir.general._bilinear import _jacobian, _Problem
 from gravdir.general._model import _direction

@@ -11,7 +11,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_unit_vector
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import UpResult, tangent_basis, up_information_from_tangent
+from gravdir._results import UpResult
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.dynamics import BaseParameters, base_parameters
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import (

@@ -391,7 +391,7 @@ def _block_diagonal(blocks: NDArray[np.float64]) -> NDArray[np.float64]:
 
 # Eigenvalues of the column-scaled (unit-diagonal) information at most this fraction of the
 # largest are directions the data do not determine: the relative floor of
-# `gravdir._results.cov_from_up_information`, applied to every parameter (a reciprocal
+# `gravdir._sphere.cov_from_up_information`, applied to every parameter (a reciprocal
 # condition of sqrt(1e-12) = 1e-6 of the whitened design).
 INFO_FLOOR = 1e-12
 # A quantity (a tangent direction of `up`, a gain) whose column-scaled functional has at least

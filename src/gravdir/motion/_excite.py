@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_array, check_count, check_positive, check_unit_vector
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._imports import IMPORT_LOCK
-from gravdir._results import Result, cov_from_up_information, tangent_basis
+from gravdir._results import Result
+from gravdir._sphere import cov_from_up_information, tangent_basis
 from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_count, check_positive
-from gravdir._results import UpResult, _equal, data_fingerprint, tangent_basis
+from gravdir._results import UpResult, _equal, data_fingerprint
+from gravdir._sphere import tangent_basis
 from gravdir.errors import InsufficientDataError
 from gravdir.motion._excite import overflow_error
 from gravdir.motion._fixed import FixedModel, affine_torque, fixed_model, gravity_columns

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import tangent_basis
+from gravdir._sphere import tangent_basis
 from gravdir.plot._common import check_label, legend_outside, panels
 from gravdir.touch import PlaneFit, ToolPlaneFit
 
@@ -140,7 +140,7 @@ def plot_touches(
     Notes
     -----
     The plane coordinates are the components of each contact along the basis
-    :func:`~gravdir._results.tangent_basis` of ``fit.up`` (first axis: the plane's downhill
+    :func:`~gravdir._sphere.tangent_basis` of ``fit.up`` (first axis: the plane's downhill
     direction, towards larger tilt), relative to the inliers' centroid; the residual is the
     signed distance :math:`\\hat u \\cdot c_i - d` along `up`.
 

@@ -9,7 +9,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import UpResult, tangent_basis
+from gravdir._results import UpResult
+from gravdir._sphere import tangent_basis
 from gravdir.general import JointSweep, UpEstimate
 from gravdir.plot._common import legend_outside, panels
 
@@ -175,7 +176,7 @@ def plot_up(
     -----
     The projection is azimuthal equidistant around the estimate: a unit vector :math:`p` is
     drawn at :math:`\\angle(p, \\hat u)` in the direction of its tangential part, in the basis
-    :func:`~gravdir._results.tangent_basis` of the estimate (first axis: towards larger tilt).
+    :func:`~gravdir._sphere.tangent_basis` of the estimate (first axis: towards larger tilt).
     Unlike a tilt/azimuth chart it has no singularity at tilt 0. The ellipses are
     :math:`x^\\top C^{-1} x = k^2` (:math:`k` = 1, 2) of the tangent-plane covariance
     :math:`C` (the pseudo-inverse of ``up_information``); they hold 39% and 86% of a Gaussian

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_scalar
 from gravdir._imports import IMPORT_LOCK
-from gravdir._results import tangent_basis, up_information_from_cov
+from gravdir._sphere import tangent_basis, up_information_from_cov
 
 __all__ = [
     "InconsistentEstimateError",
@@ -162,7 +162,7 @@ def up_error_tangent(up: ArrayLike, true_up: ArrayLike) -> NDArray[np.float64]:
     ndarray, shape (2,)
         :math:`\\theta\\,B\\,d`, with :math:`\\theta` the angle between the two vectors,
         :math:`d` the unit direction from `up` toward `true_up` in the tangent plane and
-        :math:`B` the tangent basis of `up` (:func:`gravdir._results.tangent_basis`, the basis of
+        :math:`B` the tangent basis of `up` (:func:`gravdir._sphere.tangent_basis`, the basis of
         ``up_information``): its norm is the angular error.
 
     Raises
@@ -309,7 +309,7 @@ def assert_up_consistent(
     Examples
     --------
     >>> from gravdir.frames import up_from_tilt_azimuth
-    >>> from gravdir._results import up_information_from_cov
+    >>> from gravdir._sphere import up_information_from_cov
     >>> from types import SimpleNamespace
     >>> up = up_from_tilt_azimuth(0.3, 1.0)
     >>> est = SimpleNamespace(up=up, up_cov=1e-6 * (np.eye(3) - np.outer(up, up)))
