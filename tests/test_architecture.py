@@ -97,6 +97,21 @@ def test_import_graph_has_no_cycle():
             assert cycle is None, " -> ".join(cycle)
 
 
+def test_no_package_imports_another_packages_private_module():
+    """A package's private modules (`gravdir.sweep._design`) serve that package alone; what
+    several packages share lives in a top-level private module (`gravdir._sphere`,
+    `gravdir._checks`) or is imported through the public name."""
+    crossings = []
+    for name, imported in _graph().items():
+        package = name.split(".")[1] if name.count(".") else ""
+        for target in imported:
+            parts = target.split(".")
+            private_inside = any(p.startswith("_") for p in parts[2:])
+            if len(parts) > 2 and private_inside and parts[1] != package:
+                crossings.append(f"{name} -> {target}")
+    assert sorted(crossings) == []
+
+
 def test_synthetic_is_independent_of_the_estimators():
     graph = _graph()
     for name, deps in graph.items():

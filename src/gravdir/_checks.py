@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from scipy.spatial.transform import Rotation
 
 __all__ = [
+    "apply_torque_sign",
     "check_angle_span",
     "check_radians",
     "check_count",
@@ -30,6 +31,7 @@ __all__ = [
     "check_rotation_matrix",
     "check_scalar",
     "check_same_shape",
+    "check_sweep_angles",
     "check_unit_vector",
     "check_vectors",
     "check_determined",
@@ -739,3 +741,34 @@ def check_radians(
     raise ValueError(
         f"Expected `{name}` to hold {kind} in radians within {text}, got {worst:.6g}{hint}"
     )
+
+
+def check_sweep_angles(q_hi: Any, q_lo: Any, name: str = "q") -> None:
+    """Refuse joint positions beyond ``MAX_JOINT_ANGLE`` or a sweep spanning more: degrees.
+
+    `q_hi` and `q_lo` are the per-sweep extremes (Python floats for one sweep), already finite.
+    """
+    if isinstance(q_hi, float):
+        top = max(q_hi, -q_lo)
+    elif q_hi.size:
+        top = float(max(np.max(q_hi), -np.min(q_lo)))
+    else:
+        return
+    if top > MAX_JOINT_ANGLE:
+        raise ValueError(
+            f"Expected `{name}` in radians within ±4π = ±{MAX_JOINT_ANGLE:.4f} (two turns), got "
+            f"joint positions up to {top:.6g} rad ({math.degrees(top):.6g}°): degrees? Wrap "
+            "multi-turn positions into that range first."
+        )
+    span = q_hi - q_lo if isinstance(q_hi, float) else float(np.max(q_hi - q_lo))
+    if span > MAX_JOINT_ANGLE:
+        check_angle_span(span, name, limit=MAX_JOINT_ANGLE)
+
+
+def apply_torque_sign(torque: NDArray[np.float64], torque_sign: Any) -> NDArray[np.float64]:
+    """`torque` in gravdir's sign convention; `torque_sign` must be the integer 1 or -1."""
+    if not (type(torque_sign) is int or isinstance(torque_sign, np.integer)) or (
+        torque_sign not in (1, -1)
+    ):
+        raise ValueError(f"Expected `torque_sign` to be 1 or -1, got {torque_sign!r}.")
+    return torque if torque_sign == 1 else -torque

@@ -44,7 +44,7 @@ from gravdir.motion._ripple import (
     ripple_torque,
 )
 from gravdir.motion._solve import far_fit, refine, starts
-from gravdir.sweep._derivative import joint_acceleration
+from gravdir.sweep import joint_acceleration
 
 __all__ = ["MotionUpEstimate", "estimate_up_from_motion"]
 

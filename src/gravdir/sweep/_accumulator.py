@@ -10,14 +10,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy
+from gravdir._checks import NanPolicy, apply_torque_sign
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
     Friction,
-    apply_torque_sign,
     check_friction_option,
     check_harmonics,
     check_min_arc,

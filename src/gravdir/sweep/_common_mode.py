@@ -7,14 +7,18 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_count, drop_nan_samples
+from gravdir._checks import (
+    NanPolicy,
+    apply_torque_sign,
+    check_count,
+    check_sweep_angles,
+    drop_nan_samples,
+)
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
-    apply_torque_sign,
     check_min_arc,
     check_min_speed,
-    check_sweep_angles,
     check_sweep_inputs,
     design,
     is_unit,

@@ -18,6 +18,7 @@ from gravdir._checks import (
     check_option,
     check_positive,
     check_same_shape,
+    check_sweep_angles,
     drop_nan_samples,
 )
 from gravdir.errors import GravdirWarning, InsufficientDataError
@@ -134,37 +135,6 @@ def refuse_non_finite(x: NDArray[np.float64], name: str) -> None:
     """
     drop_nan_samples({name: x}, "raise")
     check_finite(x, name)
-
-
-def check_sweep_angles(q_hi: Any, q_lo: Any, name: str = "q") -> None:
-    """Refuse joint positions beyond ``MAX_JOINT_ANGLE`` or a sweep spanning more: degrees.
-
-    `q_hi` and `q_lo` are the per-sweep extremes (Python floats for one sweep), already finite.
-    """
-    if isinstance(q_hi, float):
-        top = max(q_hi, -q_lo)
-    elif q_hi.size:
-        top = float(max(np.max(q_hi), -np.min(q_lo)))
-    else:
-        return
-    if top > MAX_JOINT_ANGLE:
-        raise ValueError(
-            f"Expected `{name}` in radians within ±4π = ±{MAX_JOINT_ANGLE:.4f} (two turns), got "
-            f"joint positions up to {top:.6g} rad ({math.degrees(top):.6g}°): degrees? Wrap "
-            "multi-turn positions into that range first."
-        )
-    span = q_hi - q_lo if isinstance(q_hi, float) else float(np.max(q_hi - q_lo))
-    if span > MAX_JOINT_ANGLE:
-        check_angle_span(span, name, limit=MAX_JOINT_ANGLE)
-
-
-def apply_torque_sign(torque: NDArray[np.float64], torque_sign: Any) -> NDArray[np.float64]:
-    """`torque` in gravdir's sign convention; `torque_sign` must be the integer 1 or -1."""
-    if not (type(torque_sign) is int or isinstance(torque_sign, np.integer)) or (
-        torque_sign not in (1, -1)
-    ):
-        raise ValueError(f"Expected `torque_sign` to be 1 or -1, got {torque_sign!r}.")
-    return torque if torque_sign == 1 else -torque
 
 
 def check_friction_option(friction: Any, name: str, options: tuple[str, ...]) -> None:

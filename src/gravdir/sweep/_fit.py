@@ -9,7 +9,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy
+from gravdir._checks import NanPolicy, apply_torque_sign
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -22,7 +22,6 @@ from gravdir.sweep._design import (
     Design,
     Friction,
     LoadFriction,
-    apply_torque_sign,
     check_friction_option,
     check_harmonics,
     check_max_iter,

@@ -10,15 +10,9 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import MAX_JOINT_ANGLE, check_array, check_finite
+from gravdir._checks import MAX_JOINT_ANGLE, check_array, check_finite, check_sweep_angles
 from gravdir.errors import InsufficientDataError
-from gravdir.sweep._design import (
-    SCALE_HI,
-    SCALE_LO,
-    check_sweep_angles,
-    pow2_scale,
-    refuse_non_finite,
-)
+from gravdir.sweep._design import SCALE_HI, SCALE_LO, pow2_scale, refuse_non_finite
 from gravdir.sweep._solve import batch_index
 
 # The same condition-number limit as fit_sweep's normal equations (gravdir.sweep._solve).
