@@ -34,6 +34,7 @@ __all__ = [
     "check_sweep_angles",
     "check_unit_vector",
     "check_vectors",
+    "describe_shape",
     "check_determined",
     "drop_nan_samples",
     "matrix_if_rotation",
@@ -55,7 +56,8 @@ NAN_POLICIES: tuple[str, ...] = ("raise", "omit")
 NanPolicy = Literal["raise", "omit"]
 
 
-def _describe_shape(shape: tuple[int, ...]) -> str:
+def describe_shape(shape: tuple[int, ...]) -> str:
+    """A shape as Python writes it, for messages: ``(3,)``, ``(2, 3)``."""
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
@@ -195,7 +197,7 @@ def check_array(
     if arr.ndim < ndim or (tail and arr.shape[arr.ndim - len(tail) :] != tail):
         want = "(..., " + ", ".join(str(t) for t in tail) + ")" if tail else f"{ndim}-D or more"
         raise ValueError(
-            f"Expected `{name}` to have shape {want}, got {_describe_shape(arr.shape)}."
+            f"Expected `{name}` to have shape {want}, got {describe_shape(arr.shape)}."
         )
     if finite:
         check_finite(arr, name)
@@ -336,7 +338,7 @@ def check_same_shape(**arrays: NDArray[Any]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays.values())))
     except ValueError:
-        shapes = ", ".join(f"`{k}` {_describe_shape(v.shape)}" for k, v in arrays.items())
+        shapes = ", ".join(f"`{k}` {describe_shape(v.shape)}" for k, v in arrays.items())
         raise ValueError(f"Expected arrays of broadcastable shapes, got {shapes}.") from None
 
 
@@ -351,7 +353,7 @@ def check_scalar(x: ArrayLike, name: str) -> float:
     arr = check_array(x, name)
     if arr.ndim != 0:
         raise ValueError(
-            f"Expected `{name}` to be a scalar, got shape {_describe_shape(arr.shape)}."
+            f"Expected `{name}` to be a scalar, got shape {describe_shape(arr.shape)}."
         )
     return float(arr)
 
@@ -378,7 +380,7 @@ def check_positive(x: Any, name: str, *, allow_zero: bool = False) -> float:
         raise ValueError(f"Expected `{name}` to be a real number, got complex {x!r}.")
     if isinstance(x, np.ndarray) and x.ndim:
         raise ValueError(
-            f"Expected `{name}` to be a number, got an array of shape {_describe_shape(x.shape)}."
+            f"Expected `{name}` to be a number, got an array of shape {describe_shape(x.shape)}."
         )
     try:
         value = float(x)
@@ -524,7 +526,7 @@ def drop_nan_samples(
     lengths = {name: along(a) for name, a in items.items() if along(a) != 1}
     n = max(lengths.values(), default=1)
     if any(m != n for m in lengths.values()):
-        shapes = ", ".join(f"`{k}` {_describe_shape(items[k].shape)}" for k in items)
+        shapes = ", ".join(f"`{k}` {describe_shape(items[k].shape)}" for k in items)
         raise ValueError(f"Expected the same number of samples along axis {axis}, got {shapes}.")
     sliced = {name for name, a in items.items() if along(a) == n and a.ndim}
     keep = np.ones(n, dtype=np.bool_)

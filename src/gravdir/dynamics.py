@@ -24,6 +24,7 @@ from gravdir._checks import (
     check_positive,
     check_radians,
     check_unit_vector,
+    describe_shape,
 )
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
@@ -40,9 +41,6 @@ __all__ = [
 N_LINK_PARAMETERS = 10
 N_JOINT_PARAMETERS = 4
 
-
-def _describe(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _skew(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -69,7 +67,7 @@ def _joint_array(x: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
     if arr.shape[-1] != n:
         raise ValueError(
             f"Expected `{name}` to have shape (..., {n}) for a chain of {n} joints, "
-            f"got {_describe(arr.shape)}."
+            f"got {describe_shape(arr.shape)}."
         )
     return arr
 
@@ -78,7 +76,7 @@ def _broadcast(**arrays: NDArray[np.float64]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays.values())))
     except ValueError:
-        shapes = ", ".join(f"`{k}` {_describe(a.shape)}" for k, a in arrays.items())
+        shapes = ", ".join(f"`{k}` {describe_shape(a.shape)}" for k, a in arrays.items())
         raise ValueError(f"Expected {shapes} to broadcast together.") from None
 
 
@@ -293,19 +291,19 @@ def inertial_parameters(
     """
     m = check_array(mass, "mass", min_ndim=1)
     if m.ndim != 1:
-        raise ValueError(f"Expected `mass` to have shape (n,), got {_describe(m.shape)}.")
+        raise ValueError(f"Expected `mass` to have shape (n,), got {describe_shape(m.shape)}.")
     n = m.shape[0]
     c = check_array(com_in_link, "com_in_link", tail=(3,))
     if c.shape != (n, 3):
         raise ValueError(
-            f"Expected `com_in_link` to have shape {_describe((n, 3))} like `mass`, "
-            f"got {_describe(c.shape)}."
+            f"Expected `com_in_link` to have shape {describe_shape((n, 3))} like `mass`, "
+            f"got {describe_shape(c.shape)}."
         )
     inertia = check_array(inertia_in_link, "inertia_in_link", tail=(3, 3))
     if inertia.shape != (n, 3, 3):
         raise ValueError(
-            f"Expected `inertia_in_link` to have shape {_describe((n, 3, 3))} like `mass`, "
-            f"got {_describe(inertia.shape)}."
+            f"Expected `inertia_in_link` to have shape {describe_shape((n, 3, 3))} like `mass`, "
+            f"got {describe_shape(inertia.shape)}."
         )
     if (m < 0).any():
         raise ValueError(f"Expected `mass` to be non-negative, got {m.min():.6g}.")
@@ -387,8 +385,8 @@ def joint_regressor(velocity: ArrayLike, acceleration: ArrayLike) -> NDArray[np.
     qdd = check_array(acceleration, "acceleration", min_ndim=1)
     if qd.shape[-1] != qdd.shape[-1]:
         raise ValueError(
-            f"Expected `velocity` {_describe(qd.shape)} and `acceleration` "
-            f"{_describe(qdd.shape)} to have the same last axis (joints)."
+            f"Expected `velocity` {describe_shape(qd.shape)} and `acceleration` "
+            f"{describe_shape(qdd.shape)} to have the same last axis (joints)."
         )
     shape = _broadcast(velocity=qd, acceleration=qdd)
     n = shape[-1]

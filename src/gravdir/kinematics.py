@@ -34,6 +34,7 @@ from gravdir._checks import (
     check_positive,
     check_radians,
     check_rotation_matrix,
+    describe_shape,
     norm,
 )
 from gravdir._results import Result
@@ -68,9 +69,6 @@ _DH_CONVENTIONS: tuple[DHConvention, ...] = ("standard", "modified")
 ChainDescription = Literal["dh", "modified_dh", "poe"]
 _DESCRIPTIONS: tuple[ChainDescription, ...] = ("dh", "modified_dh", "poe")
 
-
-def _describe(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _orthonormalize(r: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -116,7 +114,8 @@ def _check_poses(
     want = (4, 4) if lead is None else (lead, 4, 4)
     if t.shape != want:
         raise ValueError(
-            f"Expected `{name}` to have shape {_describe(want)}, got {_describe(t.shape)}."
+            f"Expected `{name}` to have shape {describe_shape(want)}, "
+            f"got {describe_shape(t.shape)}."
         )
     check_finite(t, name)
     # A rotation within atol < 1 has no entry beyond sqrt(1 + atol): refuse larger entries
@@ -244,7 +243,7 @@ class SerialChain(Result):
         if axes.ndim != 2 or axes.shape[0] < 1:
             raise ValueError(
                 "Expected `home_axes` to have shape (n, 3) with n >= 1, "
-                f"got {_describe(axes.shape)}."
+                f"got {describe_shape(axes.shape)}."
             )
         n = axes.shape[0]
         with np.errstate(under="ignore"):
@@ -258,8 +257,8 @@ class SerialChain(Result):
         points = check_array(self.home_points, "home_points", tail=(3,))
         if points.shape != (n, 3):
             raise ValueError(
-                f"Expected `home_points` to have shape {_describe((n, 3))} like `home_axes`, "
-                f"got {_describe(points.shape)}."
+                f"Expected `home_points` to have shape {describe_shape((n, 3))} like `home_axes`, "
+                f"got {describe_shape(points.shape)}."
             )
         _check_lengths(points, "home_points", "the coordinates of")
         links = _check_poses(self.home_links, "home_links", atol, lead=n)
@@ -314,13 +313,13 @@ def _dh_params(
     }
     if arrays["d"].ndim != 1 or arrays["d"].size < 1:
         raise ValueError(
-            f"Expected `d` to have shape (n,) with n >= 1, got {_describe(arrays['d'].shape)}."
+            f"Expected `d` to have shape (n,) with n >= 1, got {describe_shape(arrays['d'].shape)}."
         )
     n = arrays["d"].size
     for name, arr in arrays.items():
         if arr.shape != (n,):
             raise ValueError(
-                f"Expected `{name}` to have shape ({n},) like `d`, got {_describe(arr.shape)}."
+                f"Expected `{name}` to have shape ({n},) like `d`, got {describe_shape(arr.shape)}."
             )
     for name in ("d", "a"):
         _check_lengths(arrays[name], name)
@@ -515,7 +514,7 @@ def chain_from_poe(
     s = check_array(screws, "screws", tail=(6,))
     if s.ndim != 2 or s.shape[0] < 1:
         raise ValueError(
-            f"Expected `screws` to have shape (n, 6) with n >= 1, got {_describe(s.shape)}."
+            f"Expected `screws` to have shape (n, 6) with n >= 1, got {describe_shape(s.shape)}."
         )
     n = s.shape[0]
     w, v = s[:, :3], s[:, 3:]
@@ -657,7 +656,7 @@ def link_frames(chain: SerialChain, q: ArrayLike) -> ChainFrames:
     if qq.shape[-1] != n:
         raise ValueError(
             f"Expected `q` to have shape (..., {n}) for a chain of {n} joints, "
-            f"got {_describe(qq.shape)}."
+            f"got {describe_shape(qq.shape)}."
         )
     check_radians(qq, "q")
     batch = qq.shape[:-1]

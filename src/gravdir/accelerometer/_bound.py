@@ -13,6 +13,7 @@ from gravdir._checks import (
     check_count,
     check_positive,
     check_rotation_matrix,
+    describe_shape,
     reciprocal_condition,
 )
 from gravdir._constants import STANDARD_GRAVITY
@@ -108,7 +109,7 @@ def _nominal_sensor(
     t = np.eye(3) if sensitivity is None else check_array(sensitivity, "sensitivity")
     if t.shape != (3, 3):
         raise ValueError(
-            f"Expected `sensitivity` to have shape (3, 3), got {mdl.describe(t.shape)}."
+            f"Expected `sensitivity` to have shape (3, 3), got {describe_shape(t.shape)}."
         )
     top = float(np.max(np.abs(t)))
     # A condition number beyond 1e8 leaves a sensing direction without signal.
@@ -128,7 +129,7 @@ def _nominal_sensor(
     )
     if r.shape != (3, 3):
         raise ValueError(
-            f"Expected `link_from_sensor` to have shape (3, 3), got {mdl.describe(r.shape)}."
+            f"Expected `link_from_sensor` to have shape (3, 3), got {describe_shape(r.shape)}."
         )
     return t @ r.T
 

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import gravdir.accelerometer._model as mdl
-from gravdir._checks import check_array, check_count, check_positive
+from gravdir._checks import check_array, check_count, check_positive, describe_shape
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir._sphere import fibonacci_directions, up_information_from_tangent
@@ -279,7 +279,7 @@ def up_from_accelerometer(
     if f_raw.shape != (q.shape[0], 3):
         raise ValueError(
             f"Expected `readings` to have shape ({q.shape[0]}, 3) like `configurations`, got "
-            f"{mdl.describe(f_raw.shape)}."
+            f"{describe_shape(f_raw.shape)}."
         )
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)

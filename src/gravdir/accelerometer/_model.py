@@ -26,6 +26,7 @@ from gravdir._checks import (
     check_positive,
     check_radians,
     check_unit_vector,
+    describe_shape,
     reciprocal_condition,
 )
 from gravdir._sphere import tangent_basis
@@ -84,9 +85,6 @@ def quiet_underflow(func: Callable[_P, _R]) -> Callable[_P, _R]:
     return wrapper
 
 
-def describe(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
 
 def check_chain(chain: Any) -> SerialChain:
     if not isinstance(chain, SerialChain):
@@ -112,7 +110,7 @@ def check_configurations(q: ArrayLike, chain: SerialChain, name: str) -> NDArray
     if arr.ndim != 2 or arr.shape[1] != n:
         raise ValueError(
             f"Expected `{name}` to have shape (m, {n}) for a chain of {n} joints, got "
-            f"{describe(arr.shape)}."
+            f"{describe_shape(arr.shape)}."
         )
     if arr.shape[0] > MAX_POSES:
         raise ValueError(f"Expected at most {MAX_POSES} poses in `{name}`, got {arr.shape[0]}.")
@@ -129,7 +127,7 @@ def check_encoder_std(encoder_std: Any, n_joints: int) -> NDArray[np.float64]:
     if arr.shape != (n_joints,):
         raise ValueError(
             f"Expected `encoder_std` to be a scalar or shape ({n_joints},), got "
-            f"{describe(arr.shape)}."
+            f"{describe_shape(arr.shape)}."
         )
     if np.any(arr < 0):
         raise ValueError("Expected `encoder_std` to be non-negative, got a negative entry.")
@@ -158,7 +156,7 @@ def reading_covariance(
     if cov.shape not in ((3, 3), (n_poses, 3, 3)):
         raise ValueError(
             f"Expected `reading_cov` to have shape (3, 3) or ({n_poses}, 3, 3), got "
-            f"{describe(cov.shape)}."
+            f"{describe_shape(cov.shape)}."
         )
     top = float(np.max(np.abs(cov))) if cov.size else 0.0
     with np.errstate(over="ignore"):
@@ -201,7 +199,7 @@ def _check_relative(std: float, name: str) -> None:
 def check_up_hint(up_hint: ArrayLike) -> NDArray[np.float64]:
     u = check_unit_vector(up_hint, "up_hint", normalize=True)
     if u.shape != (3,):
-        raise ValueError(f"Expected `up_hint` to have shape (3,), got {describe(u.shape)}.")
+        raise ValueError(f"Expected `up_hint` to have shape (3,), got {describe_shape(u.shape)}.")
     return u
 
 

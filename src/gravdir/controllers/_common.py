@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import gravdir._sphere
-from gravdir._checks import check_array, check_unit_vector, nearest_rotation
+from gravdir._checks import check_array, check_unit_vector, describe_shape, nearest_rotation
 from gravdir._results import Result, UpResult
 from gravdir._sphere import informative, tangent_basis, up_information_from_tangent
 
@@ -27,9 +27,6 @@ def fmt(v: ArrayLike) -> str:
     """Compact text of a small array for a ``repr``."""
     return np.array2string(np.asarray(v, dtype=float), precision=6, suppress_small=True)
 
-
-def shape_text(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def check_text(x: Any, name: str) -> str:
@@ -62,8 +59,8 @@ def information_from_up_cov(
         batch = np.broadcast_shapes(up.shape[:-1], c.shape[:-2])
     except ValueError:
         raise ValueError(
-            f"Expected `{name}` {shape_text(c.shape)} to broadcast with `up` "
-            f"{shape_text(up.shape)} over the leading axes."
+            f"Expected `{name}` {describe_shape(c.shape)} to broadcast with `up` "
+            f"{describe_shape(up.shape)} over the leading axes."
         ) from None
     u = np.broadcast_to(up, (*batch, 3))
     c = np.broadcast_to(c, (*batch, 3, 3))

@@ -10,15 +10,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._checks import describe_shape
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis
-from gravdir.controllers._common import (
-    ABS_FLOOR,
-    REL_FLOOR,
-    shape_text,
-    unit_up,
-    up_and_information,
-)
+from gravdir.controllers._common import ABS_FLOOR, REL_FLOOR, unit_up, up_and_information
 
 __all__ = ["SettingCheck", "compare_setting"]
 
@@ -152,8 +147,8 @@ def compare_setting(
         batch = np.broadcast_shapes(up.shape[:-1], w.shape[:-1])
     except ValueError:
         raise ValueError(
-            f"Expected `installed` {shape_text(w.shape)} to broadcast with `result` "
-            f"{shape_text(up.shape)} over the leading axes."
+            f"Expected `installed` {describe_shape(w.shape)} to broadcast with `result` "
+            f"{describe_shape(up.shape)} over the leading axes."
         ) from None
     u = np.broadcast_to(up, (*batch, 3))
     i3 = np.broadcast_to(info, (*batch, 3, 3))

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._checks import describe_shape
 from gravdir._results import UpResult
 from gravdir.controllers._common import (
     check_text,
     fingerprint_of,
     fmt,
     rotation_matrices,
-    shape_text,
     up_and_information,
 )
 
@@ -146,8 +146,8 @@ def express_up(
         batch = np.broadcast_shapes(up.shape[:-1], r.shape[:-2])
     except ValueError:
         raise ValueError(
-            f"Expected `new_from_old` {shape_text(r.shape)} to broadcast with `up` "
-            f"{shape_text(up.shape)} over the leading axes."
+            f"Expected `new_from_old` {describe_shape(r.shape)} to broadcast with `up` "
+            f"{describe_shape(up.shape)} over the leading axes."
         ) from None
     u = np.broadcast_to(up, (*batch, 3))
     i3 = np.broadcast_to(info, (*batch, 3, 3))

@@ -10,7 +10,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_option, check_positive, check_unit_vector, norm
+from gravdir._checks import (
+    check_array,
+    check_option,
+    check_positive,
+    check_unit_vector,
+    describe_shape,
+    norm,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import UpResult
 from gravdir._sphere import tangent_basis
@@ -19,7 +26,6 @@ from gravdir.controllers._common import (
     fmt,
     information_from_tangent_cov,
     propagate,
-    shape_text,
     up_and_information,
 )
 from gravdir.controllers._conventions import (
@@ -357,7 +363,8 @@ def up_from_setting(
         v = v[..., None]
     if v.ndim == 0 or v.shape[-1] != k:
         raise ValueError(
-            f"Expected `values` to have shape (..., {k}) for {key!r}, got {shape_text(v.shape)}."
+            f"Expected `values` to have shape (..., {k}) for {key!r}, "
+            f"got {describe_shape(v.shape)}."
         )
     cov = None
     if values_cov is not None:
@@ -369,8 +376,8 @@ def up_from_setting(
             batch = np.broadcast_shapes(v.shape[:-1], cov.shape[:-2])
         except ValueError:
             raise ValueError(
-                f"Expected `values_cov` {shape_text(cov.shape)} to broadcast with `values` "
-                f"{shape_text(v.shape)} over the leading axes."
+                f"Expected `values_cov` {describe_shape(cov.shape)} to broadcast with `values` "
+                f"{describe_shape(v.shape)} over the leading axes."
             ) from None
         v = np.broadcast_to(v, (*batch, k))
         cov = np.broadcast_to(cov, (*batch, k, k))

@@ -15,6 +15,7 @@ from gravdir._checks import (
     check_array,
     check_option,
     check_positive,
+    describe_shape,
 )
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis, up_information_from_tangent
@@ -33,7 +34,6 @@ from gravdir.general._model import (
     _check_bounded,
     _check_sweep_list,
     _check_up_hint,
-    _describe,
     _group_key,
     _joint_angle,
     _joint_index,
@@ -226,12 +226,12 @@ class PlannedSweep(Result):
         v = np.array(check_array(self.velocity, "velocity"), dtype=np.float64)
         if q.ndim != 1 or q.size < 8:
             raise ValueError(
-                f"Expected `q` to have shape (m,) with m >= 8, got {_describe(q.shape)}."
+                f"Expected `q` to have shape (m,) with m >= 8, got {describe_shape(q.shape)}."
             )
         if v.shape != q.shape:
             raise ValueError(
-                f"Expected `velocity` to have the shape of `q` {_describe(q.shape)}, "
-                f"got {_describe(v.shape)}."
+                f"Expected `velocity` to have the shape of `q` {describe_shape(q.shape)}, "
+                f"got {describe_shape(v.shape)}."
             )
         with np.errstate(over="ignore"):
             far = float(np.max(np.abs(q - q_ref)))
@@ -249,7 +249,9 @@ class PlannedSweep(Result):
         object.__setattr__(self, "velocity", v)
         w = np.array(check_array(self.moment, "moment"), dtype=np.float64)
         if w.shape != (3,):
-            raise ValueError(f"Expected `moment` to have shape (3,), got {_describe(w.shape)}.")
+            raise ValueError(
+                f"Expected `moment` to have shape (3,), got {describe_shape(w.shape)}."
+            )
         with np.errstate(under="ignore"):  # a tiny moment's rounding is harmless
             object.__setattr__(self, "moment", w - (w @ axis) * axis)
         object.__setattr__(self, "noise_std", check_positive(self.noise_std, "noise_std"))

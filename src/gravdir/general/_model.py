@@ -17,6 +17,7 @@ from gravdir._checks import (
     check_scalar,
     check_unit_vector,
     check_vectors,
+    describe_shape,
     matrix_if_rotation,
     nearest_rotation,
     norm,
@@ -58,9 +59,6 @@ _SIGN_TOL = 0.05
 # standard deviations of zero: a Gaussian error then flips it with probability above 0.13%.
 _SIGN_NSIGMA = 3.0
 
-def _describe(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
 
 # The largest joint index (0-based) accepted: no serial arm has a thousand joints (the synthetic
 # ones have at most 100), so a larger integer is a mistake, refused rather than carried into a
@@ -95,7 +93,9 @@ def _check_bounded(
 def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = check_array(matrix_if_rotation(x), name, tail=(3, 3))
     if arr.shape != (3, 3):
-        raise ValueError(f"Expected `{name}` to have shape (3, 3), got {_describe(arr.shape)}.")
+        raise ValueError(
+            f"Expected `{name}` to have shape (3, 3), got {describe_shape(arr.shape)}."
+        )
     # The nearest exact rotation, so that rounding in R does not leak into `up`; a new array,
     # so the caller's matrix is not aliased.
     return nearest_rotation(arr, name, atol=_ATOL)
@@ -104,7 +104,7 @@ def _rotation(x: ArrayLike, name: str) -> NDArray[np.float64]:
 def _axis(x: ArrayLike, name: str) -> NDArray[np.float64]:
     v = check_vectors(x, name)
     if v.shape != (3,):
-        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(v.shape)}.")
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {describe_shape(v.shape)}.")
     if float(np.max(np.abs(v))) > 1.0 + _ATOL:  # not a unit vector; squaring could overflow
         raise ValueError(
             f"Expected `{name}` to have unit norm (within {_ATOL:g}), got an entry of "
@@ -126,7 +126,7 @@ def _direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
     """Any non-zero finite 3-vector `x`, normalised without overflow or underflow."""
     v = check_vectors(x, name)
     if v.shape != (3,):
-        raise ValueError(f"Expected `{name}` to have shape (3,), got {_describe(v.shape)}.")
+        raise ValueError(f"Expected `{name}` to have shape (3,), got {describe_shape(v.shape)}.")
     largest = float(np.max(np.abs(v)))
     if largest == 0.0:
         raise ValueError(f"Expected `{name}` to be non-zero, got a zero vector.")
@@ -189,7 +189,7 @@ def _check_fit(fit: object) -> SweepFit:
     if np.ndim(fit.amplitude) != 0:
         raise ValueError(
             "Expected `fit` to be the fit of a single sweep (batch shape ()), got batch "
-            f"shape {_describe(np.shape(fit.amplitude))}."
+            f"shape {describe_shape(np.shape(fit.amplitude))}."
         )
     if fit.column_names[1:3] != ("sin", "cos"):
         raise ValueError(
@@ -400,7 +400,7 @@ def _check_configuration(chain: object, configuration: ArrayLike) -> NDArray[np.
     if config.shape != (chain.n_joints,):
         raise ValueError(
             f"Expected `configuration` to have shape ({chain.n_joints},), "
-            f"got {_describe(config.shape)}."
+            f"got {describe_shape(config.shape)}."
         )
     check_radians(config, "configuration")
     return config
@@ -475,14 +475,18 @@ def moment_from_mass_model(
     n = chain.n_joints
     m_arr = check_array(masses, "masses")
     if m_arr.shape != (n,):
-        raise ValueError(f"Expected `masses` to have shape ({n},), got {_describe(m_arr.shape)}.")
+        raise ValueError(
+            f"Expected `masses` to have shape ({n},), got {describe_shape(m_arr.shape)}."
+        )
     if np.any(m_arr < 0):
         raise ValueError(
             f"Expected `masses` to be non-negative, got a minimum of {float(np.min(m_arr)):g}."
         )
     c_arr = check_array(coms, "coms")
     if c_arr.shape != (n, 3):
-        raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {_describe(c_arr.shape)}.")
+        raise ValueError(
+            f"Expected `coms` to have shape ({n}, 3), got {describe_shape(c_arr.shape)}."
+        )
     g = check_positive(gravity, "gravity")
     # Underflow (tiny masses or lever arms) rounds to zero harmlessly; overflow is refused below.
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):

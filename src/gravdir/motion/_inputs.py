@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive
+from gravdir._checks import check_array, check_positive, describe_shape
 from gravdir.kinematics import SerialChain
 
 # Cap on the samples of one log: 5e6 samples are 83 minutes at 1 kHz; the Gram blocks are formed
@@ -28,9 +28,6 @@ _MAX_Q = 4 * np.pi
 MAX_JOINTS = 12
 
 
-def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
 
 def check_chain(chain: object) -> SerialChain:
     if not isinstance(chain, SerialChain):
@@ -51,7 +48,7 @@ def check_log(
     if arr.ndim != 2 or arr.shape[1] != n:
         raise ValueError(
             f"Expected `{name}` to have shape (N, {n}) (samples by joints) for a chain of {n} "
-            f"joints, got {_shape(arr.shape)}."
+            f"joints, got {describe_shape(arr.shape)}."
         )
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(
@@ -85,7 +82,7 @@ def check_base_acceleration(x: ArrayLike | None, n_samples: int) -> NDArray[np.f
     if arr.shape != (n_samples, 3):
         raise ValueError(
             f"Expected `base_acceleration` to have shape (3,) or ({n_samples}, 3), got "
-            f"{_shape(arr.shape)}."
+            f"{describe_shape(arr.shape)}."
         )
     return arr
 
@@ -95,7 +92,8 @@ def check_per_joint(x: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
     arr = check_array(x, name)
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
         raise ValueError(
-            f"Expected `{name}` to be a scalar or have shape ({n},), got {_shape(arr.shape)}."
+            f"Expected `{name}` to be a scalar or have shape ({n},), "
+            f"got {describe_shape(arr.shape)}."
         )
     arr = np.broadcast_to(arr, (n,)).astype(np.float64)
     if not (arr > 0).all():
@@ -108,7 +106,7 @@ def check_joint_parameters(x: ArrayLike, n: int) -> NDArray[np.float64]:
     if arr.shape != (n, 4):
         raise ValueError(
             f"Expected `joint_parameters` to have shape ({n}, 4) (armature, coulomb, viscous, "
-            f"offset per joint), got {_shape(arr.shape)}."
+            f"offset per joint), got {describe_shape(arr.shape)}."
         )
     return arr
 
@@ -145,7 +143,7 @@ def sample_weights(
         if user.shape not in ((n_samples,), (n_samples, n)):
             raise ValueError(
                 f"Expected `weights` to have shape ({n_samples},) or ({n_samples}, {n}), got "
-                f"{_shape(user.shape)}."
+                f"{describe_shape(user.shape)}."
             )
         if (user < 0).any() or (user > 1).any():
             raise ValueError("Expected `weights` in [0, 1], got values outside.")

@@ -15,6 +15,7 @@ from gravdir._checks import (
     check_positive,
     check_unit_vector,
     check_vectors,
+    describe_shape,
     drop_nan_samples,
 )
 from gravdir._imports import IMPORT_LOCK
@@ -62,9 +63,6 @@ def batch_repr(name: str, up: NDArray[np.float64], extra: str) -> str:
     return f"{name}(batch_shape={up.shape[:-1]}, {extra})"
 
 
-def shape_text(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
 
 def check_vector_batch(
     x: NDArray[np.float64],
@@ -81,8 +79,8 @@ def check_vector_batch(
     if not fits:
         raise ValueError(
             f"Expected `{name}` of shape (3,) or with leading axes broadcasting to the batch "
-            f"shape {shape_text(batch)} of `{data_name}` {shape_text(data.shape)}, "
-            f"got {shape_text(x.shape)}."
+            f"shape {describe_shape(batch)} of `{data_name}` {describe_shape(data.shape)}, "
+            f"got {describe_shape(x.shape)}."
         )
 
 

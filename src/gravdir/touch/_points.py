@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_same_shape, check_vectors
+from gravdir._checks import check_same_shape, check_vectors, describe_shape
 from gravdir._results import UpResult, data_fingerprint
 from gravdir.errors import InsufficientDataError
 from gravdir.poses import check_poses
@@ -30,7 +30,6 @@ from gravdir.touch._common import (
     plane_normal_variance,
     scatter,
     set_scale,
-    shape_text,
     warn_no_information,
     warn_noise_not_estimable,
     warn_sign_margin,
@@ -107,8 +106,8 @@ def contact_points(
         except ValueError:
             raise ValueError(
                 f"Expected `base_from_target` of shape (4, 4) or with leading axes broadcasting "
-                f"against those of `flange_poses` {shape_text(t_pose.shape)}, "
-                f"got {shape_text(bt.shape)}."
+                f"against those of `flange_poses` {describe_shape(t_pose.shape)}, "
+                f"got {describe_shape(bt.shape)}."
             ) from None
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         pts = np.einsum("...ij,...j->...i", t_pose[..., :3, :3], tip[..., None, :])
