@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "apply_torque_sign",
     "check_angle_span",
+    "check_bool",
     "check_radians",
     "check_count",
     "check_array",
@@ -449,6 +450,19 @@ def norm(x: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
     with np.errstate(under="ignore"):
         out: NDArray[np.float64] = np.linalg.norm(x / safe, axis=axis) * np.squeeze(safe, axis)
     return out
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """`value` if it is True or False (a numpy bool included); else a ValueError naming it.
+
+    Examples
+    --------
+    >>> check_bool(np.True_, "robust")
+    True
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"Expected `{name}` to be True or False, got {value!r}.")
+    return bool(value)
 
 
 def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:

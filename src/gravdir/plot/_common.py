@@ -12,7 +12,6 @@ from gravdir._checks import check_array, check_positive
 
 __all__ = [
     "LEGEND_OUTSIDE",
-    "check_bool",
     "check_label",
     "check_sigma",
     "legend_outside",
@@ -40,12 +39,6 @@ def pyplot() -> Any:
         ) from exc
     return plt
 
-
-def check_bool(value: Any, name: str) -> bool:
-    """`value` if it is True or False (a numpy bool included); else a ValueError naming it."""
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"Expected `{name}` to be True or False, got {value!r}.")
-    return bool(value)
 
 
 def check_label(value: Any, name: str) -> str:

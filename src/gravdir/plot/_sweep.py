@@ -7,9 +7,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import apply_torque_sign, check_positive, check_sweep_angles
+from gravdir._checks import apply_torque_sign, check_bool, check_positive, check_sweep_angles
 from gravdir.errors import InsufficientDataError
-from gravdir.plot._common import check_bool, check_label, legend_outside, panels, samples_1d
+from gravdir.plot._common import check_label, legend_outside, panels, samples_1d
 from gravdir.sweep import SweepFit
 
 __all__ = ["plot_sweep", "sweep_terms"]

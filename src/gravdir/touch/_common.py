@@ -178,11 +178,6 @@ def check_min_conditioning(min_conditioning: float) -> float:
     return value
 
 
-def check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"Expected `{name}` to be True or False, got {value!r}.")
-    return bool(value)
-
 
 def set_scale(points: NDArray[np.float64]) -> NDArray[np.float64]:
     """A power of two per set of points (..., N, 3) with ``max |c| / scale`` in [1, 2).

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_positive, check_vectors
+from gravdir._checks import NanPolicy, check_bool, check_positive, check_vectors
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir._sphere import fibonacci_directions, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -21,7 +21,6 @@ from gravdir.touch._common import (
     SEARCH_MAX_ITER_CAP,
     ZERO_RESIDUAL,
     batch_repr,
-    check_bool,
     check_contacts,
     check_false_alarm,
     check_hint,
