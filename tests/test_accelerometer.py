@@ -96,6 +96,7 @@ def _monte_carlo(name, draws, seed):
     return errors, reported, bounds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "draws", "seed"), [("ur5", 1000, 11), ("iiwa", 500, 12)])
 def test_monte_carlo_meets_the_bound(name, draws, seed):
     errors, reported, bounds = _monte_carlo(name, draws, seed)

@@ -582,6 +582,7 @@ def _noisy_fits(
 LAM = 0.1 / np.hypot(0.6, 0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("solver", "L2", "L3", "tilt", "noise_std"),
     [

@@ -382,6 +382,7 @@ def _monte_carlo_ratio(setting: str, u: np.ndarray, cov: np.ndarray, seed: int) 
     return var[use] / pred[use]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", [*VECTOR_SETTINGS, "abb_gravity_beta"])
 def test_propagated_covariance_matches_monte_carlo(setting):
     rng = np.random.default_rng(30)

@@ -162,6 +162,7 @@ def test_the_controller_frame_is_base_link_turned_by_pi_about_z() -> None:
     assert math.degrees(math.acos(UP_ROOT @ UP_CONTROLLER)) == pytest.approx(30.0)
 
 
+@pytest.mark.slow
 def test_up_error_in_the_controller_frame_is_as_large_as_reported(draws: list[Draw]) -> None:
     errors = np.array([nse(d.estimate, UP_CONTROLLER) for d in draws])
     # The reported information is honest: eᵀ I e is chi-square with 2 degrees of freedom.
@@ -177,6 +178,7 @@ def test_up_error_in_the_controller_frame_is_as_large_as_reported(draws: list[Dr
     assert min(nse(d.estimate, UP_ROOT) for d in draws) > 1e4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", sorted(VECTOR_SCALE))
 def test_vector_settings_are_the_estimate_with_its_covariance(
     draws: list[Draw], setting: str
@@ -220,6 +222,7 @@ def test_every_setting_is_covered() -> None:
     assert set(SETTINGS) == set(VECTOR_SCALE) | {BETA}
 
 
+@pytest.mark.slow
 def test_gravity_beta_warns_by_design_and_agrees_with_the_truth(draws: list[Draw]) -> None:
     # Beta = atan2(-u_x, u_z) of the projection on the base x-z plane (ABB: a positive rotation
     # about base y; docs/controllers.md). The truth lies 9.58° off the plane.
@@ -244,6 +247,7 @@ def test_gravity_beta_warns_by_design_and_agrees_with_the_truth(draws: list[Draw
     assert abs(np.mean(np.square(zpsi)) - 1.0) < 0.25, np.mean(np.square(zpsi))
 
 
+@pytest.mark.slow
 def test_compare_setting_flags_the_floor_default_and_passes_the_truth(draws: list[Draw]) -> None:
     # UR's installation issues set_gravity(0.0, 0.0, 9.82) for a floor mount.
     floor = up_from_setting("ur_set_gravity", [0.0, 0.0, 9.82])

@@ -299,6 +299,7 @@ def test_two_pose_noise_free(plan, gravity):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_monte_carlo_accuracy_and_covariance(plan, gravity):
     # White torque noise of 0.1 N·m = 0.5% of the 20 N·m peak gravity torque (the project's
     # realistic sensor); Panda-sized friction with asymmetric levels.

@@ -122,6 +122,7 @@ def _hand(up, cov=1e-6, frame=""):
 # Acceptance: exact Gaussian sources
 
 
+@pytest.mark.slow
 def test_consistent_sources_match_the_bound_and_the_false_alarm_rate():
     rng = np.random.default_rng(20261)
     nse, err2, trace, alarms = [], [], [], 0
@@ -140,6 +141,7 @@ def test_consistent_sources_match_the_bound_and_the_false_alarm_rate():
     assert lo <= alarms <= hi
 
 
+@pytest.mark.slow
 def test_a_source_biased_by_six_sigma_is_named():
     rng = np.random.default_rng(20262)
     named = 0
@@ -237,6 +239,7 @@ def _touch_estimate(rng, noise_std=1e-4):
     return fit, _rodrigues(data.up, UP)
 
 
+@pytest.mark.slow
 def test_real_pipelines_are_consistent_and_a_moved_base_is_named():
     rng = np.random.default_rng(20263)
     nse, alarms, named = [], 0, 0

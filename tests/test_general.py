@@ -237,6 +237,7 @@ def test_marginal_sign_warns():
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("make", "tilt", "config"),
     [

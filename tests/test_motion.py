@@ -103,6 +103,7 @@ NOISE_FREE = [  # (joints, tilt in degrees, kind)
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "tilt_deg", "kind"), NOISE_FREE)
 def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> None:
     rng = np.random.default_rng([n, int(tilt_deg)])
@@ -128,6 +129,7 @@ def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> 
     np.testing.assert_allclose(est.joint_parameters[:, 1], err["coulomb"], atol=1e-6 * np.max(peak))
 
 
+@pytest.mark.slow
 def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
     # The realistic 6-joint arm, accelerations differentiated from the logged velocities.
     rng = np.random.default_rng(60)
@@ -146,6 +148,7 @@ def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
 # Acceptance 3: Monte Carlo against the Cramér-Rao bound
 
 
+@pytest.mark.slow
 def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
     """400 logs of one 20 s, 1 kHz trajectory: exact q, q', q''; gain ±15%, offsets,
     Coulomb and viscous friction, noise 0.5% of each joint's peak. The regressors are formed
@@ -203,6 +206,7 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
     )
 
 
+@pytest.mark.slow
 def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
     """Positions with 1e-5 rad encoder noise, velocities differenced from them, accelerations
     differentiated by the estimator; gain ±15%, offsets, friction, 0.5% torque noise, 20 s at
@@ -233,6 +237,7 @@ def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
 # The model's other parts
 
 
+@pytest.mark.slow
 def test_known_base_acceleration_and_apparent_gravity() -> None:
     rng = np.random.default_rng(63)
     arm = _random_arm(rng, 4)
@@ -398,6 +403,7 @@ def test_result_contract_and_bound_agree_with_the_estimate() -> None:
     assert half.up_std_deg == pytest.approx(bound.up_std_deg / 2, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
     rng = np.random.default_rng(69)
     arm = _random_arm(rng, 3)
@@ -533,6 +539,7 @@ def test_no_warnings_on_a_well_posed_log() -> None:
         estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0, derivative_window=0.1)
 
 
+@pytest.mark.slow
 def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
     """The realistic sensor errors of the design notes (gravdir.synthetic.realistic_sensors):
     besides gain, offset, Coulomb and viscous friction and noise, a friction that grows with the
@@ -609,6 +616,7 @@ def _dense_normal_equations(*point: Any) -> tuple[np.ndarray, np.ndarray, np.nda
     return info, grad, rss
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "split", "held", "friction"), [
     (3, False, False, True), (4, True, False, True), (4, True, True, False), (5, False, True, True),
 ])  # fmt: skip
@@ -691,6 +699,7 @@ def _straight_line_log(seed: int) -> tuple[_Arm, np.ndarray, tuple[np.ndarray, .
     return arm, up, (q, qd, tau, qdd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [80, 81, 82])
 def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
     seed: int,

@@ -120,6 +120,7 @@ def test_the_plan_keeps_every_limit_on_a_finer_grid():
     assert min(plan.velocity_margin.min(), plan.torque_margin.min()) < 0.1
 
 
+@pytest.mark.slow
 def test_the_plan_beats_the_best_of_twenty_random_feasible_trajectories():
     """The bounds are compared at 200 Hz (the plan's at 1 kHz is sqrt(5) times smaller)."""
     plan = _plan()

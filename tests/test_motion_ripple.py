@@ -47,6 +47,7 @@ def test_two_planted_components_are_found_at_their_orders_and_nothing_else() -> 
     assert none.shape == (0, 4)
 
 
+@pytest.mark.slow
 def test_white_residuals_rarely_give_a_component() -> None:
     """The threshold makes the false-alarm probability 1e-3 per joint: in 400 joints of white
     noise (angles spread as a swinging joint's), at most a few detections."""

@@ -108,6 +108,7 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # Acceptance: ramp, step, false alarms
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
     errors, tilt0, azimuth, fit = _identified()
@@ -133,6 +134,7 @@ def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
     assert np.median(rate) == pytest.approx(5.0 / 30.0, rel=0.3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [21, 22, 23])
 def test_detects_a_one_degree_step_within_two_windows(seed):
     errors, tilt0, azimuth, fit = _identified()
@@ -164,6 +166,7 @@ def test_detects_a_one_degree_step_within_two_windows(seed):
     assert alarms[0] <= t_step + 2 * WINDOW  # the step is known within two windows
 
 
+@pytest.mark.slow
 def test_at_most_one_false_alarm_in_an_hour_without_steps():
     """An hour of ordinary motion at 50 Hz, the torque noise scaled by sqrt(50/1000) so that
     each 2 s window carries the information of a 1 kHz log (the model errors are not scaled).
@@ -236,6 +239,7 @@ def test_noise_free_windows_are_exact(drift):
     assert np.max(track.residual_std) < 1e-9
 
 
+@pytest.mark.slow
 def test_reported_information_matches_the_scatter():
     """With the true parameters, the windows' errors whitened by their information are
     chi-square with 2 degrees of freedom (mean 2)."""
@@ -383,6 +387,7 @@ def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
     assert _hidden_directions(fixed_model(_identified()[3])).shape == (60, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
     """Identified on level ground, then a ramp of 5° in 30 s: the hidden moments are profiled

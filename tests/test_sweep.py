@@ -306,6 +306,7 @@ def test_partial_arc_costs_more_than_full_circle():
     assert n * on_peak[0, 0] == pytest.approx(129, rel=0.02)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arc_deg, centre", [(360.0, 0.0), (90.0, 0.3)])
 def test_monte_carlo_variance_reaches_the_cramer_rao_bound(arc_deg, centre):
     rng = np.random.default_rng(20261202)

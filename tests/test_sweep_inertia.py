@@ -199,6 +199,7 @@ def test_effective_inertia_of_one_joint_does_not_depend_on_its_own_angle():
         assert values[0] > 0.05  # a real lever: the test below sees the inertial torque
 
 
+@pytest.mark.slow
 def test_reversal_residual_is_the_sensor_noise_with_the_true_acceleration():
     mc = reversal_monte_carlo()
     # Within 10% of the noise, every draw (the residual of a right model is sigma sqrt(1 - p/n)).
@@ -208,6 +209,7 @@ def test_reversal_residual_is_the_sensor_noise_with_the_true_acceleration():
     assert np.all(mc["ratio_none"] >= 1.5)
 
 
+@pytest.mark.slow
 def test_reversal_amplitude_phase_and_inertia_within_their_reported_uncertainty():
     z = reversal_monte_carlo()["z"]  # columns: amplitude, phase, inertia
     second_moment = np.mean(z**2, axis=0)
@@ -215,6 +217,7 @@ def test_reversal_amplitude_phase_and_inertia_within_their_reported_uncertainty(
     assert np.abs(z).max() <= 4.5
 
 
+@pytest.mark.slow
 def test_reversals_fit_as_well_with_the_acceleration_derived_from_jittered_velocity():
     mc = reversal_monte_carlo()
     assert np.all(np.abs(mc["ratio_derived"] - 1) <= 0.10), mc["ratio_derived"].max()
@@ -231,6 +234,7 @@ def test_reversals_fit_as_well_with_the_acceleration_derived_from_jittered_veloc
     assert abs(np.mean(mc["inertia_error_derived"])) <= 0.005
 
 
+@pytest.mark.slow
 def test_varying_speed_recovers_friction_and_the_inertia_column_cuts_the_residual():
     rng = np.random.default_rng(77)
     z = []

@@ -147,6 +147,7 @@ def test_inertia_column_makes_noise_free_inertial_sweeps_exact(profile):
     assert fit.inertia == pytest.approx(inertia, rel=1e-9)  # gain times M_jj of the arm
 
 
+@pytest.mark.slow
 def test_inertia_column_reaches_the_noise_on_realistic_reversals():
     # Realistic sensor errors, gear ripple fitted as a harmonic, load friction "abs",
     # 3 rad/s² reversals, all three profiles: the residual is the noise and the errors of

@@ -352,6 +352,7 @@ def test_ramp_time_zero_keeps_a_step_reversal() -> None:
     np.testing.assert_allclose(np.abs(rec.velocity), 0.5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES)
 def test_inertial_sweep_torque_is_inertia_times_acceleration_plus_gravity(profile: str) -> None:
     rng = np.random.default_rng(8)

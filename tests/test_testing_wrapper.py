@@ -123,6 +123,7 @@ def test_correct_wrapper_is_consistent():
     check_consistent(calibrate)
 
 
+@pytest.mark.slow
 def test_correct_wrapper_reports_an_honest_covariance():
     check_honest(calibrate)
 
@@ -134,6 +135,7 @@ def test_flipped_torque_sign_is_found():
     expect_failure(check_consistent, flipped_sign, r"`up` lies .* standard deviations")
 
 
+@pytest.mark.slow
 def test_halved_covariance_is_found():
     check_consistent(halved_cov)  # a halved covariance passes the one-draw test ...
     expect_failure(check_honest, halved_cov, "too small")  # ... and fails the test over many draws

@@ -150,6 +150,7 @@ def test_plane_fit_covariance_matches_monte_carlo_and_crlb() -> None:
     assert abs(np.mean(fit.noise_std**2) / SIGMA**2 - 1) < 0.15
 
 
+@pytest.mark.slow
 def test_tool_tip_and_plane_monte_carlo_random_orientations() -> None:
     rng = np.random.default_rng(4)
     draws = 400
@@ -241,6 +242,7 @@ def test_plan_touches_geometry() -> None:
         plan_touches(8, nominal=2 * np.eye(3))
 
 
+@pytest.mark.slow
 def test_tool_tip_and_plane_monte_carlo_planned_orientations() -> None:
     rng = np.random.default_rng(10)
     draws = 400
@@ -278,6 +280,7 @@ def test_tool_tip_and_plane_monte_carlo_planned_orientations() -> None:
     assert np.all(fit.rms < 3 * SIGMA)
 
 
+@pytest.mark.slow
 def test_tool_tip_without_guess_finds_global_minimum() -> None:
     rng = np.random.default_rng(11)
     draws = 300

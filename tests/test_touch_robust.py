@@ -69,6 +69,7 @@ def _named(outliers: np.ndarray, is_bad: np.ndarray) -> np.ndarray:
     return np.all(outliers | ~is_bad, axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_bad", [2, 3, 4])
 @pytest.mark.parametrize("mode", ["same", "mixed"])
 def test_plane_fit_names_up_to_four_bad_contacts_among_twelve(n_bad: int, mode: str) -> None:
@@ -86,6 +87,7 @@ def test_plane_fit_names_up_to_four_bad_contacts_among_twelve(n_bad: int, mode: 
         assert np.all(fit.converged)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_bad", [2, 3])
 def test_joint_fit_names_up_to_three_bad_contacts_among_twelve(n_bad: int) -> None:
     # Per mode, D_TOOL draws; the median ratio over both modes' draws together (the benchmark
@@ -120,6 +122,7 @@ def test_joint_fit_names_up_to_three_bad_contacts_among_twelve(n_bad: int) -> No
         assert np.median(np.concatenate(errors["free"])) <= 1.1 * ref_median
 
 
+@pytest.mark.slow
 def test_plane_false_rejections_on_clean_data_match_the_documented_level() -> None:
     # Per contact at `false_alarm` = 0.01: 0.01 with `noise_std`; 0.027 without (the scale
     # estimated from the same twelve contacts; docs/touch.md).
@@ -142,6 +145,7 @@ def test_plane_false_rejections_on_clean_data_match_the_documented_level() -> No
         np.testing.assert_allclose(fit.up[clean], plain.up[clean], rtol=0, atol=1e-13)
 
 
+@pytest.mark.slow
 def test_joint_false_rejections_on_clean_data_match_the_documented_level() -> None:
     # Per contact: 0.01 with `noise_std`; 0.0425 without (the scale from 12 - 6 residual
     # degrees of freedom after trimming, docs/touch.md).
@@ -271,6 +275,7 @@ def test_joint_fit_beyond_its_breakdown_warns_and_inflates_the_uncertainty() -> 
     assert fit.noise_std > 10 * SIGMA
 
 
+@pytest.mark.slow
 def test_noise_test_false_alarms_at_the_stated_rate_and_inflation_is_honest() -> None:
     # Good contacts with the right `noise_std`: the plain fit's chi-square test warns in a
     # fraction `false_alarm` of the sets; the robust fit's inliers (kept within the test's
