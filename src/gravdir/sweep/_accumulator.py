@@ -148,8 +148,7 @@ class SweepAccumulator:
     ``a + b`` brings both into the larger units and factors :math:`R_a` stacked on :math:`R_b`
     (TSQR). It refuses accumulators that share samples, which it would count twice: the same
     accumulator, one copied from the other or merged into it (each accumulator draws a random
-    source token when it first takes samples; copies keep the tokens and merges unite them), or
-    the same torque samples in a sweep (their fits' fingerprints meet).
+    source token when it first takes samples; copies keep the tokens and merges unite them).
 
     :meth:`add` raises only for bad input (a ``ValueError`` naming the argument, the chunk
     then left out whole); a sweep that does not yet determine the fit is reported by
@@ -318,6 +317,13 @@ class SweepAccumulator:
             if isinstance(value, np.ndarray):
                 setattr(new, name, value.copy())
         return new
+
+    def __copy__(self) -> SweepAccumulator:
+        # copy.copy must not share the arrays that `add` updates in place.
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SweepAccumulator:
+        return self.copy()
 
     # -- feeding -----------------------------------------------------------------------------
 
@@ -558,9 +564,9 @@ class SweepAccumulator:
         in words; None when nothing says they do.
 
         Their source tokens meet when one is a copy of the other, was merged into it, or both
-        descend from one accumulator that had taken samples; their torque checksums (the digests
-        of their fits' fingerprints) agree in a sweep when both hold the same samples there,
-        however they were fed.
+        descend from one accumulator that had taken samples. Equal torque checksums are no
+        evidence: two chunks of a dead or quantised channel hold equal torque multisets of
+        different samples.
         """
         if self._sources & other._sources:
             if self is other:
@@ -568,16 +574,6 @@ class SweepAccumulator:
             return (
                 "hold samples of a common source (one is a copy of the other or was merged into "
                 "it, or both descend from one accumulator that had taken samples)"
-            )
-        same = (
-            (self._kept > 0)
-            & (self._kept == other._kept)
-            & (self._sums == other._sums).all(axis=-1)
-        )
-        if same.any():
-            return (
-                f"hold the same torque samples{batch_index(self._batch or (), same)} (the "
-                "fingerprints of their fits meet)"
             )
         return None
 
