@@ -31,7 +31,7 @@ settings.load_profile("gravdir")
 # source expects `DegenerateGeometryError` or speaks of a degenerate, undetermined or
 # rank-deficient case. CI runs them under several OpenBLAS kernels (`.ci/run`).
 _GEOMETRY_WORDS = re.compile(
-    r"DegenerateGeometryError|degenera|undetermined|not determined|rank|collinear"
+    r"DegenerateGeometryError|degenera|undetermined|not determined|\brank|collinear"
     r"|reciprocal_condition"
 )
 

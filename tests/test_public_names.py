@@ -114,7 +114,7 @@ def test_api_page_is_generated_from_the_stub():
 def _mypy(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     """Run ``mypy --strict`` from `tmp_path` (no project configuration) on `targets`, silent on
     the modules they import (from a source checkout mypy would report SciPy's missing stubs)."""
-    pytest.importorskip("mypy", reason="mypy (the `dev` extra) is not installed")
+    pytest.importorskip("mypy", reason="mypy (in the `test` extra) is not installed")
     env = dict(os.environ)
     if PACKAGE.parent.name != "site-packages":  # a source checkout: show mypy where gravdir is
         env["MYPYPATH"] = str(PACKAGE.parent)
@@ -129,6 +129,7 @@ def _mypy(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_type_checker_sees_each_names_own_signature(tmp_path):
     """mypy reads the stub: ``gravdir.fit_sweep`` has the signature of its definition (a wrong
     keyword is an error, not ``Any``), and every public name is an explicit re-export (``--strict``
@@ -157,6 +158,7 @@ def test_type_checker_sees_each_names_own_signature(tmp_path):
     assert revealed[1] in ("str", "builtins.str")  # the spelling varies with mypy's version
 
 
+@pytest.mark.slow
 def test_run_time_loader_type_checks(tmp_path):
     """``mypy --strict src`` reads the stub in place of ``__init__.py``: the loader itself is
     checked here, by its path."""

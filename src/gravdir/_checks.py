@@ -629,7 +629,7 @@ def reciprocal_condition(matrix: ArrayLike, *, gram: bool = False) -> float:
         d = np.diag(a).copy()
         if not np.all(d > 0):
             return 0.0
-        # Scale by sqrt(d) in two factors of d**(1/4) each side so that no product overflows.
+        # Divide row and column by sqrt(d) one after the other, so that no product overflows.
         s = 1.0 / np.sqrt(d)
         with np.errstate(under="ignore", over="ignore"):
             scaled = (a * s[:, None]) * s[None, :]

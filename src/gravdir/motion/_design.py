@@ -21,13 +21,11 @@ nothing per sample.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import reciprocal_condition
 from gravdir.dynamics import BaseParameters, inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain
 
@@ -478,8 +476,6 @@ def covariance(info: NDArray[np.float64]) -> Covariance:
         scaled = info * scale[:, None] * scale[None, :]
     vals, vecs = np.linalg.eigh(0.5 * (scaled + scaled.T))
     keep = vals > INFO_FLOOR * max(float(vals.max()), 0.0)
-    if reciprocal_condition(info, gram=True) > math.sqrt(INFO_FLOOR):
-        keep[:] = True  # the rank test: every parameter is determined
     inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
     cov = (vecs * inv) @ vecs.T
     return Covariance(0.5 * (cov + cov.T), vecs[:, ~keep], scale)
