@@ -200,7 +200,7 @@ def test_rank_one_source_adds_one_direction():
     assert cov[0, 0] == pytest.approx(0.5e-6, rel=1e-6)
     assert cov[1, 1] == pytest.approx(1e-6, rel=1e-6)
     # Two rank-1 sources sharing their blind direction leave up open.
-    with pytest.raises(DegenerateGeometryError, match="determine"):
+    with pytest.raises(DegenerateGeometryError, match="`estimates` together to determine"):
         fuse_up(beta, up_from_setting("abb_gravity_beta", 0.001, values_cov=1e-6))
 
 

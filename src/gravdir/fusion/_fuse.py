@@ -507,6 +507,16 @@ def _leave_one_out(lin: _Linear, groups: list[list[int]]) -> tuple[list[float], 
     return stats, dofs
 
 
+
+def _check_determined(lin: _Linear) -> None:
+    """Refuse a fused information that determines one tangent direction of `up` only."""
+    if not _determined(lin.f):
+        raise DegenerateGeometryError(
+            "Expected the `estimates` together to determine both directions of `up`, got "
+            f"information along one tangent direction only (the other below {RANK_RTOL:g} of "
+            "it: rank-1 estimates sharing their undetermined direction)."
+        )
+
 def fuse(
     estimates: tuple[Any, ...],
     cross_cov: Any,
@@ -534,25 +544,14 @@ def fuse(
     with np.errstate(under="ignore"):
         for n_iter in range(1, max_iter + 1):  # noqa: B007  (n_iter is reported)
             lin = _linearise(up, sources, groups, pairs)
-            if not _determined(lin.f):
-                raise DegenerateGeometryError(
-                    "Expected the estimates together to determine both directions of `up`, got "
-                    f"information along one tangent direction only (the other below "
-                    f"{RANK_RTOL:g} of it: rank-1 estimates sharing their undetermined "
-                    "direction)."
-                )
+            _check_determined(lin)
             step2 = lin.solve()
             up = _exp(up, step2 @ tangent_basis(up))
             if float(np.linalg.norm(step2)) <= xtol:
                 converged = True
                 break
         lin = _linearise(up, sources, groups, pairs)
-        if not _determined(lin.f):
-            raise DegenerateGeometryError(
-                "Expected the estimates together to determine both directions of `up`, got "
-                f"information along one tangent direction only (the other below {RANK_RTOL:g} "
-                "of it)."
-            )
+        _check_determined(lin)
         chi2 = lin.q - float(lin.g @ lin.solve())
         chi2 = max(chi2, 0.0)
         stats, dofs = _leave_one_out(lin, groups)
