@@ -7,10 +7,10 @@ what can be checked without building, with the standard library only.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
-from types import ModuleType
+
+from _tools import load_tool
 
 import gravdir
 
@@ -54,14 +54,6 @@ def _top_level(key: str) -> list[str]:
         elif line.strip() and not line.startswith("#"):
             break
     return items
-
-
-def _load_tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_getting_started_is_first_in_the_navigation() -> None:
@@ -149,7 +141,7 @@ def test_getting_started_shows_install_quickstart_and_estimator_choice() -> None
 
 
 def test_site_check_finds_cdn_scripts_and_passes_a_clean_site(tmp_path: Path) -> None:
-    check = _load_tool("check_site_offline")
+    check = load_tool("check_site_offline")
     page = '<html><script src="../assets/mathjax/tex-svg-full.js"></script>{}</html>'
     (tmp_path / "index.html").write_text(page.format('<a href="https://example.org/">x</a>'))
     bundle = tmp_path / "assets" / "javascripts" / "bundle.0123abcd.min.js"

@@ -11,9 +11,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from _tools import load_tool
 
 import gravdir
 
@@ -30,14 +30,6 @@ def _stub_lines() -> list[tuple[str, str, str]]:
             module = importlib.util.resolve_name("." * node.level + (node.module or ""), "gravdir")
             found += [(module, a.name, a.asname or a.name) for a in node.names]
     return found
-
-
-def _load_tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_stub_holds_only_explicit_re_exports_and_the_version():
@@ -96,7 +88,7 @@ def test_stub_ships_as_package_data():
 
 def test_api_page_is_generated_from_the_stub():
     """``docs/api.md`` below its marker is what ``tools/gen_api.py`` writes now."""
-    gen_api = _load_tool("gen_api")
+    gen_api = load_tool("gen_api")
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert gen_api.render(text) == text, "docs/api.md is out of date: run python tools/gen_api.py"
     rows = re.findall(r"^\| `(\w+)` \| (\w+) \| (.+) \|$", text, flags=re.MULTILINE)
