@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from collections.abc import Mapping
 from typing import ClassVar, Literal
@@ -11,60 +10,46 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_count, check_option, check_positive
+from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
-from gravdir._sphere import tangent_basis, up_information_from_tangent
-from gravdir.dynamics import base_parameters
-from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
+from gravdir._sphere import up_information_from_tangent
+from gravdir.dynamics import BaseParameters, base_parameters
+from gravdir.errors import GravdirWarning
 from gravdir.kinematics import SerialChain
-from gravdir.motion._design import (
-    Layout,
-    _Design,
-    build_design,
-    covariance,
-    gain_basis,
-    gains_std,
-    information,
-    tangent_curvature,
-)
+from gravdir.motion._design import Layout, _Design, build_design, gain_basis
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
     DEFAULT_SPEED_TAPER,
     check_base_acceleration,
     check_chain,
     check_log,
-    check_per_joint,
-    sample_weights,
 )
 from gravdir.motion._load import load_is_significant, model_torque, rigid_torque
+from gravdir.motion._profile import NOISE_FLOOR, _Search, maximise_likelihood, uncertainty
 from gravdir.motion._ripple import (
     detect_ripple,
     ripple_rows,
     ripple_torque,
 )
-from gravdir.motion._solve import far_fit, refine, starts
-from gravdir.sweep import joint_acceleration
+from gravdir.motion._samples import (
+    Samples,
+    check_arrays,
+    check_identifiable,
+    check_model,
+    select_samples,
+)
 
 __all__ = ["MotionUpEstimate", "estimate_up_from_motion"]
 
 # The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
 # least this many standard deviations (square root of twice the log-likelihood ratio).
 SIGN_SIGMAS = 5.0
-# Noise levels are floored at this fraction of each joint's RMS torque: on noise-free data the
-# residuals are rounding errors, and weights from them would be arbitrary.
-_NOISE_FLOOR = 1e-9
-# Tangent information below this fraction of what it would be with every other parameter known
-# means the log does not determine that direction.
-_MIN_INFORMATION_RATIO = 1e-12
-# Savitzky-Golay window of the derived acceleration, s (figures in the docstring).
+# Savitzky-Golay window of the derived acceleration, s (its accuracy is on the Motion page).
 DEFAULT_DERIVATIVE_WINDOW = 0.2
 _MAX_GRID = 100_000
 _MAX_STARTS = 50
 _MAX_ITER = 10_000
-_MAX_ROUNDS = 30
-# Iterations spent on the other hemisphere's fit: enough for its cost, which only sets the margin.
-_OTHER_ITER = 200
 # Cap on the ripple components looked for per joint (each is one more periodogram and fit).
 _MAX_RIPPLE = 20
 
@@ -229,10 +214,6 @@ class MotionUpEstimate(UpResult):
         return model_torque(self, qq, qd, qdd, acc, u)
 
 
-def _inv_var(sigma: NDArray[np.float64]) -> NDArray[np.float64]:
-    return 1.0 / sigma**2
-
-
 def estimate_up_from_motion(
     chain: SerialChain,
     q: ArrayLike,
@@ -280,9 +261,8 @@ def estimate_up_from_motion(
     sample_rate : float, optional
         Samples per second of a uniformly sampled log; needed when `acceleration` is None.
     derivative_window : float, optional
-        Window of that derivative, s (default 0.2: motion at 1 Hz keeps its acceleration
-        within 0.03%, at 2 Hz within 0.5%, while the noise of velocities differenced from
-        encoder counts is averaged down; the *Motion* page has the figures).
+        Window of that derivative, s, positive (default 0.2; its accuracy against noise is on
+        the *Motion* page).
     noise_std : float or array_like, shape (n,), optional
         Torque noise per joint. Default: estimated with the other parameters (maximum
         likelihood with a noise level per joint).
@@ -293,23 +273,17 @@ def estimate_up_from_motion(
         Whether Coulomb and viscous friction columns are fitted per joint (default True);
         armature and offset always are.
     load_friction : bool or "auto", optional
-        Whether a friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
-        \\dot q_j` with :math:`r_j` the joint's rigid-body torque in logged units, is fitted per
-        joint (the realistic sensor errors of the Conventions page carry up to
-        :math:`\\mu = 5\\%`; unmodelled, it moved `up` by 0.33° median and up to 1° on
-        realistic logs). ``"auto"`` (default) fits it and keeps it where a likelihood-ratio test
-        finds it (false-alarm probability 1e-3 on a log without it); True fits and keeps it;
-        False does not fit it, which saves three of the four searches (the *Motion* page has the
-        method and the figures). It needs estimated `gains` (True with `gains` given raises,
-        "auto" then does not fit it).
+        Whether the friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
+        \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless), is
+        fitted per joint: ``"auto"`` (default) fits it and keeps it where a likelihood-ratio test
+        finds it, True keeps it, False does not fit it. True needs ``gains="estimate"``;
+        ``"auto"`` with `gains` given does not fit it. Method, cost and effect: *Motion* page.
     ripple_components : int, optional
-        Gear-ripple components looked for per joint (default 2; 0 looks for none): torques
-        periodic in the joint angle with an order between 50 and 2000 cycles per revolution
-        (a harmonic drive's gear ratio and its multiples), found in the residuals by a
-        periodogram over the joint angle, each kept at a false-alarm probability of 1e-3 per
-        joint, and removed from the logged torque before the fit is repeated (the *Motion* page
-        has the method). Unremoved, a ripple of the noise's size moved `up` by 0.08° median and
-        0.17° at worst on realistic logs.
+        Gear-ripple components looked for per joint, 0 to 20 (default 2; 0 looks for none):
+        torques periodic in the joint angle with an order between 50 and 2000 cycles per
+        revolution (a harmonic drive's gear ratio and its multiples), found in the residuals,
+        each kept at a false-alarm probability of 1e-3 per joint, and removed from the logged
+        torque before the fit is repeated. Method and effect: *Motion* page.
     base_acceleration : array_like, shape (3,) or (N, 3), optional
         The base's own linear acceleration in the base frame, m/s² (a mobile platform); the
         estimator sees gravity plus this. Without it an accelerating base shows as apparent
@@ -415,189 +389,187 @@ def estimate_up_from_motion(
     """
     chain = check_chain(chain)
     n = chain.n_joints
-    option = check_option(nan_policy, "nan_policy", ("raise", "omit"))
-    finite = option == "raise"
-    qq = check_log(q, "q", n, None, finite=finite)
-    n_samples = qq.shape[0]
-    qd = check_log(velocity, "velocity", n, n_samples, finite=finite)
-    tau = check_log(torque, "torque", n, n_samples, finite=finite)
-    qdd = (
-        None
-        if acceleration is None
-        else check_log(acceleration, "acceleration", n, n_samples, finite=finite)
+    log = check_arrays(
+        n, q, velocity, torque, acceleration, sample_rate, derivative_window, nan_policy
     )
-    rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
-    window = check_positive(derivative_window, "derivative_window")
-    if qdd is None and rate is None:
-        raise ValueError(
-            "Expected `sample_rate` when `acceleration` is not given (the acceleration is the "
-            "derivative of the logged velocity), got neither."
-        )
-    sigma_given = None if noise_std is None else check_per_joint(noise_std, "noise_std", n)
-    if isinstance(gains, str):
-        check_option(gains, "gains", ("estimate",))
-        fixed_gains = None
-    else:
-        fixed_gains = check_per_joint(gains, "gains", n)
-    if not isinstance(friction, bool | np.bool_):
-        raise ValueError(f"Expected `friction` to be True or False, got {friction!r}.")
-    if not (isinstance(load_friction, bool | np.bool_) or load_friction == "auto"):
-        raise ValueError(
-            f"Expected `load_friction` to be True, False or 'auto', got {load_friction!r}."
-        )
-    if load_friction is True and fixed_gains is not None:
-        raise ValueError(
-            "Expected `gains='estimate'` with `load_friction` True (the load term is a second "
-            "gain per joint), got gains given."
-        )
-    acc_base = check_base_acceleration(base_acceleration, n_samples)
+    sigma_given, fixed_gains = check_model(n, noise_std, gains, friction, load_friction)
+    acc_base = check_base_acceleration(base_acceleration, log.q.shape[0])
     g = check_positive(gravity, "gravity")
-    grid = check_count(n_grid, "n_grid", maximum=_MAX_GRID)
-    n_start = check_count(n_starts, "n_starts", maximum=_MAX_STARTS)
-    iters = check_count(max_iter, "max_iter", maximum=_MAX_ITER)
-    tol = check_positive(xtol, "xtol")
+    search = _Search(
+        check_count(n_grid, "n_grid", maximum=_MAX_GRID),
+        check_count(n_starts, "n_starts", maximum=_MAX_STARTS),
+        check_count(max_iter, "max_iter", maximum=_MAX_ITER),
+        check_positive(xtol, "xtol"),
+    )
     n_ripple = check_count(ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE)
-    # NaN samples: dropped whole (every joint) under "omit".
-    keep = np.isfinite(qq).all(1) & np.isfinite(qd).all(1) & np.isfinite(tau).all(1)
-    if qdd is not None:
-        keep &= np.isfinite(qdd).all(1)
-    n_omitted = int(np.count_nonzero(~keep))
-    # Weights of every logged sample (a NaN compares false: those samples are dropped below).
-    w = sample_weights(qd, tau, min_speed, torque_limit, weights, speed_taper)[keep]
-    if qdd is None:
-        assert rate is not None
-        # The derivative takes the time axis of the kept samples (gaps where NaN were dropped).
-        time = np.arange(n_samples)[keep] / rate
-        qq, qd, tau = qq[keep], qd[keep], tau[keep]
-        if qq.shape[0] < 8:
-            raise InsufficientDataError(
-                f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
-                f"{qq.shape[0]}."
-            )
-        qdd = joint_acceleration(time, qd.T, window=window).T
-        # The ends of a Savitzky-Golay derivative are extrapolated: left out.
-        edge = int(np.ceil(0.5 * window * rate))
-        w[:edge] = 0.0
-        w[max(qq.shape[0] - edge, 0) :] = 0.0
-    else:
-        qq, qd, tau, qdd = qq[keep], qd[keep], tau[keep], qdd[keep]
-    if acc_base is not None:
-        acc_base = acc_base[keep]
+    samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limit, weights)
     base = base_parameters(chain)
     mask = np.array([True, bool(friction), bool(friction), True])
-    n_used = np.count_nonzero(w > 0, axis=0).astype(np.int64)
-    n_params = base.rank + int(mask.sum()) * n + 2 + (n - 1 if fixed_gains is None else 0)
-    idle = np.flatnonzero(n_used < int(mask.sum()) + 1)
-    if idle.size:
-        raise InsufficientDataError(
-            f"Expected every joint to move faster than `min_speed` in at least "
-            f"{int(mask.sum()) + 1} samples, got joints {(idle + 1).tolist()} (1-based) that "
-            "never move that fast: their friction and gain are not identified. Pass "
-            "`min_speed=0` to use the torques at rest (stiction then counts as noise)."
-        )
-    if int(n_used.sum()) <= n_params:
-        raise InsufficientDataError(
-            f"Expected more torque samples than the {n_params} parameters (and at least "
-            f"{int(mask.sum()) + 1} per joint) after `min_speed`, `torque_limit` and `weights`, "
-            f"got {n_used.tolist()} per joint."
-        )
-    # Work in units of the largest torque, so that any finite log gives finite sums.
-    unit = float(np.max(np.abs(tau) * (w > 0), initial=0.0))
-    if not unit > 0:
-        raise InsufficientDataError("Expected non-zero torques in `torque`, got only zeros.")
-    args = (
-        chain,
-        fixed_gains,
-        None if sigma_given is None else sigma_given / unit,
-        _Search(grid, n_start, iters, tol),
-        n_used,
-        n_omitted,
-        data_fingerprint(tau),
-        unit,
-    )
+    n_used, unit = check_identifiable(samples, base, mask, fixed_gains is None)
+    problem = _Problem(
+        chain, base, samples, g, mask, unit, fixed_gains, sigma_given, search, n_used,
+        data_fingerprint(samples.torque),
+    )  # fmt: skip
     # Sums of tiny regressor products may underflow to zero: harmless.
     with np.errstate(under="ignore"):
-        design = build_design(chain, base, qq, qd, qdd, w, tau / unit, acc_base, g, mask)
-        plain = _fit(design, *args)
+        design = problem.design(samples.torque)
+        plain = problem.fit(design)
         if not plain.up_determined:
             # The refinements below start from this `up`: with no direction to start from, the
             # fit is returned as it is, with its warning.
-            return _warn(plain, iters)
-        used = w > 0
-        ripple = np.zeros((0, 4))  # rows (joint, order, a, b) of a sin(k q) + b cos(k q)
-        if n_ripple:
-            # Gear ripple: found in the residuals, removed from the torques, and the fit repeated.
-            with np.errstate(over="ignore", invalid="ignore"):  # a joint that overflows is skipped
-                resid = tau - model_torque(plain, qq, qd, qdd, acc_base)
-            ripple = detect_ripple(qq, resid, used, n_ripple)
-            if ripple.size:
-                clean = tau - ripple_torque(qq, ripple)
-                design = build_design(chain, base, qq, qd, qdd, w, clean / unit, acc_base, g, mask)
-                plain = _fit(design, *args)
-                plain = dataclasses.replace(plain, ripple=ripple_rows(ripple))
+            return _warn(plain, search.max_iter)
+        plain, ripple, design = _remove_ripple(problem, plain, design, n_ripple)
         free = None
         if fixed_gains is None:
-            # A joint whose rigid-body torque is lost in its noise (a tool flange turning about
-            # its own axis) does not identify its gain, and a free gain there lets the base
-            # parameters grow to fit that joint's friction and ripple: such gains are held at
-            # the mean of the others.
-            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is a strong joint
-                rigid = rigid_torque(plain, qq, qd, qdd, acc_base) / unit
-                power = np.sum(np.where(used, rigid, 0.0) ** 2, axis=0) / np.maximum(n_used, 1)
-            free = ~(np.sqrt(power) < _GAIN_SNR * plain.noise_std / unit)
-            if free.all() or not free.any():
-                free = None
-            else:
-                plain = _fit(design, *args, free=free)
-                plain = dataclasses.replace(plain, ripple=ripple_rows(ripple))
+            plain, free = _hold_weak_gains(problem, plain, design, ripple)
         if load_friction is False or fixed_gains is not None or not plain.up_determined:
-            return _warn(plain, iters)
-        est = plain
-        # The passes start near the answer: a coarser grid of starts is enough.
-        load_search = _Search(min(grid, 100), min(n_start, 2), iters, tol)
-        for clearance in _SIGN_CLEARANCE:
-            # Load friction mu |r| sign(qd) = mu s r with s = sign(r) sign(qd): a gain
-            # k (1 + mu s) on the rigid-body torque r. Each joint becomes two pseudo-joints, the
-            # samples where the drive drives (s > 0) and where it brakes, each with its gain and
-            # noise level, both with the joint's armature, friction and offset; the sign pattern
-            # comes from the previous estimate (it is wrong only where r crosses zero, where the
-            # term vanishes).
-            rigid = rigid_torque(est, qq, qd, qdd, acc_base)
-            driving = np.sign(rigid) * np.sign(qd) > 0
-            if n_ripple:
-                # The ripple found again in this estimate's residuals, which no longer carry the
-                # load friction that a fit without it leaves there.
-                with np.errstate(over="ignore", invalid="ignore"):
-                    model = model_torque(est, qq, qd, qdd, acc_base, rigid=rigid)
-                    resid = tau - model + ripple_torque(qq, ripple)
-                ripple = detect_ripple(qq, resid, used, n_ripple)
-            clean = tau - ripple_torque(qq, ripple)
-            # Where the rigid-body torque is within a few per cent of its largest value, its sign
-            # is uncertain (an error of `up` moves it by about that): those samples are left out
-            # of the split fit; the load term is small there anyway.
-            clear = np.abs(rigid) >= clearance * np.max(np.abs(rigid) * used, axis=0)
-            w_split = np.where(clear, w, 0.0)
-            split = build_design(
-                chain, base, qq, qd, qdd, w_split, clean / unit, acc_base, g, mask, driving
-            )
-            kept = w_split > 0
-            counts = np.concatenate([(kept & driving).sum(0), (kept & ~driving).sum(0)])
-            pseudo_free = counts > int(mask.sum()) + 1
-            if free is not None:
-                pseudo_free &= np.concatenate([free, free])
-            sigma2 = None if sigma_given is None else np.concatenate([sigma_given] * 2) / unit
-            pseudo = _fit(
-                split, chain, None, sigma2, load_search, counts, n_omitted, args[6], unit,
-                free=None if pseudo_free.all() else pseudo_free,
-            )  # fmt: skip
-            previous, est = est, combine(pseudo, n, ripple_rows(ripple))
-            if float(np.arccos(np.clip(previous.up @ est.up, -1.0, 1.0))) <= _LOAD_XTOL:
-                break
+            return _warn(plain, search.max_iter)
+        est = _fit_load_friction(problem, plain, free, ripple, n_ripple)
     if load_friction == "auto" and not load_is_significant(
         plain.n_used, plain.residual_rms, est.residual_rms
     ):
-        return _warn(plain, iters)
-    return _warn(est, iters)
+        return _warn(plain, search.max_iter)
+    return _warn(est, search.max_iter)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Problem:
+    """A checked log and the settings of its fits: the design of any torques and the fit of any
+    design, in the log's torque units."""
+
+    chain: SerialChain
+    base: BaseParameters
+    samples: Samples
+    gravity: float
+    mask: NDArray[np.bool_]  # joint parameters fitted: armature, Coulomb, viscous, offset
+    unit: float  # the largest torque used: the designs are of torques in this unit
+    fixed_gains: NDArray[np.float64] | None
+    sigma_given: NDArray[np.float64] | None
+    search: _Search
+    n_used: NDArray[np.int64]
+    fingerprint: frozenset[str]
+
+    def design(
+        self,
+        torque: NDArray[np.float64],
+        weights: NDArray[np.float64] | None = None,
+        driving: NDArray[np.bool_] | None = None,
+    ) -> _Design:
+        """The Gram blocks of `torque` (default weights those of the samples; `driving` splits
+        each joint into its driving and braking samples)."""
+        s = self.samples
+        w = s.weights if weights is None else weights
+        args = (self.chain, self.base, s.q, s.velocity, s.acceleration, w, torque / self.unit)
+        if driving is None:
+            return build_design(*args, s.base_acceleration, self.gravity, self.mask)
+        return build_design(*args, s.base_acceleration, self.gravity, self.mask, driving)
+
+    def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> MotionUpEstimate:
+        """The maximum-likelihood fit of `design` (`free`: the gains estimated, default all)."""
+        sigma = None if self.sigma_given is None else self.sigma_given / self.unit
+        return _fit(
+            design, self.chain, self.fixed_gains, sigma, self.search, self.n_used,
+            self.samples.n_omitted, self.fingerprint, self.unit, free=free,
+        )  # fmt: skip
+
+
+def _remove_ripple(
+    problem: _Problem, plain: MotionUpEstimate, design: _Design, n_ripple: int
+) -> tuple[MotionUpEstimate, NDArray[np.float64], _Design]:
+    """Gear ripple found in the residuals of `plain` (the fit of `design`), removed from the
+    torques, and the fit repeated; the ripple's rows (joint, order, a, b) of
+    ``a sin(k q) + b cos(k q)`` and the design of the torques without it."""
+    s = problem.samples
+    ripple = np.zeros((0, 4))
+    if n_ripple:
+        with np.errstate(over="ignore", invalid="ignore"):  # a joint that overflows is skipped
+            model = model_torque(plain, s.q, s.velocity, s.acceleration, s.base_acceleration)
+            resid = s.torque - model
+        ripple = detect_ripple(s.q, resid, s.weights > 0, n_ripple)
+        if ripple.size:
+            design = problem.design(s.torque - ripple_torque(s.q, ripple))
+            plain = problem.fit(design)
+            plain = dataclasses.replace(plain, ripple=ripple_rows(ripple))
+    return plain, ripple, design
+
+
+def _hold_weak_gains(
+    problem: _Problem, plain: MotionUpEstimate, design: _Design, ripple: NDArray[np.float64]
+) -> tuple[MotionUpEstimate, NDArray[np.bool_] | None]:
+    """The fit with the gains of weak joints held, and which gains are free (None: all).
+
+    A joint whose rigid-body torque is lost in its noise (a tool flange turning about its own
+    axis) does not identify its gain, and a free gain there lets the base parameters grow to fit
+    that joint's friction and ripple: such gains are held at the mean of the others.
+    """
+    s, unit = problem.samples, problem.unit
+    used = s.weights > 0
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is a strong joint
+        rigid = rigid_torque(plain, s.q, s.velocity, s.acceleration, s.base_acceleration) / unit
+        power = np.sum(np.where(used, rigid, 0.0) ** 2, axis=0) / np.maximum(problem.n_used, 1)
+    free = ~(np.sqrt(power) < _GAIN_SNR * plain.noise_std / unit)
+    if free.all() or not free.any():
+        return plain, None
+    plain = problem.fit(design, free=free)
+    return dataclasses.replace(plain, ripple=ripple_rows(ripple)), free
+
+
+def _fit_load_friction(
+    problem: _Problem,
+    plain: MotionUpEstimate,
+    free: NDArray[np.bool_] | None,
+    ripple: NDArray[np.float64],
+    n_ripple: int,
+) -> MotionUpEstimate:
+    """The fit with load friction, in passes that start from `plain`.
+
+    Load friction mu |r| sign(qd) = mu s r with s = sign(r) sign(qd) is a gain k (1 + mu s) on
+    the rigid-body torque r. Each joint becomes two pseudo-joints, the samples where the drive
+    drives (s > 0) and where it brakes, each with its gain and noise level, both with the
+    joint's armature, friction and offset; the sign pattern comes from the previous estimate (it
+    is wrong only where r crosses zero, where the term vanishes).
+    """
+    s, mask, n = problem.samples, problem.mask, problem.chain.n_joints
+    qq, qd, qdd, acc_base, tau = s.q, s.velocity, s.acceleration, s.base_acceleration, s.torque
+    used = s.weights > 0
+    sigma_given = problem.sigma_given
+    est = plain
+    # The passes start near the answer: a coarser grid of starts is enough.
+    search = problem.search
+    load_search = dataclasses.replace(
+        search, n_grid=min(search.n_grid, 100), n_starts=min(search.n_starts, 2)
+    )
+    for clearance in _SIGN_CLEARANCE:
+        rigid = rigid_torque(est, qq, qd, qdd, acc_base)
+        driving = np.sign(rigid) * np.sign(qd) > 0
+        if n_ripple:
+            # The ripple found again in this estimate's residuals, which no longer carry the
+            # load friction that a fit without it leaves there.
+            with np.errstate(over="ignore", invalid="ignore"):
+                model = model_torque(est, qq, qd, qdd, acc_base, rigid=rigid)
+                resid = tau - model + ripple_torque(qq, ripple)
+            ripple = detect_ripple(qq, resid, used, n_ripple)
+        clean = tau - ripple_torque(qq, ripple)
+        # Where the rigid-body torque is within a few per cent of its largest value, its sign
+        # is uncertain (an error of `up` moves it by about that): those samples are left out
+        # of the split fit; the load term is small there anyway.
+        clear = np.abs(rigid) >= clearance * np.max(np.abs(rigid) * used, axis=0)
+        w_split = np.where(clear, s.weights, 0.0)
+        split = problem.design(clean, w_split, driving)
+        kept = w_split > 0
+        counts = np.concatenate([(kept & driving).sum(0), (kept & ~driving).sum(0)])
+        pseudo_free = counts > int(mask.sum()) + 1
+        if free is not None:
+            pseudo_free &= np.concatenate([free, free])
+        sigma2 = None if sigma_given is None else np.concatenate([sigma_given] * 2) / problem.unit
+        pseudo = _fit(
+            split, problem.chain, None, sigma2, load_search, counts, s.n_omitted,
+            problem.fingerprint, problem.unit, free=None if pseudo_free.all() else pseudo_free,
+        )  # fmt: skip
+        previous, est = est, combine(pseudo, n, ripple_rows(ripple))
+        if float(np.arccos(np.clip(previous.up @ est.up, -1.0, 1.0))) <= _LOAD_XTOL:
+            break
+    return est
 
 
 def _warn(est: MotionUpEstimate, max_iter: int) -> MotionUpEstimate:
@@ -664,14 +636,6 @@ _GAIN_SNR = 1.0
 _LOAD_XTOL = 1e-7
 
 
-@dataclasses.dataclass(frozen=True)
-class _Search:
-    n_grid: int
-    n_starts: int
-    max_iter: int
-    xtol: float
-
-
 def _fit(
     design: _Design,
     chain: SerialChain,
@@ -691,7 +655,6 @@ def _fit(
     estimated; the others stay at the mean of the free ones (1).
     """
     n, base, mask, g = design.n, design.base, design.joint_mask, design.gravity
-    grid, n_start, iters, tol = search.n_grid, search.n_starts, search.max_iter, search.xtol
     n_free = 0 if fixed_gains is not None else n if free is None else int(free.sum())
     n_gain = max(n_free - 1, 0)
     n_params = base.rank + int(mask.sum()) * design.n_theta + 2 + n_gain
@@ -699,68 +662,14 @@ def _fit(
     dirs = gain_basis(n, free)
     k0 = np.ones(n) if fixed_gains is None else fixed_gains / fixed_gains.mean()
     rms = np.sqrt(design.tt / np.maximum(design.count, 1.0))
-    floor = _NOISE_FLOOR * np.where(rms > 0, rms, 1.0)
+    floor = NOISE_FLOOR * np.where(rms > 0, rms, 1.0)
     sigma = sigma_given if sigma_given is not None else np.maximum(rms, floor)
-    first, grid_pts, grid_cost = starts(design, k0, _inv_var(sigma), grid, n_start, np.radians(15))
-    # The other hemisphere's best grid point is always refined: it gives the sign margin.
-    other = grid_cost.copy()
-    other[grid_pts @ first[0] > 0] = np.inf
-    states = [refine(design, layout, dirs, u, k0, _inv_var(sigma), iters, tol) for u in first]
-    if np.isfinite(other).any():
-        u = grid_pts[int(np.argmin(other))]
-        states.append(
-            refine(design, layout, dirs, u, k0, _inv_var(sigma), min(iters, _OTHER_ITER), tol)
-        )
-    best = min(states, key=lambda s: s.cost)
-    if sigma_given is None:
-        # Maximum likelihood with a noise level per joint: the levels are the RMS residuals at
-        # the estimate (the fixed point of the profiled likelihood), re-weighted until stable.
-        dof = n_params / n
-        for _ in range(_MAX_ROUNDS):
-            new = np.maximum(np.sqrt(best.rss / np.maximum(design.count - dof, 1.0)), floor)
-            change = float(np.max(np.abs(new / sigma - 1.0)))
-            sigma = new
-            best = refine(design, layout, dirs, best.up, best.gains, _inv_var(sigma), iters, tol)
-            if change < 1e-2 or np.all(sigma <= floor):
-                break
-    inv_var = _inv_var(sigma)
-    # The best fit with `up` on the other hemisphere, at the final noise levels: the sign margin.
-    others = [
-        refine(design, layout, dirs, s.up, s.gains, inv_var, min(iters, _OTHER_ITER), tol)
-        for s in states
-        if float(s.up @ best.up) < 0
-    ]
-    better = [s for s in others if s.cost < best.cost]
-    if better:  # a start of the other hemisphere found a better fit after re-weighting
-        best = min(better, key=lambda s: s.cost)
-    opposite = [s for s in others if float(s.up @ best.up) < 0]
-    rival = min(opposite, key=lambda s: s.cost) if opposite else None
-    margin = math.inf if rival is None else math.sqrt(max(rival.cost - best.cost, 0.0))
-    cov = covariance(best.info)
-    info2 = cov.tangent_information()
-    vals = np.linalg.eigvalsh(info2)
-    basis = tangent_basis(best.up)
-    # A likelihood that reaches far beyond the curvature's ellipse is said so (warning, zero
-    # information); otherwise a tangent direction without information is a degenerate log.
-    reach = far_fit(design, best, inv_var, grid_pts, basis, tangent_curvature(best.info))
-    # Compared with the information `up` would have with every other parameter known.
-    known = float(np.trace(best.info[:2, :2]))
-    if reach == 0 and (not vals.max() > 0 or vals.min() <= _MIN_INFORMATION_RATIO * known):
-        raise DegenerateGeometryError(
-            "Expected `q` and `velocity` to make a log that determines the direction of gravity, "
-            "got one along which a tangent direction of `up` carries no information: move more "
-            "joints (joint 1 and a joint not parallel to it) through a range of positions."
-        )
-    if design.gram_sq is not None:
-        # Weights between 0 and 1 are not inverse variances: the covariance of the weighted
-        # estimate is the sandwich P M P, with M the information formed with squared weights.
-        meat = information(
-            design, design.gram_sq, layout, best.up, basis, best.gains, dirs, best.beta, inv_var
-        )
-        cov = cov.sandwich(meat)
-        info2 = cov.tangent_information()
+    reweight = floor if sigma_given is None else None  # noise levels estimated
+    optimum = maximise_likelihood(design, layout, dirs, k0, sigma, reweight, search, n_params)
+    best, sigma, margin = optimum.best, optimum.sigma, optimum.margin
+    info2, k_std, reach, basis = uncertainty(design, layout, dirs, optimum)
     mean_gain = 1.0 if fixed_gains is None else float(fixed_gains.mean())
-    k_std = gains_std(cov, layout, dirs) * mean_gain
+    k_std = k_std * mean_gain
     if reach > 0:
         # The curvature does not describe the likelihood: nothing it gives is an uncertainty.
         info2 = np.zeros((2, 2))

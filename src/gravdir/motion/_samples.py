@@ -1,0 +1,177 @@
+"""The samples :func:`gravdir.estimate_up_from_motion` fits, and what they can identify.
+
+The log's arrays are checked (:func:`check_arrays`); rows holding a NaN are dropped under
+``nan_policy="omit"``, the acceleration is derived from the velocity when not logged, and every
+joint's samples get their weights (:func:`select_samples`); the parameters are then counted
+against the samples left (:func:`check_identifiable`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import NanPolicy, check_option, check_positive
+from gravdir.dynamics import BaseParameters
+from gravdir.errors import InsufficientDataError
+from gravdir.motion._inputs import check_log, check_per_joint, sample_weights
+from gravdir.sweep import joint_acceleration
+
+
+class Log(NamedTuple):
+    """The checked arrays of a log, shape (N, n), NaN rows still in under ``"omit"``."""
+
+    q: NDArray[np.float64]
+    velocity: NDArray[np.float64]
+    acceleration: NDArray[np.float64] | None  # None: derived from `velocity`
+    torque: NDArray[np.float64]
+    sample_rate: float | None
+    window: float  # of the derivative, s
+
+
+class Samples(NamedTuple):
+    """The samples fitted: NaN rows dropped, acceleration derived, weights (N', n)."""
+
+    q: NDArray[np.float64]
+    velocity: NDArray[np.float64]
+    acceleration: NDArray[np.float64]
+    torque: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    base_acceleration: NDArray[np.float64] | None
+    n_omitted: int
+
+
+def check_arrays(
+    n: int,
+    q: ArrayLike,
+    velocity: ArrayLike,
+    torque: ArrayLike,
+    acceleration: ArrayLike | None,
+    sample_rate: float | None,
+    derivative_window: float,
+    nan_policy: NanPolicy,
+) -> Log:
+    """The log's arrays and the rate and window of the derivative, checked."""
+    option = check_option(nan_policy, "nan_policy", ("raise", "omit"))
+    finite = option == "raise"
+    qq = check_log(q, "q", n, None, finite=finite)
+    n_samples = qq.shape[0]
+    qd = check_log(velocity, "velocity", n, n_samples, finite=finite)
+    tau = check_log(torque, "torque", n, n_samples, finite=finite)
+    qdd = (
+        None
+        if acceleration is None
+        else check_log(acceleration, "acceleration", n, n_samples, finite=finite)
+    )
+    rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
+    window = check_positive(derivative_window, "derivative_window")
+    if qdd is None and rate is None:
+        raise ValueError(
+            "Expected `sample_rate` when `acceleration` is not given (the acceleration is the "
+            "derivative of the logged velocity), got neither."
+        )
+    return Log(qq, qd, qdd, tau, rate, window)
+
+
+def check_model(
+    n: int,
+    noise_std: ArrayLike | None,
+    gains: ArrayLike | Literal["estimate"],
+    friction: bool,
+    load_friction: bool | Literal["auto"],
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """The noise levels and gains given (None: estimated), with the friction options checked."""
+    sigma_given = None if noise_std is None else check_per_joint(noise_std, "noise_std", n)
+    if isinstance(gains, str):
+        check_option(gains, "gains", ("estimate",))
+        fixed_gains = None
+    else:
+        fixed_gains = check_per_joint(gains, "gains", n)
+    if not isinstance(friction, bool | np.bool_):
+        raise ValueError(f"Expected `friction` to be True or False, got {friction!r}.")
+    if not (isinstance(load_friction, bool | np.bool_) or load_friction == "auto"):
+        raise ValueError(
+            f"Expected `load_friction` to be True, False or 'auto', got {load_friction!r}."
+        )
+    if load_friction is True and fixed_gains is not None:
+        raise ValueError(
+            "Expected `gains='estimate'` with `load_friction` True (the load term is a second "
+            "gain per joint), got gains given."
+        )
+    return sigma_given, fixed_gains
+
+
+def select_samples(
+    log: Log,
+    base_acceleration: NDArray[np.float64] | None,
+    min_speed: float,
+    speed_taper: float,
+    torque_limit: ArrayLike | None,
+    weights: ArrayLike | None,
+) -> Samples:
+    """The samples fitted and their weights (zero where a joint's sample is left out)."""
+    qq, qd, tau, qdd, rate = log.q, log.velocity, log.torque, log.acceleration, log.sample_rate
+    n_samples = qq.shape[0]
+    # NaN samples: dropped whole (every joint) under "omit".
+    keep = np.isfinite(qq).all(1) & np.isfinite(qd).all(1) & np.isfinite(tau).all(1)
+    if qdd is not None:
+        keep &= np.isfinite(qdd).all(1)
+    n_omitted = int(np.count_nonzero(~keep))
+    # Weights of every logged sample (a NaN compares false: those samples are dropped below).
+    w = sample_weights(qd, tau, min_speed, torque_limit, weights, speed_taper)[keep]
+    if qdd is None:
+        assert rate is not None
+        # The derivative takes the time axis of the kept samples (gaps where NaN were dropped).
+        time = np.arange(n_samples)[keep] / rate
+        qq, qd, tau = qq[keep], qd[keep], tau[keep]
+        if qq.shape[0] < 8:
+            raise InsufficientDataError(
+                f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
+                f"{qq.shape[0]}."
+            )
+        qdd = joint_acceleration(time, qd.T, window=log.window).T
+        # The ends of a Savitzky-Golay derivative are extrapolated: left out.
+        edge = int(np.ceil(0.5 * log.window * rate))
+        w[:edge] = 0.0
+        w[max(qq.shape[0] - edge, 0) :] = 0.0
+    else:
+        qq, qd, tau, qdd = qq[keep], qd[keep], tau[keep], qdd[keep]
+    acc_base = None if base_acceleration is None else base_acceleration[keep]
+    return Samples(qq, qd, qdd, tau, w, acc_base, n_omitted)
+
+
+def check_identifiable(
+    samples: Samples, base: BaseParameters, mask: NDArray[np.bool_], gains_estimated: bool
+) -> tuple[NDArray[np.int64], float]:
+    """The samples used per joint and the torque unit (the largest torque used).
+
+    Raises
+    ------
+    InsufficientDataError
+        If a joint has fewer samples than its own parameters, all fewer than all parameters, or
+        every torque used is zero.
+    """
+    w, n = samples.weights, samples.q.shape[1]
+    n_used = np.count_nonzero(w > 0, axis=0).astype(np.int64)
+    n_params = base.rank + int(mask.sum()) * n + 2 + (n - 1 if gains_estimated else 0)
+    idle = np.flatnonzero(n_used < int(mask.sum()) + 1)
+    if idle.size:
+        raise InsufficientDataError(
+            f"Expected every joint to move faster than `min_speed` in at least "
+            f"{int(mask.sum()) + 1} samples, got joints {(idle + 1).tolist()} (1-based) that "
+            "never move that fast: their friction and gain are not identified. Pass "
+            "`min_speed=0` to use the torques at rest (stiction then counts as noise)."
+        )
+    if int(n_used.sum()) <= n_params:
+        raise InsufficientDataError(
+            f"Expected more torque samples than the {n_params} parameters (and at least "
+            f"{int(mask.sum()) + 1} per joint) after `min_speed`, `torque_limit` and `weights`, "
+            f"got {n_used.tolist()} per joint."
+        )
+    # Work in units of the largest torque, so that any finite log gives finite sums.
+    unit = float(np.max(np.abs(samples.torque) * (w > 0), initial=0.0))
+    if not unit > 0:
+        raise InsufficientDataError("Expected non-zero torques in `torque`, got only zeros.")
+    return n_used, unit
