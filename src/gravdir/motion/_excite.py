@@ -534,84 +534,121 @@ def plan_motion_excitation(
         info_maps = _basis((np.arange(grid) + 0.5) * span / grid, omega, n_harm)
         kin_maps = _basis(np.arange(n_kin) * span / n_kin, omega, n_harm)
         fine_maps = _basis(np.arange(8 * n_kin) * span / (8 * n_kin), omega, n_harm)
-        width = 1 + 2 * n_harm
+        start = _seeded_start(prob, inner, centre, kin_maps, n_harm, gen)
+        maps = (info_maps, kin_maps, fine_maps)
+        x, success, n_iter = _optimise(prob, limits, inner, start, maps, grid, iters)
+        return _plan(prob, limits, x, start, fine_maps, n_harm, span, rate, success, n_iter)
 
-        # The seeded feasible start.
-        x0 = np.zeros((n, width))
-        x0[:, 0] = centre
-        if not _feasible(prob, inner, x0.reshape(-1), kin_maps):
-            raise ValueError(
-                "Expected `q_centre` (default: the middle of `position_limits`) inside the "
-                "position limits, its static torques within `torque_limits`; it violates them."
-            )
-        ell = np.arange(1, n_harm + 1)
-        a = gen.normal(size=(n, n_harm)) / ell
-        b = gen.normal(size=(n, n_harm)) / ell
-        a -= a.mean(axis=1, keepdims=True)  # sum_l a_l = 0: no speed at t = 0
-        b -= np.outer(b @ ell, ell) / (ell @ ell)  # sum_l l b_l = 0: no acceleration at t = 0
-        scale = np.max(
-            np.abs(_states(np.hstack([0 * centre[:, None], a, b]).reshape(-1), kin_maps, n)[1]),
-            axis=0,
+
+def _seeded_start(
+    prob: _Problem,
+    inner: _Limits,
+    centre: NDArray[np.float64],
+    kin_maps: tuple[NDArray[np.float64], ...],
+    n_harm: int,
+    gen: np.random.Generator,
+) -> NDArray[np.float64]:
+    """A feasible start within the `inner` limits: random coefficients decaying as 1/l about
+    `centre`, at rest at both ends, scaled to the velocity limits and shrunk to fit.
+
+    Raises
+    ------
+    ValueError
+        If `centre` itself violates the limits.
+    """
+    n, width = prob.chain.n_joints, 1 + 2 * n_harm
+    x0 = np.zeros((n, width))
+    x0[:, 0] = centre
+    if not _feasible(prob, inner, x0.reshape(-1), kin_maps):
+        raise ValueError(
+            "Expected `q_centre` (default: the middle of `position_limits`) inside the "
+            "position limits, its static torques within `torque_limits`; it violates them."
         )
-        x0[:, 1:] = np.hstack([a, b]) * (inner.velocity / np.maximum(scale, 1e-12))[:, None]
-        start = _shrink(prob, inner, x0.reshape(-1), kin_maps).reshape(n, width)
-        start[:, 1:] *= 0.9  # into the interior
-        start = _shrink(prob, inner, start.reshape(-1), kin_maps)
-        cache: dict[bytes, Any] = {}
+    ell = np.arange(1, n_harm + 1)
+    a = gen.normal(size=(n, n_harm)) / ell
+    b = gen.normal(size=(n, n_harm)) / ell
+    a -= a.mean(axis=1, keepdims=True)  # sum_l a_l = 0: no speed at t = 0
+    b -= np.outer(b @ ell, ell) / (ell @ ell)  # sum_l l b_l = 0: no acceleration at t = 0
+    scale = np.max(
+        np.abs(_states(np.hstack([0 * centre[:, None], a, b]).reshape(-1), kin_maps, n)[1]),
+        axis=0,
+    )
+    x0[:, 1:] = np.hstack([a, b]) * (inner.velocity / np.maximum(scale, 1e-12))[:, None]
+    start = _shrink(prob, inner, x0.reshape(-1), kin_maps).reshape(n, width)
+    start[:, 1:] *= 0.9  # into the interior
+    return _shrink(prob, inner, start.reshape(-1), kin_maps)
 
-        def evaluate(x: NDArray[np.float64]) -> Any:
-            key = x.tobytes()
-            if key not in cache:
-                cache.clear()
-                value, grad_state, tau, dtau = _objective(prob, *_states(x, info_maps, n))
-                grad = _chain_rule_state(grad_state, info_maps, n)
-                # d tau_{g,j} / d x: (G, n, n, width) -> rows (G n), columns n width.
-                dt = dtau.reshape(grid, n, 3, n)
-                jac = sum(
-                    dt[:, :, i, :, None] * m[:, None, None, :] for i, m in enumerate(info_maps)
-                )
-                cache[key] = (value, grad, tau, np.asarray(jac).reshape(grid * n, n * width))
-            return cache[key]
 
-        a_lin, c_lin = _linear_constraints(inner, kin_maps, n)
-        constraints: list[dict[str, Any]] = [
-            {"type": "ineq", "fun": lambda x: a_lin @ x + c_lin, "jac": lambda x: a_lin}
-        ]
-        rest = np.zeros((2 * n, n * width))
-        for j in range(n):
-            rest[2 * j, j * width + 1 : j * width + 1 + n_harm] = 1.0
-            rest[2 * j + 1, j * width + 1 + n_harm : (j + 1) * width] = ell
-        constraints.append({"type": "eq", "fun": lambda x: rest @ x, "jac": lambda x: rest})
-        if inner.torque is not None:
-            lim = np.tile(inner.torque, grid)
-            constraints.append(
-                {
-                    "type": "ineq",
-                    "fun": lambda x: np.concatenate(
-                        [lim - evaluate(x)[2].reshape(-1), lim + evaluate(x)[2].reshape(-1)]
-                    ),
-                    "jac": lambda x: np.vstack([-evaluate(x)[3], evaluate(x)[3]]),
-                }
-            )
-        with IMPORT_LOCK:
-            from scipy.optimize import minimize  # slow to import: only when needed
+def _optimise(
+    prob: _Problem,
+    limits: _Limits,
+    inner: _Limits,
+    start: NDArray[np.float64],
+    maps: tuple[tuple[NDArray[np.float64], ...], ...],
+    grid: int,
+    iters: int,
+) -> tuple[NDArray[np.float64], bool, int]:
+    """SLSQP from `start` within the `inner` limits, shrunk into `limits` on the fine grid; the
+    coefficients (`start` if no better), whether SLSQP converged and its iterations.
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = minimize(
-                lambda x: evaluate(x)[0],
-                start,
-                jac=lambda x: evaluate(x)[1],
-                method="SLSQP",
-                constraints=constraints,
-                options={"maxiter": iters, "ftol": 1e-6},
-            )
-        x = _shrink(prob, limits, np.asarray(res.x, dtype=np.float64), fine_maps)
-        if not evaluate(x)[0] < evaluate(start)[0]:
-            x = start
-        return _plan(
-            prob, limits, x, start, fine_maps, n_harm, span, rate, bool(res.success), int(res.nit)
+    `maps` are the bases of the information grid, the kinematic-limit grid and the fine grid.
+    """
+    info_maps, kin_maps, fine_maps = maps
+    n = prob.chain.n_joints
+    width = info_maps[0].shape[1]  # 1 + 2 L coefficients per joint
+    n_harm = (width - 1) // 2
+    ell = np.arange(1, n_harm + 1)
+    cache: dict[bytes, Any] = {}
+
+    def evaluate(x: NDArray[np.float64]) -> Any:
+        key = x.tobytes()
+        if key not in cache:
+            cache.clear()
+            value, grad_state, tau, dtau = _objective(prob, *_states(x, info_maps, n))
+            grad = _chain_rule_state(grad_state, info_maps, n)
+            # d tau_{g,j} / d x: (G, n, n, width) -> rows (G n), columns n width.
+            dt = dtau.reshape(grid, n, 3, n)
+            jac = sum(dt[:, :, i, :, None] * m[:, None, None, :] for i, m in enumerate(info_maps))
+            cache[key] = (value, grad, tau, np.asarray(jac).reshape(grid * n, n * width))
+        return cache[key]
+
+    a_lin, c_lin = _linear_constraints(inner, kin_maps, n)
+    constraints: list[dict[str, Any]] = [
+        {"type": "ineq", "fun": lambda x: a_lin @ x + c_lin, "jac": lambda x: a_lin}
+    ]
+    rest = np.zeros((2 * n, n * width))
+    for j in range(n):
+        rest[2 * j, j * width + 1 : j * width + 1 + n_harm] = 1.0
+        rest[2 * j + 1, j * width + 1 + n_harm : (j + 1) * width] = ell
+    constraints.append({"type": "eq", "fun": lambda x: rest @ x, "jac": lambda x: rest})
+    if inner.torque is not None:
+        lim = np.tile(inner.torque, grid)
+        constraints.append(
+            {
+                "type": "ineq",
+                "fun": lambda x: np.concatenate(
+                    [lim - evaluate(x)[2].reshape(-1), lim + evaluate(x)[2].reshape(-1)]
+                ),
+                "jac": lambda x: np.vstack([-evaluate(x)[3], evaluate(x)[3]]),
+            }
         )
+    with IMPORT_LOCK:
+        from scipy.optimize import minimize  # slow to import: only when needed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = minimize(
+            lambda x: evaluate(x)[0],
+            start,
+            jac=lambda x: evaluate(x)[1],
+            method="SLSQP",
+            constraints=constraints,
+            options={"maxiter": iters, "ftol": 1e-6},
+        )
+    x = _shrink(prob, limits, np.asarray(res.x, dtype=np.float64), fine_maps)
+    if not evaluate(x)[0] < evaluate(start)[0]:
+        x = start
+    return x, bool(res.success), int(res.nit)
 
 
 @contextmanager

@@ -271,10 +271,55 @@ def controller_log(
     if rng is not None:
         check_rng(rng)
 
-    # The session's timeline: (start time, duration, kind, sweep index, from, to).
     starts = config.copy()
     starts[np.arange(joint_arr.size), joint_arr] = arc[:, 0]
-    segments: list[tuple[float, float, str, int]] = []
+    segments, clock = _timeline(starts, motions, rest)
+    with np.errstate(over="ignore", under="ignore"):
+        samples = np.floor(clock * fs * (1 + 1e-12)) + 1
+    if not samples <= MAX_LOG_SAMPLES:
+        raise ValueError(
+            f"Expected a log of at most {MAX_LOG_SAMPLES:,} samples, got {samples:.4g} "
+            f"({clock:.4g} s at `sample_rate` {fs:g} Hz): lower `sample_rate`, `rest_time` "
+            "or `cycles`, or raise `speeds`."
+        )
+    with np.errstate(under="ignore"):
+        t = sample_times(clock, fs, jitter, rng)
+    q, qd, qdd, index = _trajectory(t, segments, starts, motions, joint_arr)
+    holding = chunked(arm.gravity_torque, q)
+    true = chunked(arm.inverse_dynamics, q, qd, qdd) if inertial else holding
+    measured = np.column_stack(
+        [measure(chosen[i], q[:, i], qd[:, i], true[:, i], rng, "sensors") for i in range(n)]
+    )
+    with np.errstate(over="ignore", under="ignore"):
+        current = measured / gains
+    if not np.all(np.isfinite(current)):
+        raise ValueError("Expected `drive_gain` to give currents within the float range.")
+    return ControllerLog(
+        time=t,
+        q=q,
+        velocity=qd,
+        acceleration=qdd,
+        torque=measured,
+        current=current,
+        drive_gain=np.array(gains),
+        gravity_torque=holding,
+        sweep_index=index,
+        sweep_joint=joint_arr,
+        up=np.array(arm.up),
+        sample_rate=fs,
+    )
+
+
+# One segment of the session: (start time, duration, kind, sweep index).
+_Segment = tuple[float, float, str, int]
+
+
+def _timeline(
+    starts: NDArray[np.float64], motions: Sequence[Motion], rest: float
+) -> tuple[list[_Segment], float]:
+    """The session's segments (a move to each sweep's start configuration `starts`, a rest, the
+    sweep; a rest at the end) and its length, s."""
+    segments: list[_Segment] = []
     clock = 0.0
     with np.errstate(over="ignore", under="ignore"):
         for s, motion in enumerate(motions):
@@ -292,19 +337,21 @@ def controller_log(
             duration = 2 * motion.cycles * motion.pass_time
             segments.append((clock, duration, "sweep", s))
             clock += duration
-        segments.append((clock, rest, "rest", joint_arr.size - 1))
+        segments.append((clock, rest, "rest", len(motions) - 1))
         clock += rest
-        samples = np.floor(clock * fs * (1 + 1e-12)) + 1
-    if not samples <= MAX_LOG_SAMPLES:
-        raise ValueError(
-            f"Expected a log of at most {MAX_LOG_SAMPLES:,} samples, got {samples:.4g} "
-            f"({clock:.4g} s at `sample_rate` {fs:g} Hz): lower `sample_rate`, `rest_time` "
-            "or `cycles`, or raise `speeds`."
-        )
+    return segments, clock
 
-    with np.errstate(under="ignore"):
-        t = sample_times(clock, fs, jitter, rng)
-    m = t.size
+
+def _trajectory(
+    t: NDArray[np.float64],
+    segments: Sequence[_Segment],
+    starts: NDArray[np.float64],
+    motions: Sequence[Motion],
+    joint_arr: NDArray[np.int64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """Joint angles, velocities and accelerations (m, n) at the times `t`, and the sweep each
+    sample belongs to (-1 outside sweeps)."""
+    m, n = t.size, starts.shape[1]
     q, qd, qdd = np.empty((m, n)), np.zeros((m, n)), np.zeros((m, n))
     index = np.full(m, -1, dtype=np.int64)
     with np.errstate(under="ignore"):
@@ -330,26 +377,4 @@ def controller_log(
                 qd[mask, j] = path.velocity
                 qdd[mask, j] = path.acceleration
                 index[mask] = s
-    holding = chunked(arm.gravity_torque, q)
-    true = chunked(arm.inverse_dynamics, q, qd, qdd) if inertial else holding
-    measured = np.column_stack(
-        [measure(chosen[i], q[:, i], qd[:, i], true[:, i], rng, "sensors") for i in range(n)]
-    )
-    with np.errstate(over="ignore", under="ignore"):
-        current = measured / gains
-    if not np.all(np.isfinite(current)):
-        raise ValueError("Expected `drive_gain` to give currents within the float range.")
-    return ControllerLog(
-        time=t,
-        q=q,
-        velocity=qd,
-        acceleration=qdd,
-        torque=measured,
-        current=current,
-        drive_gain=np.array(gains),
-        gravity_torque=holding,
-        sweep_index=index,
-        sweep_joint=joint_arr,
-        up=np.array(arm.up),
-        sample_rate=fs,
-    )
+    return q, qd, qdd, index
