@@ -1,14 +1,14 @@
 """Joint friction: models, excitation plans, identification and the gravity-load split.
 
-Friction is identified in two poses of the arm (CN 107423515 B, claim 1). In the first pose
-gravity exerts no torque on the target joint -- its axis is vertical, or the centre of mass of
-everything distal to it lies on the axis line (claim 5, :func:`gravity_free_check`). The joint
-follows an excitation plan (claim 3, :func:`excitation_trajectory`) and a friction model is fitted
-to the drive torque (claim 2, :func:`fit_friction`). In the second pose gravity loads the joint;
-the same plan is run again and the drive torque minus the gravity torque minus the gravity-free
-friction is the friction that grows with the load (claim 4), fitted as
-:math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q` (:func:`load_dependent_friction`).
-:func:`identify_arm_friction` repeats this joint by joint (claim 7).
+A joint's friction is identified in two poses of the arm. In the first, gravity exerts no torque
+on the joint (:func:`gravity_free_check`); the joint follows an excitation plan
+(:func:`excitation_trajectory`) and a friction model is fitted to its drive torque
+(:func:`fit_friction`). In the second, gravity loads the joint; the same plan is run again, and
+the drive torque minus the gravity torque minus the gravity-free friction is the friction that
+grows with the load, fitted as :math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q`
+(:func:`load_dependent_friction`). :func:`identify_joint_friction` runs the two steps for one
+joint and :func:`identify_arm_friction` for every joint in turn. The method is that of
+CN 107423515 B; ``docs/references.md`` maps its claims to these functions.
 
 The models (:class:`CoulombViscousFriction`, :class:`StribeckFriction`,
 :class:`AsymmetricStribeckFriction`, :class:`LoadDependentFriction`) are those of

@@ -254,8 +254,8 @@ class KinematicErrorModel(Result):
         One angle given as a Python ``float`` or ``int`` or a NumPy ``float64`` -- the call a
         control loop makes each cycle -- is checked with two comparisons and summed in plain
         Python, :math:`\\sum_k a_k \\cos(q_k\\theta) + b_k \\sin(q_k\\theta)`, term by term in
-        the order of `orders`: about 1 µs instead of about 10 µs for the array path, with the same
-        value to within a few units in the last place (``docs/performance.md``). Anything else
+        the order of `orders`, a fraction of the array path's time (``docs/performance.md``), with
+        the same value to within a few units in the last place. Anything else
         (arrays, lists, non-finite or out-of-range angles) takes the array path, which raises
         the documented errors.
 
