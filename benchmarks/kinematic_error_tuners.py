@@ -31,7 +31,7 @@ def runs_to_target(make, seed: int) -> int:
     rng = np.random.default_rng(seed)
     for _ in range(MAX_RUNS):
         run = constant_speed_run(JOINT, SPEED, 110, correction=tuner.model, rng=rng)
-        tuner.step(run.motor_angle, run.acceleration)
+        tuner.step(run.motor_angle, readings=run.acceleration)
         a = tuner.amplitudes
         if a[-1] <= TARGET * a[0]:
             return tuner.runs

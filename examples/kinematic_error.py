@@ -31,7 +31,7 @@ print("orders:", orders.round(4), " motor speed:", round(speed, 3), "rad/s")
 tuner = InfluenceTuner(orders)
 for _ in range(3):
     run = constant_speed_run(joint, speed, 110, correction=tuner.model, rng=rng)
-    tuner.step(run.motor_angle, run.acceleration)
+    tuner.step(run.motor_angle, readings=run.acceleration)
 before, after = tuner.history[0].spectrum, tuner.history[-1].spectrum
 print(f"{'order':>8} {'before m/s²':>12} {'after m/s²':>12}")
 for q in orders:
@@ -72,6 +72,6 @@ if plt is not None:
 # %%
 vertical = HarmonicDriveJoint(up=np.array([0.0, 0.0, 1.0]))
 run = constant_speed_run(vertical, speed, 110)
-vec = measure_run(run.motor_angle, run.acceleration, orders, combine="vector")
-nrm = measure_run(run.motor_angle, run.acceleration, orders, combine="norm")
+vec = measure_run(run.motor_angle, readings=run.acceleration, orders=orders, combine="vector")
+nrm = measure_run(run.motor_angle, readings=run.acceleration, orders=orders, combine="norm")
 print(f"2x amplitude: vector {vec.amplitude(2.0):.3g} m/s², |a| {nrm.amplitude(2.0):.3g} m/s²")

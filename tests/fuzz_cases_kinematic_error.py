@@ -29,7 +29,7 @@ def _motor_angle(revolutions: float = 4.0, n: int = 400) -> np.ndarray:
     return np.linspace(0.0, 2 * math.pi * revolutions, n) + 0.3
 
 
-def _acceleration(theta: np.ndarray) -> np.ndarray:
+def _readings(theta: np.ndarray) -> np.ndarray:
     """A deviation of orders 1 and 2 on a static reading of gravity, seeded noise."""
     rng = np.random.default_rng(11)
     acc = np.zeros((theta.size, 3))
@@ -87,7 +87,7 @@ CASES: dict[str, Case] = {
         {"gravity": 9.81},
     ),
     f"{KE}.combine_axes": lambda: (
-        (_acceleration(_motor_angle(2.0, 60)),),
+        (_readings(_motor_angle(2.0, 60)),),
         {"method": "norm"},
     ),
     f"{KE}.moving_average_expected": lambda: (
@@ -99,12 +99,23 @@ CASES: dict[str, Case] = {
         {},
     ),
     f"{KE}.order_spectrum": lambda: (
-        (_motor_angle(), _signal(_motor_angle()), _orders()),
-        {"resolution": 1.0, "min_samples_per_period": 2.5},
+        (_motor_angle(),),
+        {
+            "signal": _signal(_motor_angle()),
+            "orders": _orders(),
+            "resolution": 1.0,
+            "min_samples_per_period": 2.5,
+        },
     ),
     f"{KE}.measure_run": lambda: (
-        (_motor_angle(), _acceleration(_motor_angle()), _orders()),
-        {"trim_revolutions": 0.25, "window_revolutions": 1.0, "resolution": 1.0},
+        (_motor_angle(),),
+        {
+            "readings": _readings(_motor_angle()),
+            "orders": _orders(),
+            "trim_revolutions": 0.25,
+            "window_revolutions": 1.0,
+            "resolution": 1.0,
+        },
     ),
     f"{KE}.phasor_gradient": lambda: (
         (_phasors((3, 2), 1), _phasors((3, 2), 2)),

@@ -88,8 +88,10 @@ def _plot_touches() -> tuple[tuple[Any, ...], dict[str, Any]]:
 @cache
 def _spectra() -> tuple[Any, Any]:
     th = np.linspace(0.0, 2 * np.pi * 6, 1200)
-    before = order_spectrum(th, 0.3 * np.cos(2 * th + 0.5) + 0.05 * np.cos(th), [1.0, 2.0])
-    after = order_spectrum(th, 0.01 * np.cos(2 * th + 0.5) + 0.04 * np.cos(th), [1.0, 2.0])
+    before_signal = 0.3 * np.cos(2 * th + 0.5) + 0.05 * np.cos(th)
+    after_signal = 0.01 * np.cos(2 * th + 0.5) + 0.04 * np.cos(th)
+    before = order_spectrum(th, signal=before_signal, orders=[1.0, 2.0])
+    after = order_spectrum(th, signal=after_signal, orders=[1.0, 2.0])
     return before, after
 
 
@@ -104,7 +106,7 @@ def _tuner() -> InfluenceTuner:
     tuner = InfluenceTuner([1.0, 2.0])
     for _ in range(3):
         run = constant_speed_run(joint, 31.4, 12, correction=tuner.model)
-        tuner.step(run.motor_angle, run.acceleration)
+        tuner.step(run.motor_angle, readings=run.acceleration)
     return tuner
 
 

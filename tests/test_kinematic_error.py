@@ -124,7 +124,7 @@ def test_spectrum_exact_on_whole_periods(
     th = np.linspace(0, 2 * np.pi * 100, 100 * 40, endpoint=False) + 0.3
     c = np.asarray(amps) * np.exp(1j * np.asarray(phases))
     s = offset + np.real(np.exp(1j * th[:, None] * orders) @ c)
-    sp = order_spectrum(th, s, orders)
+    sp = order_spectrum(th, signal=s, orders=orders)
     np.testing.assert_allclose(sp.phasors, c, atol=1e-9)
     assert abs(float(sp.mean) - offset) < 1e-9
 
@@ -135,10 +135,12 @@ def test_spectrum_exact_for_fitted_orders_on_any_record_and_batched() -> None:
     th = np.sort(rng.uniform(0, 2 * np.pi * 13.37, 3000))  # uneven samples, partial periods
     c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
     s = np.real(c @ np.exp(1j * orders[:, None] * th))
-    sp = order_spectrum(th, s, orders)
+    sp = order_spectrum(th, signal=s, orders=orders)
     np.testing.assert_allclose(sp.phasors, c, atol=1e-9)
     for i in range(3):
-        np.testing.assert_allclose(order_spectrum(th, s[i], orders).phasors, c[i], atol=1e-12)
+        np.testing.assert_allclose(
+            order_spectrum(th, signal=s[i], orders=orders).phasors, c[i], atol=1e-12
+        )
 
 
 def test_spectrum_leakage_is_bounded() -> None:
@@ -146,7 +148,7 @@ def test_spectrum_leakage_is_bounded() -> None:
     revs = 20.3
     th = np.linspace(0, 2 * np.pi * revs, 20000)
     p, q = 2.37, 2.0
-    sp = order_spectrum(th, np.cos(p * th + 0.4), [q])
+    sp = order_spectrum(th, signal=np.cos(p * th + 0.4), orders=[q])
     leak = float(np.abs(sp.phasors[0]))
     assert 0 < leak <= 1 / (np.pi * revs * abs(p - q))
 
@@ -155,26 +157,26 @@ def test_spectrum_reports_unresolved_orders() -> None:
     th = np.linspace(0, 2 * np.pi * 30, 9000)
     s = np.cos(2 * th) + np.cos(1.98 * th)
     with pytest.raises(InsufficientDataError, match="1.98.*2"):
-        order_spectrum(th, s, [1.98, 2.0])
+        order_spectrum(th, signal=s, orders=[1.98, 2.0])
     th = np.linspace(0, 2 * np.pi * 60, 18000)
-    sp = order_spectrum(th, np.cos(2 * th) + np.cos(1.98 * th), [1.98, 2.0])
+    sp = order_spectrum(th, signal=np.cos(2 * th) + np.cos(1.98 * th), orders=[1.98, 2.0])
     np.testing.assert_allclose(np.abs(sp.phasors), [1.0, 1.0], atol=1e-9)
 
 
 def test_spectrum_rejects_bad_input() -> None:
     th = np.linspace(0, 2 * np.pi * 5, 1000)
     with pytest.raises(InsufficientDataError, match="lowest order"):
-        order_spectrum(th, np.sin(th), [0.1, 1.0])
+        order_spectrum(th, signal=np.sin(th), orders=[0.1, 1.0])
     with pytest.raises(ValueError, match="signal"):
-        order_spectrum(th, np.zeros(999), [1.0])
+        order_spectrum(th, signal=np.zeros(999), orders=[1.0])
     bad = th.copy()
     bad[3] = np.inf
     with pytest.raises(ValueError, match="motor_angle"):
-        order_spectrum(bad, np.zeros(1000), [1.0])
+        order_spectrum(bad, signal=np.zeros(1000), orders=[1.0])
     with pytest.raises(ValueError, match="orders"):
-        order_spectrum(th, np.zeros(1000), [-1.0])
+        order_spectrum(th, signal=np.zeros(1000), orders=[-1.0])
     with pytest.raises(InsufficientDataError, match="samples per period"):
-        order_spectrum(th, np.zeros(1000), [1.0, 150.0])
+        order_spectrum(th, signal=np.zeros(1000), orders=[1.0, 150.0])
 
 
 def test_split_at_reversals_and_moving_average() -> None:
@@ -211,8 +213,8 @@ def test_scalar_hides_vibration_perpendicular_to_gravity() -> None:
     # joint axis vertical: the link vibrates horizontally, perpendicular to gravity
     joint = HarmonicDriveJoint(up=np.array([0.0, 0.0, 1.0]))
     run = constant_speed_run(joint, SPEED, 110, settle_time=3.0)
-    vec = measure_run(run.motor_angle, run.acceleration, ORDERS, combine="vector")
-    nrm = measure_run(run.motor_angle, run.acceleration, ORDERS, combine="norm")
+    vec = measure_run(run.motor_angle, readings=run.acceleration, orders=ORDERS, combine="vector")
+    nrm = measure_run(run.motor_angle, readings=run.acceleration, orders=ORDERS, combine="norm")
     assert vec.amplitude(2.0) > 0.5  # m/s², a strong resonant vibration
     assert nrm.amplitude(2.0) < 0.01 * vec.amplitude(2.0)
     assert combine_axes([[0.0, 3.0, 4.0]], method="sum_of_squares")[0] == pytest.approx(25.0)
@@ -221,13 +223,32 @@ def test_scalar_hides_vibration_perpendicular_to_gravity() -> None:
 def test_measure_run_splits_oscillation_into_directions() -> None:
     joint = HarmonicDriveJoint()
     run = oscillating_run(joint, SPEED, 120, 2)
-    spec = measure_run(run.motor_angle, run.acceleration, ORDERS, trim_revolutions=4.0)
+    spec = measure_run(
+        run.motor_angle, readings=run.acceleration, orders=ORDERS, trim_revolutions=4.0
+    )
     assert spec.directions == (1, -1)
     assert spec.phasors.shape == (2, 3, ORDERS.size)
     fwd, bwd = np.abs(spec.phasors[:, 1, 3])  # tangential axis, order 2: same magnitude
     assert fwd == pytest.approx(bwd, rel=0.05)
-    with pytest.raises(ValueError, match="acceleration"):
-        measure_run(run.motor_angle, run.acceleration[:-1], ORDERS)
+    with pytest.raises(ValueError, match="readings"):
+        measure_run(run.motor_angle, readings=run.acceleration[:-1], orders=ORDERS)
+
+
+def test_series_after_the_motor_angle_are_keyword_only() -> None:
+    # a positional call of the former order raises instead of taking one array for another
+    run = constant_speed_run(HarmonicDriveJoint(), SPEED, 20)
+    th, acc = run.motor_angle, run.acceleration
+    with pytest.raises(TypeError):
+        measure_run(th, acc, ORDERS)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        order_spectrum(th, acc[:, 0], ORDERS)  # type: ignore[misc]
+    for cls in (BoldDriverTuner, RpropTuner, InfluenceTuner):
+        tuner = cls(ORDERS)
+        with pytest.raises(TypeError):
+            tuner.step(th, acc)  # type: ignore[misc]
+        with pytest.raises(TypeError):
+            tuner.step(th, readings=acc, acceleration=acc)  # type: ignore[call-arg]
+        assert tuner.runs == 0
 
 
 # ---- update rules -------------------------------------------------------------------------
@@ -296,7 +317,7 @@ def _tune(
     rng = np.random.default_rng(seed)
     for _ in range(max_runs):
         run = constant_speed_run(joint, SPEED, 110, correction=tuner.model, rng=rng)
-        tuner.step(run.motor_angle, run.acceleration)
+        tuner.step(run.motor_angle, readings=run.acceleration)
         amps = tuner.amplitudes
         if stop is not None and amps[-1] <= stop * amps[0]:
             break
@@ -335,7 +356,7 @@ def test_tuner_stop_rule_and_bad_options() -> None:
     frozen = tuner.model
     assert frozen is tuner.history[-1].model
     run = constant_speed_run(joint, SPEED, 110, correction=frozen)
-    assert tuner.step(run.motor_angle, run.acceleration) is frozen
+    assert tuner.step(run.motor_angle, readings=run.acceleration) is frozen
     with pytest.raises(ValueError, match="threshold_order"):
         BoldDriverTuner(ORDERS, threshold_order=3.0)
     with pytest.raises(ValueError, match="gradient"):
@@ -350,9 +371,9 @@ def _results_from_real_calls() -> list[object]:
     tuner = InfluenceTuner(ORDERS)
     for _ in range(2):
         run = constant_speed_run(joint, SPEED, 110, correction=tuner.model)
-        tuner.step(run.motor_angle, run.acceleration)
+        tuner.step(run.motor_angle, readings=run.acceleration)
     th = np.linspace(0, 2 * np.pi * 12, 4801)
-    spectrum = order_spectrum(th, np.stack([np.cos(2 * th), np.sin(th)]), [1.0, 2.0])
+    spectrum = order_spectrum(th, signal=np.stack([np.cos(2 * th), np.sin(th)]), orders=[1.0, 2.0])
     c = np.zeros((1, 2))
     return [
         tuner.model,
@@ -395,7 +416,7 @@ def test_results_copy_the_callers_arrays() -> None:
 
 def test_phasor_results_write_complex_as_real_and_imaginary_parts() -> None:
     th = np.linspace(0, 2 * np.pi * 12, 4801)
-    spectrum = order_spectrum(th, 0.3 * np.cos(2 * th + 0.5), [1.0, 2.0])
+    spectrum = order_spectrum(th, signal=0.3 * np.cos(2 * th + 0.5), orders=[1.0, 2.0])
     d = json.loads(json.dumps(spectrum.to_dict()))
     back = np.asarray(d["phasors"]["real"]) + 1j * np.asarray(d["phasors"]["imag"])
     np.testing.assert_allclose(back, spectrum.phasors)
@@ -458,7 +479,7 @@ def test_step_rule_options_are_checked_when_built(cls: type, kwargs: dict, name:
 def test_tuner_tracks_the_order_it_was_given() -> None:
     tuner = BoldDriverTuner(ORDERS, threshold_order=np.float32(2.0))
     run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
-    tuner.step(run.motor_angle, run.acceleration)
+    tuner.step(run.motor_angle, readings=run.acceleration)
     spectrum = tuner.history[0].spectrum
     assert tuner.amplitudes[0] == spectrum.amplitude(2.0) != spectrum.amplitude(1.0)
 
@@ -468,20 +489,20 @@ def test_tuner_step_refuses_bad_records_and_keeps_its_state() -> None:
     run = constant_speed_run(joint, SPEED, 110)
     for cls in (BoldDriverTuner, RpropTuner, InfluenceTuner):
         tuner = cls(ORDERS)
-        tuner.step(run.motor_angle, run.acceleration)
+        tuner.step(run.motor_angle, readings=run.acceleration)
         before = pickle.loads(pickle.dumps(tuner))
         bad_angle = run.motor_angle.copy()
         bad_angle[10] = np.nan
         with pytest.raises(ValueError, match="`motor_angle`"):
-            tuner.step(bad_angle, run.acceleration)
-        with pytest.raises(ValueError, match="`acceleration`"):
-            tuner.step(run.motor_angle, run.acceleration[:, :2])
-        with pytest.raises(ValueError, match="`acceleration`"):
-            tuner.step(run.motor_angle, run.acceleration.astype(str))
+            tuner.step(bad_angle, readings=run.acceleration)
+        with pytest.raises(ValueError, match="`readings`"):
+            tuner.step(run.motor_angle, readings=run.acceleration[:, :2])
+        with pytest.raises(ValueError, match="`readings`"):
+            tuner.step(run.motor_angle, readings=run.acceleration.astype(str))
         with pytest.raises(ValueError, match="`expected`"):
-            tuner.step(run.motor_angle, run.acceleration, np.zeros((3, 3)))
+            tuner.step(run.motor_angle, readings=run.acceleration, expected=np.zeros((3, 3)))
         with pytest.raises(InsufficientDataError, match="`motor_angle`"):
-            tuner.step(run.motor_angle[:50], run.acceleration[:50])
+            tuner.step(run.motor_angle[:50], readings=run.acceleration[:50])
         assert tuner == before
         assert tuner.runs == 1 and tuner.model == before.model
 
@@ -491,10 +512,10 @@ def test_tuner_refuses_runs_that_do_not_respond_and_keeps_its_state() -> None:
     # the correction, and the fitted optimum is far beyond any correction
     run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
     tuner = InfluenceTuner(ORDERS)
-    tuner.step(run.motor_angle, run.acceleration)
+    tuner.step(run.motor_angle, readings=run.acceleration)
     trial = tuner.model
-    with pytest.raises(ValueError, match="`acceleration`.*respond"):
-        tuner.step(run.motor_angle, run.acceleration)
+    with pytest.raises(ValueError, match="`readings`.*respond"):
+        tuner.step(run.motor_angle, readings=run.acceleration)
     assert tuner.runs == 1 and tuner.model == trial
 
 
@@ -502,7 +523,7 @@ def test_tuners_compare_by_state_pickle_and_print() -> None:
     a, b = RpropTuner(ORDERS, threshold=0.1), RpropTuner(ORDERS, threshold=0.1)
     assert a == b and a != RpropTuner(ORDERS) and a != BoldDriverTuner(ORDERS, threshold=0.1)
     run = constant_speed_run(HarmonicDriveJoint(), SPEED, 110)
-    a.step(run.motor_angle, run.acceleration)
+    a.step(run.motor_angle, readings=run.acceleration)
     assert a != b
     assert pickle.loads(pickle.dumps(a)) == a
     assert "RpropTuner" in repr(a) and "runs=1" in repr(a)
@@ -547,13 +568,13 @@ def test_measure_run_names_a_missing_window() -> None:
     acc[:, 1] = 0.2 * np.cos(2 * th)
     # used to raise TypeError: unsupported operand
     with pytest.raises(ValueError, match="`window_revolutions`"):
-        measure_run(th, acc, [1.0, 2.0], window_revolutions=None)  # type: ignore[arg-type]
+        measure_run(th, readings=acc, orders=[1.0, 2.0], window_revolutions=None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`trim_revolutions`"):
-        measure_run(th, acc, [1.0, 2.0], trim_revolutions="1")  # type: ignore[arg-type]
+        measure_run(th, readings=acc, orders=[1.0, 2.0], trim_revolutions="1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`resolution`"):
-        measure_run(th, acc, [1.0, 2.0], resolution=None)  # type: ignore[arg-type]
+        measure_run(th, readings=acc, orders=[1.0, 2.0], resolution=None)  # type: ignore[arg-type]
     with pytest.raises(InsufficientDataError, match="`window_revolutions`"):
-        measure_run(th, acc, [1.0, 2.0], window_revolutions=1e300)
+        measure_run(th, readings=acc, orders=[1.0, 2.0], window_revolutions=1e300)
 
 
 def test_numeric_strings_are_refused() -> None:
@@ -571,17 +592,17 @@ def test_numeric_strings_are_refused() -> None:
     with pytest.raises(ValueError, match="`corrections`"):
         fit_phasor_response([["0"], ["1"]], np.zeros((2, 1, 1)))
     with pytest.raises(ValueError, match="`signal`"):
-        order_spectrum(th, th.astype(str), [1.0])
+        order_spectrum(th, signal=th.astype(str), orders=[1.0])
     with pytest.raises(ValueError, match="`min_samples_per_period`"):
-        order_spectrum(th, np.cos(th), [1.0], min_samples_per_period="3")  # type: ignore[arg-type]
+        order_spectrum(th, signal=np.cos(th), orders=[1.0], min_samples_per_period="3")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`order`"):
-        measure_run(th, np.ones((th.size, 3)), [1.0, 2.0]).amplitude("2")  # type: ignore[arg-type]
+        measure_run(th, readings=np.ones((th.size, 3)), orders=[1.0, 2.0]).amplitude("2")  # type: ignore[arg-type]
 
 
 def test_motor_angles_span_thousands_of_radians() -> None:
     # motor angles are exempt from the degree checks: 2,000 revolutions from 5,000 rad
     th = np.linspace(5000.0, 5000.0 + 2 * np.pi * 2000, 200001)
-    sp = order_spectrum(th, 0.3 * np.cos(2 * th + 0.5), [1.0, 2.0])
+    sp = order_spectrum(th, signal=0.3 * np.cos(2 * th + 0.5), orders=[1.0, 2.0])
     np.testing.assert_allclose(sp.phasors, [0.0, 0.3 * np.exp(0.5j)], atol=1e-9)
     exp, ok = moving_average_expected(th, 1.0 + np.sin(th))
     np.testing.assert_allclose(exp[ok], 1.0, atol=1e-6)
@@ -589,7 +610,7 @@ def test_motor_angles_span_thousands_of_radians() -> None:
     np.testing.assert_allclose(model.correction(th), 1e-3 * np.cos(2 * th), atol=1e-15)
     # beyond float64's resolution of a motor angle: refused with the remedy
     with pytest.raises(ValueError, match="`motor_angle`.*subtract the start angle"):
-        order_spectrum(th + 1e10, np.cos(th), [1.0])
+        order_spectrum(th + 1e10, signal=np.cos(th), orders=[1.0])
 
 
 def test_column_vectors_are_not_spread_into_matrices() -> None:
@@ -604,10 +625,10 @@ def test_column_vectors_are_not_spread_into_matrices() -> None:
 def test_any_finite_scale_gives_finite_results_or_a_named_error() -> None:
     th = np.linspace(0, 2 * np.pi * 12, 2401)
     s = 1.5 + 0.3 * np.cos(2 * th + 0.5)
-    base = order_spectrum(th, s, [1.0, 2.0])
+    base = order_spectrum(th, signal=s, orders=[1.0, 2.0])
     for scale in (1e300, 1e-300):
         with np.errstate(all="raise"):
-            sp = order_spectrum(th, s * scale, [1.0, 2.0])
+            sp = order_spectrum(th, signal=s * scale, orders=[1.0, 2.0])
             exp, ok = moving_average_expected(th, s * scale)
             norm = combine_axes(np.array([[3.0, 4.0, 0.0]]) * scale)
         np.testing.assert_allclose(sp.phasors / scale, base.phasors, rtol=1e-9, atol=1e-12)
@@ -646,7 +667,9 @@ def test_model_coefficients_and_orders_are_bounded() -> None:
     with pytest.raises(ValueError, match="`order`"):
         motor_speed_for_resonance(10.0, order=1e5)
     with pytest.raises(ValueError, match="`min_samples_per_period`"):
-        order_spectrum(np.linspace(0, 20, 200), np.zeros(200), [1.0], min_samples_per_period=1.5)
+        order_spectrum(
+            np.linspace(0, 20, 200), signal=np.zeros(200), orders=[1.0], min_samples_per_period=1.5
+        )
 
 
 def test_records_with_nan_raise_and_offer_no_omit():
@@ -657,11 +680,11 @@ def test_records_with_nan_raise_and_offer_no_omit():
     acc[:, 1] = 0.2 * np.cos(2 * th)
     acc[100, 0] = np.nan
     with pytest.raises(ValueError, match="`signal` to be finite"):
-        order_spectrum(th, acc.T, [1.0, 2.0])
-    with pytest.raises(ValueError, match="`acceleration`"):
-        measure_run(th, acc, [1.0, 2.0])
+        order_spectrum(th, signal=acc.T, orders=[1.0, 2.0])
+    with pytest.raises(ValueError, match="`readings`"):
+        measure_run(th, readings=acc, orders=[1.0, 2.0])
     with pytest.raises(TypeError, match="nan_policy"):
-        order_spectrum(th, acc.T, [1.0, 2.0], nan_policy="omit")  # type: ignore[call-arg]
+        order_spectrum(th, signal=acc.T, orders=[1.0, 2.0], nan_policy="omit")  # type: ignore[call-arg]
 
 
 def test_phasor_inputs_refuse_ragged_rows_and_integers_beyond_float():

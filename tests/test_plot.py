@@ -433,7 +433,7 @@ def tuner():
     for _ in range(3):
         speed = motor_speed_for_resonance(10.0)
         run = constant_speed_run(joint, speed, 110, correction=t.model, rng=rng)
-        t.step(run.motor_angle, run.acceleration)
+        t.step(run.motor_angle, readings=run.acceleration)
     return t
 
 
@@ -458,11 +458,11 @@ def test_plot_order_spectrum_draws_before_and_after_at_each_order(tuner):
 def test_plot_order_spectrum_of_several_channels_is_their_root_sum_square():
     th = np.linspace(0, 2 * np.pi * 20, 8001)
     signal = np.stack([0.3 * np.cos(2 * th), 0.4 * np.sin(2 * th + 1), 0.1 * np.cos(th)])
-    spec = order_spectrum(th, signal, [1.0, 2.0])
+    spec = order_spectrum(th, signal=signal, orders=[1.0, 2.0])
     _, (ax,) = plot_order_spectrum(spec)
     heights = [p.get_height() for p in ax.patches]
     assert heights == pytest.approx([0.1, 0.5], rel=1e-9)
-    other = order_spectrum(th, signal, [1.0, 3.0])
+    other = order_spectrum(th, signal=signal, orders=[1.0, 3.0])
     with pytest.raises(ValueError, match="`after`"):
         plot_order_spectrum(spec, other)
     with pytest.raises(ValueError, match="`before`"):

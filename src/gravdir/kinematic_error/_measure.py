@@ -352,14 +352,12 @@ _Pieces = dict[int, tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]]
 
 
 def _check_run(
-    motor_angle: ArrayLike, acceleration: ArrayLike, expected: ArrayLike | None
+    motor_angle: ArrayLike, readings: ArrayLike, expected: ArrayLike | None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
     theta = _check_record(motor_angle)
-    acc = check_vectors(acceleration, "acceleration")
+    acc = check_vectors(readings, "readings")
     if acc.shape != (theta.size, 3):
-        raise ValueError(
-            f"Expected `acceleration` to have shape ({theta.size}, 3), got {acc.shape}."
-        )
+        raise ValueError(f"Expected `readings` to have shape ({theta.size}, 3), got {acc.shape}.")
     if expected is None:
         return theta, acc, None
     exp_arr = check_vectors(expected, "expected")
@@ -403,7 +401,7 @@ def _deviation_pieces(
             deviation = (sig - ref)[ok]
         _require_finite(
             deviation,
-            "Expected `acceleration` minus `expected` to fit in float64, got overflow.",
+            "Expected `readings` minus `expected` to fit in float64, got overflow.",
         )
         lst = pieces.setdefault(int(sign), ([], []))
         lst[0].append(th[ok])
@@ -413,9 +411,9 @@ def _deviation_pieces(
 
 def measure_run(
     motor_angle: ArrayLike,
-    acceleration: ArrayLike,
-    orders: ArrayLike,
     *,
+    readings: ArrayLike,
+    orders: ArrayLike,
     expected: ArrayLike | None = None,
     combine: Literal["vector", "norm"] = "vector",
     trim_revolutions: float = 0.0,
@@ -428,12 +426,12 @@ def measure_run(
     ----------
     motor_angle : array_like, shape (n,)
         Measured motor angle (rad); may reverse.
-    acceleration : array_like, shape (n, 3)
+    readings : array_like, shape (n, 3)
         Recorded accelerometer vectors (m/s²).
     orders : array_like, shape (k,)
         Orders of the correction model.
     expected : array_like, shape (n, 3), optional
-        Exact expected acceleration (for example
+        Exact expected readings (for example
         :func:`gravdir.kinematic_error.expected_acceleration` of the commanded trajectory). If
         omitted, the moving average over `window_revolutions` is used within each monotonic piece
         (US 2025/0065499 A1, paragraph 17).
@@ -491,11 +489,11 @@ def measure_run(
     >>> th = np.linspace(0, 2 * np.pi * 12, 4801)
     >>> acc = np.zeros((th.size, 3))
     >>> acc[:, 1] = 0.2 * np.cos(2 * th)
-    >>> run = measure_run(th, acc, [1.0, 2.0])
+    >>> run = measure_run(th, readings=acc, orders=[1.0, 2.0])
     >>> round(run.amplitude(2.0), 6)
     0.2
     """
-    theta, acc, exp_arr = _check_run(motor_angle, acceleration, expected)
+    theta, acc, exp_arr = _check_run(motor_angle, readings, expected)
     q = _check_orders(orders)
     check_option(combine, "combine", ("vector", "norm"))
     trim = check_positive(trim_revolutions, "trim_revolutions", allow_zero=True)
@@ -514,7 +512,9 @@ def measure_run(
         angles, deviations = pieces[sign]
         th_all = np.concatenate(angles)
         dev_all = np.concatenate(deviations)
-        phs.append(order_spectrum(th_all, dev_all.T, q, resolution=resolution).phasors)
+        phs.append(
+            order_spectrum(th_all, signal=dev_all.T, orders=q, resolution=resolution).phasors
+        )
         revs.append(sum(abs(p[-1] - p[0]) for p in angles) / (2 * math.pi))
     return RunSpectrum(
         orders=np.array(q, dtype=np.float64),

@@ -147,9 +147,9 @@ def _check_record_resolves(
 
 def order_spectrum(
     motor_angle: ArrayLike,
+    *,
     signal: ArrayLike,
     orders: ArrayLike,
-    *,
     resolution: float = 1.0,
     min_samples_per_period: float = 2.5,
 ) -> OrderSpectrum:
@@ -220,7 +220,7 @@ def order_spectrum(
     --------
     >>> th = np.linspace(0, 2 * np.pi * 60, 24001)
     >>> s = 0.3 * np.cos(2 * th + 0.5) + 0.1 * np.cos(1.98 * th - 1.0)
-    >>> sp = order_spectrum(th, s, [1.98, 2.0])
+    >>> sp = order_spectrum(th, signal=s, orders=[1.98, 2.0])
     >>> np.round(np.abs(sp.phasors), 9), np.round(np.angle(sp.phasors), 9)
     (array([0.1, 0.3]), array([-1. ,  0.5]))
     """

@@ -207,7 +207,8 @@ class _Tuner:
     def step(
         self,
         motor_angle: ArrayLike,
-        acceleration: ArrayLike,
+        *,
+        readings: ArrayLike,
         expected: ArrayLike | None = None,
     ) -> KinematicErrorModel:
         """Record a run made with :attr:`model` and return the correction for the next run.
@@ -216,10 +217,10 @@ class _Tuner:
         ----------
         motor_angle : array_like, shape (n,)
             Measured motor angle of the run (rad).
-        acceleration : array_like, shape (n, 3)
+        readings : array_like, shape (n, 3)
             Recorded accelerometer vectors (m/s²).
         expected : array_like, shape (n, 3), optional
-            Exact expected acceleration; the moving average is used if omitted.
+            Exact expected readings; the moving average is used if omitted.
 
         Returns
         -------
@@ -236,7 +237,7 @@ class _Tuner:
         """
         saved = copy.deepcopy(self.__dict__)
         try:
-            return self._step(motor_angle, acceleration, expected)
+            return self._step(motor_angle, readings, expected)
         except Exception:
             self.__dict__.clear()
             self.__dict__.update(saved)
@@ -245,14 +246,14 @@ class _Tuner:
     def _step(
         self,
         motor_angle: ArrayLike,
-        acceleration: ArrayLike,
+        readings: ArrayLike,
         expected: ArrayLike | None,
     ) -> KinematicErrorModel:
         s = self._s
         spec = measure_run(
             motor_angle,
-            acceleration,
-            s.orders,
+            readings=readings,
+            orders=s.orders,
             expected=expected,
             combine=s.combine,
             trim_revolutions=s.trim_revolutions,
@@ -279,7 +280,7 @@ class _Tuner:
         worst = float(np.max(np.abs(coefficients))) if finite else math.inf
         if not worst <= MAX_COEFFICIENT:
             raise ValueError(
-                f"Expected runs (`acceleration`) that lead to a correction within "
+                f"Expected runs (`readings`) that lead to a correction within "
                 f"±{MAX_COEFFICIENT:.4g} rad, got a step to {worst:.3g} rad: the deviation "
                 "hardly responds to the correction, or the runs are not comparable."
             )
@@ -297,7 +298,7 @@ class _Tuner:
             return fit_phasor_response(c, y)
         except InsufficientDataError as exc:
             raise InsufficientDataError(
-                "Expected runs (`acceleration`) whose deviation responds to the correction, got "
+                "Expected runs (`readings`) whose deviation responds to the correction, got "
                 f"none: {exc}"
             ) from exc
 
@@ -325,7 +326,7 @@ class _Tuner:
                 return phasor_gradient(fit.response, self._deviation(run))
             except ValueError as exc:
                 raise ValueError(
-                    "Expected `acceleration` small enough for the gradient of its deviation "
+                    "Expected `readings` small enough for the gradient of its deviation "
                     f"measure to fit in float64, got overflow ({exc})"
                 ) from exc
         # perturbation: forward differences of J, one probe run per coefficient
@@ -348,7 +349,7 @@ class _Tuner:
         with np.errstate(all="ignore"):
             grad = (np.asarray(s.probe_values) - j0) / s.trial_amplitude
         _require_finite(
-            grad, "Expected `acceleration` whose deviation measure fits in float64, got overflow."
+            grad, "Expected `readings` whose deviation measure fits in float64, got overflow."
         )
         return grad.reshape(s.orders.size, 2)
 
@@ -435,7 +436,7 @@ class BoldDriverTuner(_Tuner):
     >>> tuner = BoldDriverTuner(orders)
     >>> for _ in range(3):
     ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
-    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    ...     _ = tuner.step(run.motor_angle, readings=run.acceleration)
     >>> [r.kind for r in tuner.history]
     ['base', 'trial', 'base']
     >>> bool(tuner.amplitudes[-1] < 0.8 * tuner.amplitudes[0]), tuner.factor is not None
@@ -549,7 +550,7 @@ class RpropTuner(_Tuner):
     >>> tuner = RpropTuner(orders)
     >>> for _ in range(3):
     ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
-    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    ...     _ = tuner.step(run.motor_angle, readings=run.acceleration)
     >>> tuner.runs, tuner.step_sizes.shape
     (3, (5, 2))
     >>> bool(tuner.amplitudes[-1] < 0.8 * tuner.amplitudes[0])
@@ -670,7 +671,7 @@ window_revolutions : optional
     >>> tuner = InfluenceTuner(orders)
     >>> for _ in range(3):
     ...     run = constant_speed_run(joint, speed, 110, correction=tuner.model)
-    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    ...     _ = tuner.step(run.motor_angle, readings=run.acceleration)
     >>> tuner.response is not None, [r.kind for r in tuner.history]
     (True, ['base', 'trial', 'base'])
     >>> bool(tuner.amplitudes[-1] < 0.05 * tuner.amplitudes[0])

@@ -100,8 +100,8 @@ def plot_order_spectrum(
     >>> matplotlib.use("Agg")
     >>> from gravdir import order_spectrum
     >>> th = np.linspace(0, 2 * np.pi * 20, 8001)
-    >>> a = order_spectrum(th, 0.3 * np.cos(2 * th) + 0.1 * np.cos(4 * th), [2.0, 4.0])
-    >>> b = order_spectrum(th, 0.03 * np.cos(2 * th) + 0.1 * np.cos(4 * th), [2.0, 4.0])
+    >>> a = order_spectrum(th, signal=0.3 * np.cos(2 * th) + 0.1 * np.cos(4 * th), orders=[2, 4])
+    >>> b = order_spectrum(th, signal=0.03 * np.cos(2 * th) + 0.1 * np.cos(4 * th), orders=[2, 4])
     >>> fig, (ax,) = plot_order_spectrum(a, b)
     >>> [round(float(p.get_height()), 6) for p in ax.patches]
     [0.3, 0.1, 0.03, 0.1]
@@ -224,7 +224,7 @@ def plot_tuner(
     >>> tuner = InfluenceTuner([1.0, 2.0])
     >>> for _ in range(3):
     ...     run = constant_speed_run(joint, 31.4, 40, correction=tuner.model)
-    ...     _ = tuner.step(run.motor_angle, run.acceleration)
+    ...     _ = tuner.step(run.motor_angle, readings=run.acceleration)
     >>> fig, axes = plot_tuner(tuner)
     >>> len(axes), [x.get_label() for x in axes[1].get_lines()]
     (2, ['order 1', 'order 2'])

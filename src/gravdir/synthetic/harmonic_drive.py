@@ -637,12 +637,14 @@ def constant_speed_run(
     >>> run = constant_speed_run(joint, speed, 110)
     >>> round(float(run.motor_angle[-1] - run.motor_angle[0]) / (2 * np.pi), 6)
     110.0
-    >>> round(measure_run(run.motor_angle, run.acceleration, orders).amplitude(2.0), 1)
+    >>> spectrum = measure_run(run.motor_angle, readings=run.acceleration, orders=orders)
+    >>> round(spectrum.amplitude(2.0), 1)
     1.6
     >>> from gravdir.kinematic_error import KinematicErrorModel
     >>> fix = KinematicErrorModel(orders, joint.cancelling_coefficients(orders))
     >>> fixed = constant_speed_run(joint, speed, 110, correction=fix)
-    >>> bool(measure_run(fixed.motor_angle, fixed.acceleration, orders).amplitude(2.0) < 0.01)
+    >>> spectrum = measure_run(fixed.motor_angle, readings=fixed.acceleration, orders=orders)
+    >>> bool(spectrum.amplitude(2.0) < 0.01)
     True
     """
     _check_joint(joint)
@@ -698,7 +700,7 @@ def oscillating_run(
     >>> from gravdir.kinematic_error import measure_run
     >>> joint = HarmonicDriveJoint()
     >>> run = oscillating_run(joint, 10 * np.pi, 3.0, 2)
-    >>> spectrum = measure_run(run.motor_angle, run.acceleration, [1.0, 2.0, 4.0])
+    >>> spectrum = measure_run(run.motor_angle, readings=run.acceleration, orders=[1.0, 2.0, 4.0])
     >>> spectrum.directions
     (1, -1)
     >>> bool(spectrum.amplitude(2.0) > spectrum.amplitude(1.0))
