@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
 from gravdir._sphere import (
     ABS_FLOOR,
     REL_FLOOR,
+    Linearisation,
     cov_from_up_information,
     fibonacci_directions,
     informative,
+    refine_direction,
     retract,
     tangent_basis,
     up_information_from_cov,
@@ -198,3 +203,201 @@ def test_up_information_from_tangent_stacked_equals_loop() -> None:
     stacked = up_information_from_tangent(u, b, info2)
     for i in range(len(u)):
         np.testing.assert_array_equal(stacked[i], up_information_from_tangent(u[i], b[i], info2[i]))
+
+
+# --------------------------------------------------------------------------------------------
+# refine_direction: the one damped Gauss-Newton loop on the sphere
+
+
+class ScaledProjection:
+    """Readings ``y_i = s (v_i . up) + b + e_i`` (noise `sigma`): `up` on the sphere, the scale
+    ``s`` and offset ``b`` linear and projected out at every trial (variable projection)."""
+
+    def __init__(self, seed: int, sigma: float, count: int = 40) -> None:
+        rng = np.random.default_rng(seed)
+        self.v = rng.normal(size=(count, 3))
+        self.up = np.array([0.3, -0.2, 0.9]) / np.linalg.norm([0.3, -0.2, 0.9])
+        self.sigma = sigma
+        self.y = 2.0 * self.v @ self.up + 0.5 + sigma * rng.normal(size=count)
+
+    def design(self, up: np.ndarray) -> np.ndarray:
+        return np.c_[self.v @ up, np.ones(len(self.y))] / self.sigma
+
+    def evaluate(self, up: np.ndarray, _step: object = None, _state: object = None):
+        a = self.design(up)
+        x = np.linalg.lstsq(a, self.y / self.sigma, rcond=None)[0]
+        r = self.y / self.sigma - a @ x
+        return float(r @ r), x
+
+    def linearise(self, up: np.ndarray, basis: np.ndarray, x: np.ndarray) -> Linearisation:
+        jac = np.c_[x[0] * self.v @ basis.T / self.sigma, self.design(up)]
+        r = self.y / self.sigma - self.design(up) @ x
+        return Linearisation(grad=jac.T @ r, jacobian=jac)
+
+    def run(self, start: np.ndarray, **options: object):
+        cost, x = self.evaluate(start)
+        options = {"max_iter": 50, "xtol": 1e-12, **options}
+        return refine_direction(start, cost, x, self.evaluate, self.linearise, **options)
+
+    def reference(self) -> np.ndarray:
+        """The same minimum found by SciPy over two angles and (s, b) together."""
+
+        def residual(p: np.ndarray) -> np.ndarray:
+            u = np.array([np.sin(p[0]) * np.cos(p[1]), np.sin(p[0]) * np.sin(p[1]), np.cos(p[0])])
+            return (self.y - p[2] * self.v @ u - p[3]) / self.sigma
+
+        p0 = [np.arccos(self.up[2]), np.arctan2(self.up[1], self.up[0]), 2.0, 0.5]
+        p = least_squares(residual, p0, xtol=1e-15, ftol=1e-15, gtol=1e-15).x
+        return np.array([np.sin(p[0]) * np.cos(p[1]), np.sin(p[0]) * np.sin(p[1]), np.cos(p[0])])
+
+
+def angle(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b))
+
+
+def start_off(up: np.ndarray, degrees: float) -> np.ndarray:
+    return retract(up, tangent_basis(up), np.radians([degrees, 0.5 * degrees]))
+
+
+def test_refine_direction_converges_to_the_least_squares_minimum() -> None:
+    prob = ScaledProjection(3, sigma=0.01)
+    run = prob.run(start_off(prob.up, 20.0))
+    assert run.converged
+    assert 1 < run.n_iter < 20
+    assert angle(run.up, prob.reference()) < 1e-10
+    assert abs(np.linalg.norm(run.up) - 1.0) < 1e-15
+    np.testing.assert_allclose(run.state, [2.0, 0.5], atol=0.01)
+    assert run.cost == pytest.approx(prob.evaluate(run.up)[0], rel=1e-12)
+
+
+def test_refine_direction_reports_an_iteration_cap_as_not_converged() -> None:
+    prob = ScaledProjection(3, sigma=0.01)
+    for cap in (1, 2):
+        run = prob.run(start_off(prob.up, 20.0), max_iter=cap)
+        assert not run.converged and run.n_iter == cap
+        assert angle(run.up, prob.reference()) > 1e-9
+
+
+def test_refine_direction_honours_xtol() -> None:
+    prob = ScaledProjection(3, sigma=1e-9)  # the decrement test never fires first
+    tight = prob.run(start_off(prob.up, 20.0))
+    loose = prob.run(start_off(prob.up, 20.0), xtol=1e-3)
+    assert tight.converged and loose.converged
+    assert loose.n_iter < tight.n_iter
+    # Stopped on a proposed step of at most 1e-3 rad: at most that far from the minimum.
+    assert 1e-9 < angle(loose.up, tight.up) <= 1e-3
+
+
+def reduced_std(prob: ScaledProjection, up: np.ndarray, x: np.ndarray) -> float:
+    """The largest standard deviation of `up`, rad, with (s, b) eliminated."""
+    jac = prob.linearise(up, tangent_basis(up), x).jacobian
+    q, _ = np.linalg.qr(jac[:, 2:])
+    reduced = jac[:, :2] - q @ (q.T @ jac[:, :2])
+    return float(1.0 / np.sqrt(np.linalg.eigvalsh(reduced.T @ reduced)[0]))
+
+
+def test_refine_direction_converges_at_the_resolution_of_the_data() -> None:
+    # An `xtol` no step reaches: the steps stop shrinking at rounding level, below 1e-6 of the
+    # standard deviation, and the run has converged there (not a ConvergenceWarning).
+    prob = ScaledProjection(3, sigma=1.0)
+    run = prob.run(start_off(prob.up, 20.0), xtol=1e-300)
+    assert run.converged and run.n_iter < 40
+    assert angle(run.up, prob.reference()) < 1e-6 * reduced_std(prob, run.up, run.state)
+
+
+def test_refine_direction_capped_within_a_millionth_sigma_has_converged() -> None:
+    prob = ScaledProjection(3, sigma=1.0)
+    ref = prob.reference()
+    flags = []
+    for cap in range(1, 12):
+        run = prob.run(start_off(prob.up, 20.0), max_iter=cap, xtol=1e-300)
+        assert run.n_iter <= cap
+        flags.append(run.converged)
+        std = reduced_std(prob, run.up, run.state)
+        # Converged exactly when within 1e-6 sigma (the decrement at most 1e-12).
+        assert run.converged == (angle(run.up, ref) < 1e-6 * std)
+    assert not flags[0] and flags[-1]
+    first = flags.index(True)
+    assert all(flags[first:])
+
+
+def test_refine_direction_converges_where_the_cost_moves_at_its_rounding_level() -> None:
+    # Steps that never shrink below 1e-9 rad (a gradient at the rounding level of its sums)
+    # on a cost whose changes are below its stated rounding level: converged, not a warning.
+    prob = ScaledProjection(3, sigma=1e-6)
+    rng = np.random.default_rng(5)
+
+    def jittered(up: np.ndarray, basis: np.ndarray, x: np.ndarray) -> Linearisation:
+        lin = prob.linearise(up, basis, x)
+        info = lin.jacobian.T @ lin.jacobian
+        push = np.r_[1e-9 * rng.normal(size=2), 0.0, 0.0]
+        return Linearisation(grad=lin.grad + info @ push, jacobian=lin.jacobian)
+
+    start = start_off(prob.up, 5.0)
+    cost, x = prob.evaluate(start)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = refine_direction(
+            start, cost, x, prob.evaluate, jittered, max_iter=200, xtol=1e-14, cost_slack=1e3
+        )
+    assert run.converged
+    assert run.n_iter < 50
+    assert angle(run.up, prob.reference()) < 1e-7
+
+
+def test_refine_direction_is_bounded_when_no_step_lowers_the_cost() -> None:
+    prob = ScaledProjection(3, sigma=0.01)
+    start = start_off(prob.up, 20.0)
+    cost, x = prob.evaluate(start)
+
+    def worse(up: np.ndarray, step: np.ndarray, state: np.ndarray):
+        return cost + 1.0, state
+
+    run = refine_direction(start, cost, x, worse, prob.linearise, max_iter=10_000, xtol=1e-12)
+    # The damping grows tenfold per refused step, from 1e-3 to beyond 1e12: 16 trials.
+    assert not run.converged and run.n_iter == 16
+    assert np.array_equal(run.up, start)
+    refused = refine_direction(
+        start, cost, x, lambda *_: None, prob.linearise, max_iter=10_000, xtol=1e-12
+    )
+    assert not refused.converged and refused.n_iter == 16
+
+
+def test_refine_direction_without_information_on_up_does_not_converge() -> None:
+    prob = ScaledProjection(3, sigma=0.01)
+    start = start_off(prob.up, 20.0)
+    cost, x = prob.evaluate(start)
+
+    def blind(up: np.ndarray, basis: np.ndarray, x: np.ndarray) -> Linearisation:
+        lin = prob.linearise(up, basis, x)
+        jac = lin.jacobian.copy()
+        jac[:, :2] = 0.0
+        return Linearisation(grad=jac.T @ np.ones(len(jac)), jacobian=jac)
+
+    run = refine_direction(start, cost, x, prob.evaluate, blind, max_iter=50, xtol=1e-12)
+    assert not run.converged and run.n_iter == 1
+    nan = refine_direction(
+        start,
+        cost,
+        x,
+        prob.evaluate,
+        lambda u, b, s: Linearisation(grad=np.full(4, np.nan), info=np.eye(4)),
+        max_iter=50,
+        xtol=1e-12,
+    )
+    assert not nan.converged and nan.n_iter == 1
+
+
+def test_refine_direction_normal_matrix_and_jacobian_agree() -> None:
+    prob = ScaledProjection(8, sigma=0.01)
+
+    def normal(up: np.ndarray, basis: np.ndarray, x: np.ndarray) -> Linearisation:
+        lin = prob.linearise(up, basis, x)
+        return Linearisation(grad=lin.grad, info=lin.jacobian.T @ lin.jacobian)
+
+    start = start_off(prob.up, 10.0)
+    cost, x = prob.evaluate(start)
+    a = refine_direction(start, cost, x, prob.evaluate, normal, max_iter=50, xtol=1e-12)
+    b = prob.run(start)
+    assert a.converged and b.converged
+    assert angle(a.up, b.up) < 1e-12

@@ -1,24 +1,32 @@
 """The maths on the unit sphere that every gravity-direction estimator calls.
 
 One place for the tangent basis of a unit vector, the retraction of a tangent step, the
-Fibonacci start grids, and the conversion between the information and the covariance of `up`
-with its one floor: a tangent direction whose information is at most :data:`REL_FLOOR` of the
+Fibonacci start grids, the damped Gauss–Newton loop that refines `up` on the sphere
+(:func:`refine_direction`), and the conversion between the information and the covariance of
+`up` with its one floor: a tangent direction whose information is at most :data:`REL_FLOOR` of the
 largest, or below :data:`ABS_FLOOR` 1/rad², is undetermined and gets infinite variance.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "ABS_FLOOR",
+    "DECREMENT",
     "REL_FLOOR",
+    "Linearisation",
+    "Refined",
     "cov_from_up_information",
     "fibonacci_directions",
     "informative",
+    "refine_direction",
     "retract",
     "tangent_basis",
     "up_information_from_cov",
@@ -34,6 +42,8 @@ REL_FLOOR = 1e-12
 ABS_FLOOR = 1e-200
 # The golden angle, rad: successive points of a Fibonacci lattice turn by it about the z axis.
 _GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+# The caller's state carried through :func:`refine_direction` (its linear parameters, ...).
+S = TypeVar("S")
 
 
 def tangent_basis(up: ArrayLike) -> NDArray[np.float64]:
@@ -200,3 +210,162 @@ def cov_from_up_information(up: ArrayLike, information: ArrayLike) -> NDArray[np
         else:
             cov = np.where(np.abs(outer) > 1e-15, np.inf, cov)
     return cov
+
+
+# The damped Gauss–Newton loop on the sphere (see `refine_direction`). Levenberg–Marquardt
+# damping, relative to the unit diagonal of the Jacobi-scaled normal matrix: small enough that
+# steps near the solution are Gauss–Newton steps (quadratic convergence on noise-free data),
+# large enough to keep a step from a poor start on the sphere. It shrinks tenfold after a step
+# that is kept and grows tenfold after one that is refused; beyond _DAMPING_MAX (a step 1e-12 of
+# the Gauss–Newton step along the weakest direction) no step lowers the cost and the run stops.
+_DAMPING_START = 1e-3
+_DAMPING_MIN = 1e-12
+_DAMPING_MAX = 1e12
+# A Gauss–Newton decrement (the chi-square the remaining step would remove) at most this is a
+# remaining step below 1e-6 of the estimate's standard deviation: nothing the data can tell.
+DECREMENT = 1e-12
+# A cost that changed by at most this fraction of itself (or the caller's `cost_slack`) did not
+# change: a sum of squares in float64 rounds near 1e-16 of itself, times the terms' count.
+_TIE = 1e-12
+# Iterations in a row at the resolution of the data (see `refine_direction`) after which the
+# run has converged though its proposed steps still move: steps at the rounding level of the
+# sums that build the gradient wander rather than shrink.
+_STALL = 8
+# Directions of the Jacobi-scaled normal matrix kept in a step: eigenvalues above 1e-12 of the
+# largest for a formed matrix (rounded near 1e-16 of it), singular values above 1e-12 of the
+# largest for a Jacobian (rounded near 1e-16 of itself); the rest are undetermined and dropped.
+_RCOND = 1e-12
+
+
+@dataclass(frozen=True)
+class Linearisation:
+    """The Gauss–Newton model of a cost ``r^T r`` at a point: ``grad = J^T r`` (k,) and either
+    ``info = J^T J`` (k, k) or `jacobian` ``J`` (m, k) itself (more accurate where it is at hand).
+
+    The first two of the k parameters are the tangent coordinates of `up` in the rows of its
+    :func:`tangent_basis`; the rest are the caller's (nonlinear ones it moves itself, linear ones
+    it projects out again at every trial). ``r`` is whitened (data minus model over its standard
+    deviation), so ``info`` is a Fisher information and the cost a chi-square.
+    """
+
+    grad: NDArray[np.float64]
+    info: NDArray[np.float64] | None = None
+    jacobian: NDArray[np.float64] | None = None
+
+
+@dataclass(frozen=True)
+class Refined(Generic[S]):
+    """What :func:`refine_direction` returns: the final `up`, its `cost` and the caller's `state`
+    there, whether the run `converged` and its iterations `n_iter` (trial steps, kept or not)."""
+
+    up: NDArray[np.float64]
+    cost: float
+    state: S
+    converged: bool
+    n_iter: int
+
+
+class _Steps:
+    """Damped Gauss–Newton steps of one linearisation: Jacobi-scaled, pseudo-inverse on the
+    directions it determines (:data:`_RCOND`)."""
+
+    def __init__(self, lin: Linearisation) -> None:
+        if lin.jacobian is not None:
+            diag = np.sqrt(np.einsum("ij,ij->j", lin.jacobian, lin.jacobian))
+        else:
+            assert lin.info is not None
+            diag = np.sqrt(np.maximum(np.diag(lin.info), 0.0))
+        self.scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
+        self.finite = bool(np.all(np.isfinite(diag)) and np.all(np.isfinite(lin.grad)))
+        self.informative = self.finite and bool(np.any(diag[:2] > 0))
+        if not self.informative:
+            return
+        if lin.jacobian is not None:
+            _, sv, vt = np.linalg.svd(lin.jacobian * self.scale, full_matrices=False)
+            keep = sv > _RCOND * sv.max(initial=0.0)
+            self.vals, self.vecs = sv**2, vt.T
+        else:
+            assert lin.info is not None
+            vals, self.vecs = np.linalg.eigh(lin.info * self.scale[:, None] * self.scale[None, :])
+            keep = vals > _RCOND * max(float(vals.max()), 0.0)
+            self.vals = vals
+        self.keep = keep
+        self.proj = self.vecs.T @ (lin.grad * self.scale)
+        safe = np.where(keep, self.vals, 1.0)
+        # The chi-square the Gauss-Newton step removes: g^T F^+ g.
+        self.decrement = float(np.sum(np.where(keep, self.proj**2 / safe, 0.0)))
+
+    def step(self, damping: float) -> NDArray[np.float64]:
+        """The step ``(F + damping D)^+ g``, D the diagonal of F (Marquardt's scaling)."""
+        inv = np.where(self.keep, 1.0 / (np.where(self.keep, self.vals, 1.0) + damping), 0.0)
+        out: NDArray[np.float64] = (self.vecs @ (inv * self.proj)) * self.scale
+        return out
+
+
+def refine_direction(
+    up: NDArray[np.float64],
+    cost: float,
+    state: S,
+    evaluate: Callable[[NDArray[np.float64], NDArray[np.float64], S], tuple[float, S] | None],
+    linearise: Callable[[NDArray[np.float64], NDArray[np.float64], S], Linearisation],
+    *,
+    max_iter: int,
+    xtol: float,
+    n_free: int = 2,
+    cost_slack: float = 0.0,
+) -> Refined[S]:
+    """Damped Gauss–Newton (variable projection) from the unit vector `up` on the sphere.
+
+    `cost` and `state` are the caller's at `up`. At every point reached the loop asks
+    `linearise(up, basis, state)` for the Gauss–Newton model (:class:`Linearisation`, ``basis``
+    the :func:`tangent_basis` of `up`); each iteration takes the Levenberg–Marquardt step ``δ``
+    and asks `evaluate(trial, δ, state)` for the cost and state at ``trial = retract(up, basis,
+    δ[:2])`` (the caller moves its other nonlinear parameters by ``δ[2:n_free]`` and projects
+    its linear ones out; None refuses the trial). A trial is kept when its cost does not exceed
+    the current one by more than the cost's rounding level (`cost_slack`, at least 1e-12 of the
+    cost). At most `max_iter` trials, kept or refused.
+
+    Converged when the undamped step ``δ₀`` is at most `xtol` rad in the tangent plane and at
+    most `xtol` in every other free parameter; or after :data:`_STALL` points in a row at the
+    resolution of the data, where the decrement ``g^T F^+ g`` of ``δ₀`` (the chi-square it would
+    remove) is at most :data:`DECREMENT` or the step to the point changed the cost by its
+    rounding level only; or, when the trials or the
+    damping run out, if the decrement is at most :data:`DECREMENT` (a remaining step below 1e-6
+    standard deviation). Not converged otherwise, and where the model holds no information on
+    `up` or is not finite. Derivation: the *General estimator* page of the documentation.
+    """
+    damping = _DAMPING_START
+    steps: _Steps | None = None
+    basis = tangent_basis(up)
+    stalled, flat = 0, False
+    for it in range(1, max_iter + 1):
+        if steps is None:
+            basis = tangent_basis(up)
+            steps = _Steps(linearise(up, basis, state))
+            if not steps.informative:
+                return Refined(up, cost, state, False, it)
+            full = steps.step(0.0)
+            size = max(
+                float(np.linalg.norm(full[:2])), float(np.max(np.abs(full[2:n_free]), initial=0))
+            )
+            if size <= xtol:
+                return Refined(up, cost, state, True, it)
+            stalled = stalled + 1 if steps.decrement <= DECREMENT or flat else 0
+            if stalled >= _STALL:
+                return Refined(up, cost, state, True, it)
+        delta = steps.step(damping)
+        trial = retract(up, basis, delta[:2])
+        out = evaluate(trial, delta, state)
+        tie = max(cost_slack, _TIE * abs(cost))
+        if out is not None and out[0] <= cost + tie:
+            flat = out[0] >= cost - tie
+            up, (cost, state) = trial, out
+            damping = max(damping / 10.0, _DAMPING_MIN)
+            steps = None
+        else:
+            damping *= 10.0
+            if damping > _DAMPING_MAX:
+                return Refined(up, cost, state, steps.decrement <= DECREMENT, it)
+    if steps is None:  # the last trial was kept: the model at the point reached
+        steps = _Steps(linearise(up, tangent_basis(up), state))
+    return Refined(up, cost, state, steps.informative and steps.decrement <= DECREMENT, max_iter)
