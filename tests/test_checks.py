@@ -8,9 +8,14 @@ import numpy as np
 import pytest
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
+    check_angle_span,
     check_array,
     check_count,
+    check_direction,
+    check_per_joint,
     check_positive,
+    check_radians,
     check_rotation_matrix,
     check_scalar,
     drop_nan_samples,
@@ -176,3 +181,88 @@ def test_zero_d_arrays_are_scalars_and_nothing_else():
         check_count(np.asarray(3.0), "n", maximum=10)
     with pytest.raises(ValueError, match="`n` to be an integer"):
         check_count(np.asarray([3]), "n", maximum=10)
+
+
+def test_direction_normalises_any_length_without_overflow():
+    with np.errstate(all="raise"):
+        assert check_direction([0.0, 0.0, 2.0], "up_hint").tolist() == [0.0, 0.0, 1.0]
+        big = check_direction([1e308, -1e308, 0.0], "up_hint")
+        tiny = check_direction([5e-324, 0.0, 5e-324], "up_hint")
+    assert np.allclose(big, [2**-0.5, -(2**-0.5), 0.0], rtol=0, atol=1e-15)
+    assert np.allclose(tiny, [2**-0.5, 0.0, 2**-0.5], rtol=0, atol=1e-15)
+    batch = check_direction([[3.0, 0.0, 4.0], [0.0, -7.0, 0.0]], "axes", batch=True)
+    assert batch.tolist() == [[0.6, 0.0, 0.8], [0.0, -1.0, 0.0]]
+    assert check_direction(np.zeros((0, 3)), "axes", batch=True).shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    ("value", "batch", "match"),
+    [
+        ([0.0, 0.0, 0.0], False, "`up_hint` to be non-zero, got a zero vector"),
+        ([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]], True, "`up_hint` to be non-zero vector"),
+        ([1.0, 0.0], False, r"`up_hint` to have shape \(3,\), got \(2,\)"),
+        ([[0.0, 0.0, 1.0]], False, r"`up_hint` to have shape \(3,\), got \(1, 3\)"),
+        ([1.0, 0.0], True, r"`up_hint` to have shape \(\.\.\., 3\)"),
+        ([np.nan, 0.0, 1.0], False, "`up_hint` to be finite"),
+        ([np.inf, 0.0, 1.0], True, "`up_hint` to be finite"),
+        (["1", "0", "0"], False, "`up_hint`"),
+        ([1.0 + 1j, 0.0, 0.0], False, "`up_hint` to be real"),
+    ],
+)
+def test_direction_refuses_naming_the_argument(value, batch, match):
+    with pytest.raises(ValueError, match=match):
+        check_direction(value, "up_hint", batch=batch)
+
+
+def test_per_joint_broadcasts_a_scalar_and_returns_a_new_array():
+    given = np.array([1.0, 2.0, 3.0])
+    out = check_per_joint(given, "gains", 3)
+    out[0] = 5.0
+    assert given[0] == 1.0
+    assert check_per_joint(0.5, "noise_std", 2).tolist() == [0.5, 0.5]
+    assert check_per_joint([0.0, 1.0], "masses", 2, scalar=False, sign="non-negative").tolist() == [
+        0.0,
+        1.0,
+    ]
+    assert check_per_joint([-1.0, 1.0], "offsets", 2, sign="any").tolist() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "match"),
+    [
+        ([1.0, 2.0], {}, r"`x` to be a scalar or have shape \(3,\), got \(2,\)\.$"),
+        (1.0, {"scalar": False}, r"`x` to have shape \(3,\), got \(\)\.$"),
+        (np.ones((3, 1)), {}, r"`x` to be a scalar or have shape \(3,\), got \(3, 1\)"),
+        ([1.0, 0.0, 1.0], {}, "`x` to be positive, got a minimum of 0"),
+        ([1.0, -2.0, 1.0], {"sign": "non-negative"}, "`x` to be non-negative, got a minimum of -2"),
+        ([1.0, np.nan, 1.0], {"sign": "any"}, "`x` to be finite"),
+        (True, {}, "`x`"),
+    ],
+)
+def test_per_joint_refuses_naming_the_argument(value, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        check_per_joint(value, "x", 3, **kwargs)
+
+
+def test_radians_reports_nan_as_not_finite():
+    # min and max propagate a NaN, which compares False with both bounds: it must not pass.
+    with pytest.raises(ValueError, match="`q` to be finite"):
+        check_radians([0.1, np.nan], "q")
+    with pytest.raises(ValueError, match="`q` to be finite"):
+        check_radians([0.1, np.inf], "q", allow_nan=True)
+    # With allow_nan a NaN is skipped, and a value in degrees beside it is still refused.
+    with pytest.raises(ValueError, match=r"`q` to hold joint positions .* got 90 .*degrees\?$"):
+        check_radians([[np.nan, 0.1], [90.0, 0.2]], "q", allow_nan=True)
+    kept = check_radians([np.nan, -MAX_JOINT_ANGLE, MAX_JOINT_ANGLE], "q", allow_nan=True)
+    assert np.isnan(kept[0])
+    assert np.isnan(check_radians([np.nan, np.nan], "q", allow_nan=True)).all()
+
+
+def test_angle_span_default_is_the_joint_angle_cap_and_never_overflows():
+    assert check_angle_span(MAX_JOINT_ANGLE, "arc") == MAX_JOINT_ANGLE
+    with pytest.raises(ValueError, match=r"`arc` in radians, got a span of .*720°\): degrees\?"):
+        check_angle_span(np.nextafter(MAX_JOINT_ANGLE, np.inf), "arc")
+    with np.errstate(all="raise"), pytest.raises(ValueError, match=r"\(inf°, more than 720°\)"):
+        check_angle_span(1e308, "arc")
+    with pytest.raises(ValueError, match="`arc` to be finite, got a span of NaN"):
+        check_angle_span(float("nan"), "arc")

@@ -413,6 +413,19 @@ def test_not_converging_warns():
     assert not fused.converged and fused.n_iter == 1
 
 
+def test_an_unreachable_xtol_converges_at_the_resolution_of_the_data():
+    # Sources 0.5 rad apart and 1e4 times apart in precision: with `xtol` below rounding the
+    # steps stop shrinking at rounding level; the run has converged there, without a warning.
+    a = _hand([np.sin(0.5), 0.0, np.cos(0.5)])
+    b = _hand([0.0, np.sin(0.5), np.cos(0.5)], 1e-10)
+    ref = fuse_up(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fused = fuse_up(a, b, xtol=1e-300)
+    assert fused.converged and fused.n_iter < 30
+    assert float(np.arccos(min(1.0, float(fused.up @ ref.up)))) < 1e-6 * 1e-5
+
+
 def test_result_contract_and_repr():
     rng = np.random.default_rng(7)
     up = _random_up(rng)

@@ -882,6 +882,20 @@ def test_records_copy_and_refuse_hostile_arrays(good_sweeps):
             moment_from_mass_model(chain, [0, 0], 0, [1e300, 1e300], np.full((2, 3), 1e300))
 
 
+def test_estimate_up_converges_at_the_resolution_of_the_data(good_sweeps):
+    # An `xtol` below rounding on nearly noise-free sweeps: the steps wander at the rounding
+    # level of the sums instead of shrinking to it. The run has converged there (at rounding
+    # level of the estimate with the default `xtol`): no ConvergenceWarning, `max_iter` unspent.
+    sweeps, _, _ = good_sweeps
+    ref = estimate_up(sweeps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = estimate_up(sweeps, xtol=1e-300)
+    assert est.converged is True
+    assert est.n_iter < 50
+    assert float(angle_between(est.up, ref.up)) < 1e-12
+
+
 def test_estimate_up_does_not_depend_on_torque_units():
     # Both solves stop when a step is below `xtol`; a tight one makes the comparison about the
     # units, not about where two sequences of iterates happened to stop.

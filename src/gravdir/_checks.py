@@ -26,8 +26,10 @@ __all__ = [
     "check_radians",
     "check_count",
     "check_array",
+    "check_direction",
     "check_finite",
     "check_option",
+    "check_per_joint",
     "check_positive",
     "check_rotation_matrix",
     "check_scalar",
@@ -36,12 +38,10 @@ __all__ = [
     "check_unit_vector",
     "check_vectors",
     "describe_shape",
-    "check_determined",
     "drop_nan_samples",
     "matrix_if_rotation",
     "norm",
-    "reciprocal_condition",
-    "DETERMINED_RCOND",
+    "MAX_JOINT_ANGLE",
     "NAN_POLICIES",
     "NanPolicy",
     "RotationLike",
@@ -55,6 +55,11 @@ RotationLike: TypeAlias = "ArrayLike | Rotation"
 #: with an error that names the array; ``"omit"`` drops every sample that holds one.
 NAN_POLICIES: tuple[str, ...] = ("raise", "omit")
 NanPolicy = Literal["raise", "omit"]
+
+#: Largest magnitude of a joint position or an azimuth, rad: two full turns. No joint of a serial
+#: arm is held farther from its zero, an azimuth (often a joint position plus an offset) needs no
+#: more, and an angle typed in degrees passes it as soon as it exceeds 12.6°.
+MAX_JOINT_ANGLE = 4 * np.pi
 
 
 def describe_shape(shape: tuple[int, ...]) -> str:
@@ -222,17 +227,9 @@ def check_unit_vector(
     >>> check_unit_vector([0, 0, 2], "axis", normalize=True)
     array([0., 0., 1.])
     """
-    v = check_vectors(x, name)
     if normalize:
-        # Scale by the largest component first: any finite non-zero vector, from 1e-300 to
-        # 1e300, normalises without underflow or overflow; only an exact zero is refused.
-        scale = np.max(np.abs(v), axis=-1, keepdims=True)
-        if np.any(scale == 0):
-            raise ValueError(f"Expected `{name}` to be non-zero vector(s), got a zero vector.")
-        with np.errstate(under="ignore"):
-            scaled = v / scale
-            unit: NDArray[np.float64] = scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
-        return unit
+        return check_direction(x, name, batch=True)
+    v = check_vectors(x, name)
     length = norm(v)[..., None]
     worst = float(np.max(np.abs(length - 1.0))) if length.size else 0.0
     if worst > atol:
@@ -240,6 +237,118 @@ def check_unit_vector(
             f"Expected `{name}` to have unit norm (within {atol:g}), got norms off by {worst:.3g}."
         )
     return v
+
+
+def check_direction(value: ArrayLike, name: str, *, batch: bool = False) -> NDArray[np.float64]:
+    """Check that `value` is a non-zero finite 3-vector (a direction); return it normalised.
+
+    Every argument that gives a direction (``up_hint``, an axis, a normal, a moment hint) is
+    checked here: any length is accepted, from 1e-300 to 1e300, since only the direction counts.
+
+    Parameters
+    ----------
+    value : array_like, shape (3,) or, with ``batch=True``, (..., 3)
+        The direction(s).
+    name : str
+        The argument's name, used in error messages.
+    batch : bool, optional
+        Accept a stack of directions, shape ``(..., 3)``, each normalised on its own.
+
+    Returns
+    -------
+    ndarray of float64, shape (3,) or (..., 3)
+        Unit vectors, a new array.
+
+    Raises
+    ------
+    ValueError
+        If `value` is not real and numeric, has another shape, is not finite or holds a zero
+        vector.
+
+    Notes
+    -----
+    Each vector is divided by its largest component before its norm is taken, so it normalises
+    without underflow or overflow; only an exact zero is refused.
+
+    Examples
+    --------
+    >>> check_direction([0, 0, 2], "up_hint")
+    array([0., 0., 1.])
+    >>> check_direction([[3, 0, 4], [0, -1e-300, 0]], "axes", batch=True).tolist()
+    [[0.6, 0.0, 0.8], [0.0, -1.0, 0.0]]
+    """
+    if batch:
+        v = check_vectors(value, name)
+    else:
+        v = check_array(value, name, finite=False)
+        if v.shape != (3,):
+            raise ValueError(
+                f"Expected `{name}` to have shape (3,), got {describe_shape(v.shape)}."
+            )
+        check_finite(v, name)
+    scale = np.max(np.abs(v), axis=-1, keepdims=True, initial=0.0)
+    if np.any(scale == 0):
+        what = "non-zero vector(s)" if batch else "non-zero"
+        raise ValueError(f"Expected `{name}` to be {what}, got a zero vector.")
+    with np.errstate(under="ignore"):
+        scaled = v / scale
+        unit: NDArray[np.float64] = scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
+    return unit
+
+
+def check_per_joint(
+    value: ArrayLike,
+    name: str,
+    n: int,
+    *,
+    scalar: bool = True,
+    sign: Literal["positive", "non-negative", "any"] = "positive",
+) -> NDArray[np.float64]:
+    """Check that `value` holds one finite number per joint of a chain of `n` joints.
+
+    Parameters
+    ----------
+    value : array_like, shape (n,) or scalar
+        The values (gains, noise levels, limits, masses, joint positions, ...).
+    name : str
+        The argument's name, used in error messages.
+    n : int
+        The number of joints.
+    scalar : bool, optional
+        Accept a scalar, shared by every joint (the default).
+    sign : {"positive", "non-negative", "any"}, optional
+        Which values are accepted: positive (the default: gains, noise levels, limits),
+        non-negative (masses, friction levels) or any finite value (offsets, joint positions).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The values, a new array.
+
+    Raises
+    ------
+    ValueError
+        If `value` is not real and numeric, not finite, of another shape, or of the wrong sign.
+
+    Examples
+    --------
+    >>> check_per_joint(0.5, "noise_std", 3)
+    array([0.5, 0.5, 0.5])
+    >>> check_per_joint([1.0, -1.0], "gains", 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected `gains` to be positive, got a minimum of -1.
+    """
+    arr = check_array(value, name, finite=False)
+    if arr.shape != (n,) and not (scalar and arr.ndim == 0):
+        want = f"be a scalar or have shape ({n},)" if scalar else f"have shape ({n},)"
+        raise ValueError(f"Expected `{name}` to {want}, got {describe_shape(arr.shape)}.")
+    check_finite(arr, name)
+    out = np.array(np.broadcast_to(arr, (n,)), dtype=np.float64)
+    low = float(np.min(out)) if out.size else math.inf
+    if (sign == "positive" and low <= 0) or (sign == "non-negative" and low < 0):
+        raise ValueError(f"Expected `{name}` to be {sign}, got a minimum of {low:.6g}.")
+    return out
 
 
 def matrix_if_rotation(x: Any) -> Any:
@@ -422,11 +531,12 @@ def check_count(x: Any, name: str, *, minimum: int = 1, maximum: int) -> int:
     return value
 
 
-def check_angle_span(span: float, name: str, *, limit: float = 4 * np.pi) -> float:
+def check_angle_span(span: float, name: str, *, limit: float = MAX_JOINT_ANGLE) -> float:
     """Refuse an angle span of one joint larger than `limit` radians as probably degrees.
 
     A single joint's sweep, arc or sample span of a few turns at most is radians; beyond `limit`
-    (two full turns by default) the numbers are almost certainly degrees.
+    (:data:`MAX_JOINT_ANGLE`, two full turns, by default) the numbers are almost certainly
+    degrees. A NaN span is refused as not finite.
 
     Examples
     --------
@@ -434,10 +544,13 @@ def check_angle_span(span: float, name: str, *, limit: float = 4 * np.pi) -> flo
     2.0
     """
     value = float(span)
+    if math.isnan(value):
+        raise ValueError(f"Expected `{name}` to be finite, got a span of NaN.")
     if abs(value) > limit:
+        # math.degrees, unlike np.degrees, returns inf beyond 3e306 rad without an overflow.
         raise ValueError(
             f"Expected `{name}` in radians, got a span of {value:.6g} rad "
-            f"({np.degrees(value):.6g}°, more than {np.degrees(limit):.0f}°): degrees?"
+            f"({math.degrees(value):.6g}°, more than {math.degrees(limit):.0f}°): degrees?"
         )
     return value
 
@@ -576,143 +689,6 @@ def drop_nan_samples(
     return out, keep
 
 
-# Eigenvalues of a Jacobi-scaled Gram matrix within this many n eps of the largest are rounding.
-_GRAM_ROUNDING = 64 * float(np.finfo(np.float64).eps)
-
-#: The reciprocal condition below which :func:`check_determined` calls a design undetermined. It is
-#: far above double rounding (a column-scaled design computed in float64 carries errors near
-#: 1e-16 relative), so the decision is the same on every BLAS kernel except for designs within a
-#: rounding error of this line, and far below the conditioning of any design worth fitting.
-DETERMINED_RCOND = 1e-10
-
-
-def reciprocal_condition(matrix: ArrayLike, *, gram: bool = False) -> float:
-    """Smallest over largest singular value of `matrix` with every column scaled to unit norm.
-
-    The geometric test behind every "do these data determine the unknowns?" decision of gravdir:
-    it is invariant to the units of each unknown (a column multiplied by any nonzero factor gives
-    the same value) and to the scale of the data, it never overflows or underflows (columns are
-    scaled by their largest entry before their norm is taken), and it is computed by a singular
-    value or symmetric eigenvalue decomposition, which does not fail where a Cholesky
-    factorisation of a nearly singular matrix may fail on one BLAS kernel and succeed on another.
-
-    Parameters
-    ----------
-    matrix : array_like, shape (m, n)
-        A design (Jacobian) whose columns are the unknowns, or with ``gram=True`` a symmetric
-        positive semi-definite (n, n) Gram or information matrix :math:`J^\\top J`.
-    gram : bool, optional
-        Read `matrix` as :math:`G = J^\\top J`: the result is then that of :math:`J`, the square
-        root of the smallest over the largest eigenvalue of
-        :math:`D^{-1/2} G D^{-1/2}` with :math:`D = \\operatorname{diag} G`.
-
-    Returns
-    -------
-    float
-        In [0, 1]; 0 where a column is zero (an unknown the data do not touch), where the matrix
-        has fewer rows than columns, or where it holds a non-finite value. With ``gram=True``,
-        also 0 where the smallest scaled eigenvalue lies within rounding of zero (64 n eps of
-        the largest): a Gram matrix cannot resolve a condition below about 1e-7 of its design,
-        so such a value would be rounding, not geometry.
-
-    Examples
-    --------
-    >>> reciprocal_condition([[1.0, 0.0], [0.0, 1e-300]])
-    1.0
-    >>> reciprocal_condition([[1.0, 2.0], [2.0, 4.0]])
-    0.0
-    """
-    a = np.asarray(matrix, dtype=np.float64)
-    if a.ndim != 2 or a.shape[1] == 0 or not np.all(np.isfinite(a)):
-        return 0.0
-    if gram:
-        d = np.diag(a).copy()
-        if not np.all(d > 0):
-            return 0.0
-        # Divide row and column by sqrt(d) one after the other, so that no product overflows.
-        s = 1.0 / np.sqrt(d)
-        with np.errstate(under="ignore", over="ignore"):
-            scaled = (a * s[:, None]) * s[None, :]
-        if not np.all(np.isfinite(scaled)):
-            return 0.0
-        vals = np.linalg.eigvalsh(0.5 * (scaled + scaled.T))
-        top = float(vals[-1])
-        # The eigenvalues of a computed Gram matrix carry errors of order n eps of the largest
-        # (forming it and decomposing it are both backward stable), and the square root lifts
-        # them to sqrt(n eps), about 1e-7: an exactly singular Gram matrix would read as any
-        # value up to that, differently on each BLAS kernel. Below that floor it reads as 0.
-        if not top > 0 or vals[0] <= _GRAM_ROUNDING * a.shape[0] * top:
-            return 0.0
-        return float(np.sqrt(float(vals[0]) / top))
-    if a.shape[0] < a.shape[1]:
-        return 0.0
-    big = np.max(np.abs(a), axis=0)
-    if not np.all(big > 0):
-        return 0.0
-    with np.errstate(under="ignore"):
-        unit = a / big
-        unit = unit / np.linalg.norm(unit, axis=0)
-    s = np.linalg.svd(unit, compute_uv=False)
-    return float(s[-1] / s[0]) if s[0] > 0 else 0.0
-
-
-def check_determined(
-    matrix: ArrayLike,
-    name: str,
-    what: str,
-    *,
-    gram: bool = False,
-    rcond: float = DETERMINED_RCOND,
-) -> float:
-    """Refuse data whose design does not determine its unknowns; return the reciprocal condition.
-
-    The decision is :func:`reciprocal_condition` against `rcond`: made on the geometry of the
-    design before anything is factorised, so the outcome does not depend on whether a
-    factorisation happens to succeed on this machine's BLAS.
-
-    Parameters
-    ----------
-    matrix : array_like
-        The design (m, n), or its Gram matrix (n, n) with ``gram=True``.
-    name : str
-        The argument whose values made the design; it is named in the error.
-    what : str
-        What the design must determine, for the message ("`up` and the sensor parameters").
-    gram : bool, optional
-        See :func:`reciprocal_condition`.
-    rcond : float, optional
-        The threshold; :data:`DETERMINED_RCOND` by default.
-
-    Raises
-    ------
-    DegenerateGeometryError
-        Naming `name`, with the reciprocal condition found.
-
-    Examples
-    --------
-    >>> check_determined([[1.0, 0.0], [0.0, 2.0]], "points", "the plane")
-    1.0
-    >>> check_determined([[1.0, 2.0], [2.0, 4.0]], "points", "the plane")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    gravdir.errors.DegenerateGeometryError: Expected `points` to determine the plane, ...
-    """
-    from gravdir.errors import DegenerateGeometryError
-
-    rc = reciprocal_condition(matrix, gram=gram)
-    if not rc > rcond:
-        raise DegenerateGeometryError(
-            f"Expected `{name}` to determine {what}, got a design whose column-scaled reciprocal "
-            f"condition is {rc:.2g} (at most {rcond:g}): the data do not separate the unknowns."
-        )
-    return rc
-
-
-# Largest magnitude of a joint position or an azimuth, rad: two full turns. No joint of a serial
-# arm is held farther from its zero, an azimuth (often a joint position plus an offset) needs no
-# more, and an angle typed in degrees passes it as soon as it exceeds 12.6°.
-MAX_JOINT_ANGLE = 4 * np.pi
-
 # The range of each kind of angle that `check_radians` checks, with its text for messages.
 _RADIAN_RANGES: dict[str, tuple[float, float, str]] = {
     "joint positions": (-MAX_JOINT_ANGLE, MAX_JOINT_ANGLE, "±4π"),
@@ -726,13 +702,15 @@ def check_radians(
     name: str,
     *,
     kind: Literal["joint positions", "azimuths", "tilts"] = "joint positions",
+    allow_nan: bool = False,
 ) -> NDArray[np.float64]:
     """Refuse angles outside their range in radians, as probably degrees; return a float64 array.
 
     Joint positions and azimuths lie within ±4π (:data:`MAX_JOINT_ANGLE`, two turns), tilts
     (angles from base +z, and limits on them) in [0, π]. A value beyond the range's largest
     magnitude is taken for degrees and the message ends in "degrees?"; a tilt in [-π, 0) is
-    refused without it. `x` has been checked for finiteness before (NaN is not looked at).
+    refused without it. A NaN is refused as not finite, unless `allow_nan` (samples a
+    ``nan_policy="omit"`` drops later): then the range is checked on the other values.
 
     Examples
     --------
@@ -748,7 +726,11 @@ def check_radians(
     if arr.size == 0:
         return arr
     lo, hi = float(np.min(arr)), float(np.max(arr))
-    if not (lo < low or hi > high):  # NaN compares False: left to the finiteness check
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # min and max propagate a NaN
+        check_finite(np.where(np.isnan(arr), 0.0, arr) if allow_nan else arr, name)
+        # Only allowed NaN are left: fmin and fmax skip them.
+        lo, hi = float(np.fmin.reduce(arr, axis=None)), float(np.fmax.reduce(arr, axis=None))
+    if not (lo < low or hi > high):  # all NaN (allowed) compares False: nothing to refuse
         return arr
     worst = hi if hi - high >= low - lo else lo  # the value farthest outside
     degrees = abs(worst) > max(-low, high)

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
+    MAX_JOINT_ANGLE,
     check_array,
     check_option,
     check_positive,
@@ -62,10 +63,6 @@ __all__ = [
 
 _METRES_PER = {"mm": 1e-3, "m": 1.0}
 _RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
-# Largest accepted rotation angle (a rotation vector's norm, an Euler angle): two full turns. A
-# controller reports orientations within one turn; beyond two the numbers are degrees passed as
-# radians, or not angles at all.
-MAX_ANGLE = 4 * np.pi
 # Accepted deviation of a quaternion's norm from 1 (`pose_from_abb`): a unit quaternion printed
 # with 6 decimals has each component off by at most 5e-7 and its norm by at most
 # 5e-7 * sum|q_i| <= 1e-6 (first order; 2e-6 with margin); 1e-5 keeps a factor of five above that
@@ -142,9 +139,14 @@ def _split(
 def _check_angles(
     ang: NDArray[np.float64], name: str, what: str, angles: Literal["deg", "rad"] = "rad"
 ) -> None:
-    """Refuse angles beyond two turns (`MAX_ANGLE`): degrees passed as radians, or not angles."""
+    """Refuse angles beyond two turns (`MAX_JOINT_ANGLE`): degrees passed as radians, or not angles.
+
+    A rotation angle (a rotation vector's norm, an Euler angle) has the bound of a joint position:
+    a controller reports orientations within one turn; beyond two the numbers are degrees passed
+    as radians, or not angles at all.
+    """
     worst = float(np.max(np.abs(ang))) if ang.size else 0.0
-    if worst <= MAX_ANGLE / _RADIANS_PER[angles]:
+    if worst <= MAX_JOINT_ANGLE / _RADIANS_PER[angles]:
         return
     if angles == "rad":
         raise ValueError(

@@ -11,12 +11,13 @@ import gravdir.accelerometer._model as mdl
 from gravdir._checks import (
     check_array,
     check_count,
+    check_direction,
     check_positive,
     check_rotation_matrix,
     describe_shape,
-    reciprocal_condition,
 )
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._rank import reciprocal_condition
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError
@@ -244,7 +245,7 @@ def crlb_up_accelerometer(
     k = mdl.check_link(link, chain)
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
-    u = mdl.check_up_hint(up_hint)
+    u = check_direction(up_hint, "up_hint")
     m = _nominal_sensor(sensitivity, link_from_sensor)
     n = q.shape[0]
     mdl.check_count_poses(n, "configurations")
@@ -373,7 +374,7 @@ def plan_accelerometer_poses(
     )
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
-    u = mdl.check_up_hint(up_hint)
+    u = check_direction(up_hint, "up_hint")
     nj = chain.n_joints
     if joint_limits is None:
         limits = np.tile([-np.pi, np.pi], (nj, 1))

@@ -8,10 +8,21 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import gravdir.accelerometer._model as mdl
-from gravdir._checks import check_array, check_count, check_positive, describe_shape
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_direction,
+    check_positive,
+    describe_shape,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
-from gravdir._sphere import fibonacci_directions, up_information_from_tangent
+from gravdir._sphere import (
+    Linearisation,
+    fibonacci_directions,
+    refine_direction,
+    up_information_from_tangent,
+)
 from gravdir.kinematics import SerialChain
 
 __all__ = ["AccelerometerFit", "up_from_accelerometer"]
@@ -124,29 +135,29 @@ def _gauss_newton(
     max_iter: int,
     tol: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, int, bool]:
-    """Variable projection (Kaufman's Gauss-Newton step) on the tangent plane of `up`."""
+    """Variable projection (Kaufman's Gauss-Newton step) on the tangent plane of `up`:
+    :func:`~gravdir._sphere.refine_direction` with (M, b) projected out at every trial."""
+
+    def evaluate(
+        trial: NDArray[np.float64], _step: NDArray[np.float64], _theta: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64]]:
+        theta, cost = _linear_solve(rot, trial[None], f, white)
+        return float(cost[0]), theta[0]
+
+    def linearise(
+        u: NDArray[np.float64], _basis: NDArray[np.float64], theta: NDArray[np.float64]
+    ) -> Linearisation:
+        m = theta[:9].reshape(3, 3)
+        jac = mdl.jacobian(rot, u, m, white)[0]
+        v = np.einsum("mji,j->mi", rot, u)
+        res = np.einsum("mab,mb->ma", white, f - v @ m.T - theta[9:]).reshape(-1)
+        return Linearisation(grad=jac.T @ res, jacobian=jac)
+
     theta, cost = _linear_solve(rot, up[None], f, white)
-    for it in range(1, max_iter + 1):
-        m = theta[0, :9].reshape(3, 3)
-        jac, basis = mdl.jacobian(rot, up, m, white)
-        v = np.einsum("mji,j->mi", rot, up)
-        res = np.einsum("mab,mb->ma", white, f - v @ m.T - theta[0, 9:]).reshape(-1)
-        step = np.linalg.lstsq(jac, res, rcond=None)[0][:2]
-        accepted = False
-        for _ in range(30):  # halve a step that raises the cost
-            trial = up + basis.T @ step
-            trial /= np.linalg.norm(trial)
-            th2, c2 = _linear_solve(rot, trial[None], f, white)
-            if c2[0] <= cost[0] * (1 + 1e-12) + 1e-300:
-                accepted = True
-                break
-            step = 0.5 * step
-        if not accepted:
-            return up, theta[0], float(cost[0]), it, True  # no descent left: a minimum
-        up, theta, cost = trial, th2, c2
-        if float(np.linalg.norm(step)) < tol:
-            return up, theta[0], float(cost[0]), it, True
-    return up, theta[0], float(cost[0]), max_iter, False
+    run = refine_direction(
+        up, float(cost[0]), theta[0], evaluate, linearise, max_iter=max_iter, xtol=tol
+    )
+    return run.up, run.state, run.cost, run.n_iter, run.converged
 
 
 @mdl.quiet_underflow
@@ -283,7 +294,7 @@ def up_from_accelerometer(
         )
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
-    start = None if up_hint is None else mdl.check_up_hint(up_hint)
+    start = None if up_hint is None else check_direction(up_hint, "up_hint")
     max_iter = check_count(max_iter, "max_iter", minimum=1, maximum=10_000)
     tol = check_positive(tol, "tol")
     if tol >= 1.0:

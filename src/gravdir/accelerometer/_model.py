@@ -22,13 +22,12 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     MAX_JOINT_ANGLE,
     check_array,
-    check_determined,
+    check_per_joint,
     check_positive,
     check_radians,
-    check_unit_vector,
     describe_shape,
-    reciprocal_condition,
 )
+from gravdir._rank import check_determined, reciprocal_condition
 from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.kinematics import SerialChain, link_frames
@@ -118,24 +117,13 @@ def check_configurations(q: ArrayLike, chain: SerialChain, name: str) -> NDArray
 
 
 def check_encoder_std(encoder_std: Any, n_joints: int) -> NDArray[np.float64]:
-    """Per-joint encoder standard deviations (n,), rad, non-negative."""
-    if isinstance(encoder_std, str | bytes | bool | np.bool_):
-        raise ValueError(f"Expected `encoder_std` to be a number or array, got {encoder_std!r}.")
-    arr = check_array(encoder_std, "encoder_std")
-    if arr.ndim == 0:
-        arr = np.full(n_joints, float(arr))
-    if arr.shape != (n_joints,):
-        raise ValueError(
-            f"Expected `encoder_std` to be a scalar or shape ({n_joints},), got "
-            f"{describe_shape(arr.shape)}."
-        )
-    if np.any(arr < 0):
-        raise ValueError("Expected `encoder_std` to be non-negative, got a negative entry.")
+    """Per-joint encoder standard deviations (n,), rad, non-negative, at most `MAX_ENCODER_STD`."""
+    arr = check_per_joint(encoder_std, "encoder_std", n_joints, sign="non-negative")
     if float(np.max(arr)) > MAX_ENCODER_STD:
         raise ValueError(
             f"Expected `encoder_std` in radians, got {float(np.max(arr)):.6g} (beyond 4π): degrees?"
         )
-    return np.array(arr, dtype=np.float64)
+    return arr
 
 
 def reading_covariance(
@@ -194,13 +182,6 @@ def _check_relative(std: float, name: str) -> None:
             f"Expected `{name}` from {MIN_RELATIVE_NOISE:g} to {MAX_RELATIVE_NOISE:g} times "
             f"`gravity`, got {std:.3g} times: check its units (m/s²)."
         )
-
-
-def check_up_hint(up_hint: ArrayLike) -> NDArray[np.float64]:
-    u = check_unit_vector(up_hint, "up_hint", normalize=True)
-    if u.shape != (3,):
-        raise ValueError(f"Expected `up_hint` to have shape (3,), got {describe_shape(u.shape)}.")
-    return u
 
 
 def link_geometry(
@@ -323,7 +304,7 @@ _DETERMINED = (
 def check_design(jac: NDArray[np.float64]) -> None:
     """Refuse poses whose whitened Jacobian (3m, 14) does not determine all 14 parameters.
 
-    The scale-free rank test of :func:`gravdir._checks.check_determined` against RCOND, made
+    The scale-free rank test of :func:`gravdir._rank.check_determined` against RCOND, made
     before anything is factorised.
     """
     check_determined(jac, "configurations", _DETERMINED, rcond=RCOND)

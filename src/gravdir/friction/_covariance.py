@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import reciprocal_condition
+from gravdir._rank import reciprocal_condition
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.friction._inputs import lost_in_scaling, representable
 

@@ -48,8 +48,6 @@ from gravdir.friction._model import (
 __all__ = [
     "MAX_ITER_CAP",
     "FrictionFit",
-    "check_like_velocity",
-    "check_velocity",
     "fit_friction",
     "fit_jacobian",
 ]
@@ -191,24 +189,6 @@ class FrictionFit(Result):
             f"{int(self.mask.sum())}/{self.mask.size} samples"
             f"{f', {self.n_omitted} omitted (NaN)' if self.n_omitted else ''}{solver})"
         )
-
-
-def check_velocity(velocity: ArrayLike) -> NDArray[np.float64]:
-    """`velocity` as a float array of shape (n,)."""
-    v = check_array(velocity, "velocity")
-    if v.ndim != 1:
-        raise ValueError(f"Expected `velocity` to have shape (n,), got {v.shape}.")
-    return v
-
-
-def check_like_velocity(x: ArrayLike, name: str, v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """`x` as a float array of the shape of the (validated) velocity series `v`."""
-    arr = check_array(x, name)
-    if arr.shape != v.shape:
-        raise ValueError(
-            f"Expected `{name}` to have the shape of `velocity` {v.shape}, got {arr.shape}."
-        )
-    return arr
 
 
 def _orthonormal_basis(cols: list[NDArray[np.float64]], names: list[str]) -> NDArray[np.float64]:

@@ -34,7 +34,6 @@ __all__ = [
     "check_series",
     "check_speed_span",
     "check_unit",
-    "direction",
     "ignore_underflow",
     "length",
     "lost_in_scaling",
@@ -110,16 +109,6 @@ def lost_in_scaling(before: ArrayLike, after: ArrayLike) -> Any:
     a = np.abs(np.asarray(after, dtype=np.float64))
     normal_before = (b >= FLOAT_TINY) & (b < np.inf)
     return normal_before & ~((a >= FLOAT_TINY) & (a < np.inf))
-
-
-def direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A (3,) vector of any non-zero length, normalised without overflow or underflow."""
-    v = vector3(x, name)
-    if not np.any(v):
-        raise ValueError(f"Expected `{name}` to be a non-zero vector, got {v.tolist()}.")
-    s = np.ldexp(v, -pow2_exponent(v))
-    unit: NDArray[np.float64] = s / np.linalg.norm(s, axis=-1, keepdims=True)
-    return unit
 
 
 def length(x: NDArray[np.float64]) -> float:

@@ -10,7 +10,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_positive
+from gravdir._checks import NanPolicy, check_direction, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -19,7 +19,6 @@ from gravdir.friction._inputs import (
     check_series,
     check_speed_span,
     check_unit,
-    direction,
     ignore_underflow,
     length,
     lost_in_scaling,
@@ -186,7 +185,7 @@ def gravity_free_check(
     (False, 19.613)
     """
     u = check_unit(up, "up")
-    a = direction(axis, "axis")
+    a = check_direction(axis, "axis")
     p = vector3(point, "point")
     c = vector3(center_of_mass, "center_of_mass")
     m = check_positive(mass, "mass")

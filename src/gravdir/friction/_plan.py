@@ -8,7 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_angle_span, check_array, check_count, check_positive
+from gravdir._checks import (
+    MAX_JOINT_ANGLE,
+    check_angle_span,
+    check_array,
+    check_count,
+    check_positive,
+)
 from gravdir._results import Result
 from gravdir.friction._inputs import check_real, ignore_underflow
 
@@ -26,8 +32,6 @@ __all__ = [
 MAX_PLAN_SAMPLES = 5_000_000
 MAX_PASSES = 10_000
 MAX_REPEATS = 1_000
-# Joint positions and the range of one joint beyond two turns (4π rad) are taken for degrees.
-_TWO_TURNS = 4 * math.pi
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -266,11 +270,11 @@ def excitation_trajectory(
 
 
 def _check_position(q: float, name: str) -> float:
-    """A joint position in radians: finite, real, within two turns (4π rad) of zero."""
+    """A joint position in radians: finite, real, within two turns (`MAX_JOINT_ANGLE`) of zero."""
     value = check_real(q, name)
-    if abs(value) > _TWO_TURNS:
+    if abs(value) > MAX_JOINT_ANGLE:
         raise ValueError(
-            f"Expected `{name}` in radians, within ±{_TWO_TURNS:.4g} rad (two turns), got "
+            f"Expected `{name}` in radians, within ±{MAX_JOINT_ANGLE:.4g} rad (two turns), got "
             f"{value:.6g} rad ({math.degrees(value):.6g}°): degrees?"
         )
     return value

@@ -10,10 +10,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._checks import check_array, check_count, check_positive, reciprocal_condition
+from gravdir._checks import check_array, check_count, check_positive
 from gravdir._imports import IMPORT_LOCK
+from gravdir._rank import reciprocal_condition
 from gravdir._results import UpResult, warn_not_converged
-from gravdir._sphere import ABS_FLOOR, REL_FLOOR, informative, tangent_basis
+from gravdir._sphere import (
+    ABS_FLOOR,
+    REL_FLOOR,
+    Linearisation,
+    informative,
+    refine_direction,
+    tangent_basis,
+)
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.fusion._result import FusedUp, SharedDataError
 
@@ -202,16 +210,6 @@ def _log(base: NDArray[np.float64], u: NDArray[np.float64]) -> NDArray[np.float6
         return angle * tangent_basis(base)[0] if angle > 0 else np.zeros(3)
     out: NDArray[np.float64] = (angle / s) * w
     return out
-
-
-def _exp(base: NDArray[np.float64], step: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The point reached from `base` along the tangent vector `step` (3,)."""
-    t = float(np.linalg.norm(step))
-    if t == 0.0:
-        return base
-    out = math.cos(t) * base + (math.sin(t) / t) * step
-    result: NDArray[np.float64] = out / np.linalg.norm(out)
-    return result
 
 
 @dataclass(frozen=True)
@@ -539,19 +537,29 @@ def fuse(
     fingerprint = _check_shared(estimates, pairs)
     groups = _groups(n, pairs)
 
-    up = _start(sources)
-    converged, n_iter = False, 0
-    with np.errstate(under="ignore"):
-        for n_iter in range(1, max_iter + 1):  # noqa: B007  (n_iter is reported)
-            lin = _linearise(up, sources, groups, pairs)
-            _check_determined(lin)
-            step2 = lin.solve()
-            up = _exp(up, step2 @ tangent_basis(up))
-            if float(np.linalg.norm(step2)) <= xtol:
-                converged = True
-                break
-        lin = _linearise(up, sources, groups, pairs)
+    def evaluate(
+        trial: NDArray[np.float64], _step: NDArray[np.float64], _lin: _Linear
+    ) -> tuple[float, _Linear]:
+        lin = _linearise(trial, sources, groups, pairs)
         _check_determined(lin)
+        return lin.q, lin
+
+    def linearise(
+        _up: NDArray[np.float64], _basis: NDArray[np.float64], lin: _Linear
+    ) -> Linearisation:
+        # The information from its square root, rows ``sqrt(λ_p) u_p``: no information is lost
+        # to rounding when one term is 1e12 times another.
+        root = np.sqrt(lin.f.values)[:, None] * lin.f.dirs
+        return Linearisation(grad=lin.g, jacobian=root)
+
+    with np.errstate(under="ignore"):
+        start = _start(sources)
+        first = _linearise(start, sources, groups, pairs)
+        _check_determined(first)
+        run = refine_direction(
+            start, first.q, first, evaluate, linearise, max_iter=max_iter, xtol=xtol
+        )
+        up, lin, converged, n_iter = run.up, run.state, run.converged, run.n_iter
         chi2 = lin.q - float(lin.g @ lin.solve())
         chi2 = max(chi2, 0.0)
         stats, dofs = _leave_one_out(lin, groups)

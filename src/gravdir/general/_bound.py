@@ -13,6 +13,7 @@ from gravdir._checks import (
     MAX_JOINT_ANGLE,
     check_angle_span,
     check_array,
+    check_direction,
     check_option,
     check_positive,
     describe_shape,
@@ -33,7 +34,6 @@ from gravdir.general._model import (
     _axis,
     _check_bounded,
     _check_sweep_list,
-    _check_up_hint,
     _group_key,
     _joint_angle,
     _joint_index,
@@ -484,7 +484,7 @@ def crlb_up(
     True
     """
     items = _check_sweep_list(sweeps, PlannedSweep)
-    u = _check_up_hint(up_hint)
+    u = check_direction(up_hint, "up_hint")
     check_option(friction, "friction", get_args(FrictionOption))
     check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
     if min_speed is not None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._checks import check_direction
 from gravdir._results import UpResult, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -30,7 +31,6 @@ from gravdir.general._model import (
     JointSweep,
     _check_bounded,
     _check_sweep_list,
-    _check_up_hint,
     _sweep_rotation_matrix,
 )
 from gravdir.general._sign import (
@@ -362,7 +362,7 @@ def estimate_up(
     True
     """
     items = _check_sweep_list(sweeps, JointSweep)
-    given_hint = None if up_hint is None else _check_up_hint(up_hint)
+    given_hint = None if up_hint is None else check_direction(up_hint, "up_hint")
     hint = _UPRIGHT if given_hint is None else given_hint
     n_grid = _check_search_count(n_grid, "n_grid", MAX_GRID)
     n_starts = _check_search_count(n_starts, "n_starts", MAX_STARTS)

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     check_array,
     check_count,
+    check_per_joint,
     check_positive,
     check_radians,
     check_scalar,
@@ -122,20 +123,6 @@ def _norm(x: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
         return norm(x, axis=axis)
 
 
-def _direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Any non-zero finite 3-vector `x`, normalised without overflow or underflow."""
-    v = check_vectors(x, name)
-    if v.shape != (3,):
-        raise ValueError(f"Expected `{name}` to have shape (3,), got {describe_shape(v.shape)}.")
-    largest = float(np.max(np.abs(v)))
-    if largest == 0.0:
-        raise ValueError(f"Expected `{name}` to be non-zero, got a zero vector.")
-    with np.errstate(under="ignore"):
-        u = v / largest
-        out: NDArray[np.float64] = u / np.linalg.norm(u)
-    return out
-
-
 def _group_key(group: Hashable | None, joint: int) -> Hashable:
     """The group key of a sweep: `group`, or `joint` when it is None; must be hashable."""
     key = joint if group is None else group
@@ -169,11 +156,6 @@ def _check_sweep_list(sweeps: object, kind: type[_T]) -> list[_T]:
             "moment absorbs all it says about `up`."
         )
     return items
-
-
-def _check_up_hint(up_hint: ArrayLike, name: str = "up_hint") -> NDArray[np.float64]:
-    """`up_hint` normalised, shape (3,); any non-zero finite vector is accepted."""
-    return _direction(up_hint, name)
 
 
 def _sweep_rotation_matrix(q_ref: float) -> NDArray[np.float64]:
@@ -396,12 +378,9 @@ def _check_configuration(chain: object, configuration: ArrayLike) -> NDArray[np.
     """`configuration` as a float array of shape (n_joints,) of the SerialChain `chain`."""
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
-    config = np.array(check_array(configuration, "configuration"), dtype=np.float64)
-    if config.shape != (chain.n_joints,):
-        raise ValueError(
-            f"Expected `configuration` to have shape ({chain.n_joints},), "
-            f"got {describe_shape(config.shape)}."
-        )
+    config = check_per_joint(
+        configuration, "configuration", chain.n_joints, scalar=False, sign="any"
+    )
     check_radians(config, "configuration")
     return config
 
@@ -473,15 +452,7 @@ def moment_from_mass_model(
     joint = _joint_index(joint)
     config, rot, a = _chain_rotation(chain, configuration, joint)
     n = chain.n_joints
-    m_arr = check_array(masses, "masses")
-    if m_arr.shape != (n,):
-        raise ValueError(
-            f"Expected `masses` to have shape ({n},), got {describe_shape(m_arr.shape)}."
-        )
-    if np.any(m_arr < 0):
-        raise ValueError(
-            f"Expected `masses` to be non-negative, got a minimum of {float(np.min(m_arr)):g}."
-        )
+    m_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
     c_arr = check_array(coms, "coms")
     if c_arr.shape != (n, 3):
         raise ValueError(

@@ -11,7 +11,7 @@ from typing import Any, get_args
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_angle_span, check_option, check_positive
+from gravdir._checks import check_angle_span, check_direction, check_option, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -28,7 +28,6 @@ from gravdir.general._bound import (
 from gravdir.general._model import (
     _chain_rotation,
     _check_configuration,
-    _check_up_hint,
     _joint_index,
     _norm,
     moment_from_mass_model,
@@ -359,7 +358,7 @@ def plan_sweeps(
     )
     target = check_positive(target_std, "target_std")
     count_list, spacing_list, arc_list = _check_plan_grid(counts, spacings, arcs)
-    hint = _check_up_hint(up_hint)
+    hint = check_direction(up_hint, "up_hint")
     check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
     speed = check_positive(speed, "speed")
     sample_rate = check_positive(sample_rate, "sample_rate")

@@ -10,10 +10,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gravdir._checks import check_direction
 from gravdir._sphere import tangent_basis
 from gravdir.errors import GravdirWarning, SignConflictError
 from gravdir.general._bilinear import _jacobian, _Problem
-from gravdir.general._model import _direction
 
 SignRule = Literal["hemisphere", "moment hint"]
 
@@ -42,7 +42,7 @@ def _check_moment_hints(
                 f"Expected the keys of `moment_hints` to be groups of `sweeps` "
                 f"({', '.join(repr(k) for k in keys)}), got {key!r}."
             )
-        m = _direction(value, f"moment_hints[{key!r}]")
+        m = check_direction(value, f"moment_hints[{key!r}]")
         g = keys.index(key)
         a = axes[int(np.flatnonzero(group_of == g)[0])]
         am = np.cross(a, m)

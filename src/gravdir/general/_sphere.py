@@ -1,8 +1,8 @@
 """The search for `up` on the unit sphere: a Fibonacci grid, then tangent-plane steps.
 
 The moments are eliminated for each `up` (variable projection), so the search is over the two
-tangent parameters of `up` only: a global grid gives the starts, damped Gauss-Newton steps in the
-tangent plane followed by normalisation (a retraction) refine each.
+tangent parameters of `up` only: a global grid gives the starts,
+:func:`~gravdir._sphere.refine_direction` refines each.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._sphere import fibonacci_directions, retract, tangent_basis
+from gravdir._sphere import Linearisation, fibonacci_directions, refine_direction
 from gravdir.general._bilinear import (
     _jacobian,
     _Problem,
     _project,
     _projected_cost,
-    _reduced_normal,
     _residuals,
 )
 
@@ -27,16 +26,6 @@ _MIN_START_SEPARATION = np.radians(15.0)
 
 # Grid points whose projected cost is evaluated at once.
 _GRID_BLOCK = 1024
-
-# Levenberg-Marquardt damping of the tangent-plane steps, relative to the mean eigenvalue of the
-# reduced information: small enough that steps near the solution are Gauss-Newton steps
-# (quadratic convergence on noise-free data), large enough to keep a step from a poor start on
-# the sphere. It grows tenfold after a step that raises the cost and shrinks tenfold after one
-# that lowers it.
-_DAMPING_START = 1e-3
-_DAMPING_MIN = 1e-12
-_DAMPING_MAX = 1e12
-
 
 def _starts(prob: _Problem, n_grid: int, n_starts: int) -> list[NDArray[np.float64]]:
     """The `n_starts` lowest grid points of the projected cost, distinct modulo sign."""
@@ -68,34 +57,27 @@ class _Refined:
 
 
 def _refine(prob: _Problem, up: NDArray[np.float64], max_iter: int, xtol: float) -> _Refined:
-    """Damped Gauss-Newton steps of `up` in its tangent plane, the moments projected out.
+    """:func:`~gravdir._sphere.refine_direction` from `up`, the moments projected out.
 
-    Each iteration solves every group's moment for the current `up`, forms the reduced normal
-    equations of the two tangent parameters (the Schur complement of the moment block: the
-    variable-projection Jacobian), takes the damped step, retracts it to the sphere
-    and keeps it if the projected cost does not rise. Converged when a proposed step is at most
-    `xtol` rad.
+    Each trial solves every group's moment for its `up`; the Gauss-Newton model is the whitened
+    Jacobian in the tangent parameters and the moments (its moment part is the
+    variable-projection step's elimination, the Schur complement of the moment block).
     """
+
+    def evaluate(
+        trial: NDArray[np.float64], _step: NDArray[np.float64], _x: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64]]:
+        return _project(prob, trial)
+
+    def linearise(
+        u: NDArray[np.float64], basis: NDArray[np.float64], x: NDArray[np.float64]
+    ) -> Linearisation:
+        jac = _jacobian(prob, u, basis, x)
+        return Linearisation(grad=jac.T @ _residuals(prob, u, x).ravel(), jacobian=jac)
+
     cost, x = _project(prob, up)
-    damping = _DAMPING_START
-    for it in range(1, max_iter + 1):
-        basis = tangent_basis(up)
-        jac = _jacobian(prob, up, basis, x)
-        info, grad, _ = _reduced_normal(jac, _residuals(prob, up, x).ravel())
-        scale = 0.5 * float(np.trace(info))
-        if not scale > 0.0:  # no information at this point: nothing to step along
-            return _Refined(up, x, cost, False, it)
-        step = np.asarray(np.linalg.solve(info + damping * scale * np.eye(2), grad), np.float64)
-        if float(np.linalg.norm(step)) <= xtol:
-            return _Refined(up, x, cost, True, it)
-        trial = retract(up, basis, step)
-        trial_cost, trial_x = _project(prob, trial)
-        if trial_cost <= cost:
-            up, cost, x = trial, trial_cost, trial_x
-            damping = max(damping / 10.0, _DAMPING_MIN)
-        else:
-            damping = min(damping * 10.0, _DAMPING_MAX)
-    return _Refined(up, x, cost, False, max_iter)
+    run = refine_direction(up, cost, x, evaluate, linearise, max_iter=max_iter, xtol=xtol)
+    return _Refined(run.up, run.state, run.cost, run.converged, run.n_iter)
 
 
 def _solve(prob: _Problem, n_grid: int, n_starts: int, max_iter: int, xtol: float) -> _Refined:

@@ -15,7 +15,13 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive, check_unit_vector
+from gravdir._checks import (
+    check_array,
+    check_count,
+    check_direction,
+    check_per_joint,
+    check_positive,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result
@@ -25,7 +31,7 @@ from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import gain_basis
 from gravdir.motion._fixed import gravity_columns
-from gravdir.motion._inputs import check_chain, check_joint_parameters, check_per_joint
+from gravdir.motion._inputs import check_chain, check_joint_parameters
 
 __all__ = ["MotionExcitationPlan", "plan_motion_excitation"]
 
@@ -501,9 +507,7 @@ def plan_motion_excitation(
         raise ValueError(f"Expected `duration` at most 3600 s, got {span:g}.")
     limits = _check_limits(n, position_limits, velocity_limits, acceleration_limits, torque_limits)
     sigma = check_per_joint(noise_std, "noise_std", n)
-    up = check_unit_vector(up_hint, "up_hint", normalize=True)
-    if up.shape != (3,):
-        raise ValueError(f"Expected `up_hint` to have shape (3,), got {up.shape}.")
+    up = check_direction(up_hint, "up_hint")
     k = np.ones(n) if gains is None else check_per_joint(gains, "gains", n)
     joint = np.zeros((n, 4)) if joint_parameters is None else joint_parameters
     joint = check_joint_parameters(joint, n)
@@ -520,9 +524,11 @@ def plan_motion_excitation(
     gen = np.random.default_rng(0) if rng is None else rng
     if not isinstance(gen, np.random.Generator):
         raise ValueError(f"Expected `rng` to be a numpy.random.Generator, got {rng!r}.")
-    centre = limits.position.mean(axis=1) if q_centre is None else check_array(q_centre, "q_centre")
-    if centre.shape != (n,):
-        raise ValueError(f"Expected `q_centre` to have shape ({n},), got {centre.shape}.")
+    centre = (
+        limits.position.mean(axis=1)
+        if q_centre is None
+        else check_per_joint(q_centre, "q_centre", n, scalar=False, sign="any")
+    )
 
     with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
         basis, dirs, scale = tangent_basis(up), gain_basis(n), rate * span / grid

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, describe_shape
+from gravdir._checks import check_array, check_positive, check_radians, describe_shape
+
+# The one per-joint check, imported from here by the motion estimator, its bound and its planner.
+from gravdir._checks import check_per_joint as check_per_joint
 from gravdir.kinematics import SerialChain
 
 # Cap on the samples of one log: 5e6 samples are 83 minutes at 1 kHz; the Gram blocks are formed
@@ -19,7 +22,6 @@ DEFAULT_MIN_SPEED = 0.02
 # a hard speed cut-off turns what the model leaves out near a reversal into a bias (the gear
 # ripple is removed by its own search, so the taper can be short).
 DEFAULT_SPEED_TAPER = 0.2
-_MAX_Q = 4 * np.pi
 # Cap on the joints of a chain. An arm has 6 or 7 joints, 9 or 10 with a rail, a lift or a torso
 # in the same chain; 12 leaves room for those. The base parameters solved out grow by about 7
 # per joint and the work of one evaluation of the search with their square to cube, so a call
@@ -63,12 +65,7 @@ def check_log(
     if finite and np.isnan(arr).any():
         raise ValueError(f"Expected `{name}` to be finite, got NaN.")
     if name == "q":
-        worst = float(np.nanmax(np.abs(arr), initial=0.0))
-        if worst > _MAX_Q:
-            raise ValueError(
-                f"Expected `q` in radians within ±4π, got {worst:.6g} rad "
-                f"({np.degrees(worst):.6g}°): degrees?"
-            )
+        check_radians(arr, "q", allow_nan=True)  # a NaN left here is omitted later
     return arr
 
 
@@ -84,20 +81,6 @@ def check_base_acceleration(x: ArrayLike | None, n_samples: int) -> NDArray[np.f
             f"Expected `base_acceleration` to have shape (3,) or ({n_samples}, 3), got "
             f"{describe_shape(arr.shape)}."
         )
-    return arr
-
-
-def check_per_joint(x: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
-    """A positive finite value per joint (a scalar is shared), shape (n,)."""
-    arr = check_array(x, name)
-    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-        raise ValueError(
-            f"Expected `{name}` to be a scalar or have shape ({n},), "
-            f"got {describe_shape(arr.shape)}."
-        )
-    arr = np.broadcast_to(arr, (n,)).astype(np.float64)
-    if not (arr > 0).all():
-        raise ValueError(f"Expected `{name}` to be positive, got {arr.min():.6g}.")
     return arr
 
 

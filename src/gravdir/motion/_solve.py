@@ -3,11 +3,12 @@
 For fixed `up` and gains the linear parameters (base parameters, joint parameters) solve a
 weighted least-squares problem whose normal equations are assembled from the Gram blocks of
 :mod:`._design`; the search over the sphere starts from a Fibonacci grid of that profiled cost and
-refines by damped Gauss--Newton steps of every parameter, the linear ones re-projected after each
-step. The noise levels, when not given, are re-estimated from the residuals between rounds (the
-maximum-likelihood fixed point of per-joint variances). After the search, :func:`far_fit` holds
-the profiled cost on the grid against the curvature at the estimate: a likelihood that reaches
-far beyond it means the information does not describe the uncertainty of `up`.
+refines by :func:`gravdir._sphere.refine_direction` over every parameter, the linear ones
+re-projected after each step. The noise levels, when not given, are re-estimated from the
+residuals between rounds (the maximum-likelihood fixed point of per-joint variances). After the
+search, :func:`far_fit` holds the profiled cost on the grid against the curvature at the
+estimate: a likelihood that reaches far beyond it means the information does not describe the
+uncertainty of `up`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._sphere import fibonacci_directions, retract, tangent_basis
+from gravdir._sphere import (
+    Linearisation,
+    fibonacci_directions,
+    refine_direction,
+    tangent_basis,
+)
 from gravdir.motion._design import (
     N_JOINT_COLUMNS,
     Layout,
@@ -31,17 +37,9 @@ from gravdir.motion._design import (
 # parameter the data do not determine (a base parameter the trajectory does not excite): it
 # is dropped from the solve (pseudo-inverse) rather than amplifying rounding errors.
 _RCOND = 1e-12
-# Iterations without a new smallest step after which the search has stalled at the resolution of
-# the data (rounding of the Gram blocks), accepted as converged if that step is below _STALL_STEP.
-_STALL = 8
-_DECREMENT = 1e-12
-_STALL_STEP = 1e-7
 # Smallest estimated gain (their mean is 1): a gain running to zero on a log that does not
 # identify it would let the base parameters grow without bound (as one over the gain).
 _MIN_GAIN = 1e-6
-_DAMPING_START = 1e-3
-_DAMPING_MIN = 1e-12
-_DAMPING_MAX = 1e12
 
 
 @dataclass(frozen=True)
@@ -155,68 +153,49 @@ def refine(
     max_iter: int,
     xtol: float,
 ) -> State:
-    """Damped Gauss-Newton from (`up`, `gains`), the linear parameters projected at each trial."""
-    blocks = _blocks(design, gains, inv_var)
-    cost_arr, x = profile(design, blocks, up[None])
-    cost = float(cost_arr[0])
-    beta, theta = _split(design, x[0])
-    # Rounding level of the Gram-block cost (a difference of large sums): changes below it are
-    # ties, so that the search can finish on noise-free data.
-    slack = 1e-12 * blocks.tt
-    damping = _DAMPING_START
-    converged = False
-    it = 0
-    smallest, since = np.inf, 0
-    while it < max_iter:
-        it += 1
-        basis = tangent_basis(up)
-        info, grad, _ = normal_equations(
-            design, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
-        )
-        diag = np.sqrt(np.maximum(np.diag(info), 0.0))
-        scale = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
-        vals, vecs = np.linalg.eigh(info * scale[:, None] * scale[None, :])
-        keep = vals > _RCOND * max(float(vals.max()), 0.0)
-        inv = np.where(keep, 1.0 / (np.where(keep, vals, 1.0) + damping), 0.0)
-        step = (vecs * inv) @ (vecs.T @ (grad * scale)) * scale
-        nonlinear = float(np.max(np.abs(step[: 2 + layout.n_gain]), initial=0.0))
-        # Converged when the step is below `xtol`, or below a millionth of a standard deviation
-        # (the Gauss-Newton decrement): a smaller step changes nothing the data can tell.
-        if nonlinear <= xtol or float(step @ info @ step) <= _DECREMENT:
-            converged = True
-            break
-        # At the rounding level of the Gram blocks the proposed steps stop shrinking: a step
-        # that has not reached a new minimum for a while, with the smallest one below 1e-3 of
-        # a degree-ish (2e-5 rad), is the resolution of the data, and the search has converged.
-        if nonlinear < smallest:
-            smallest, since = nonlinear, 0
-        else:
-            since += 1
-            if since >= _STALL and smallest <= _STALL_STEP:
-                converged = True
-                break
-        trial_up = retract(up, basis, step[:2])
-        trial_gains = gains + gain_dirs @ step[layout.gain] if layout.n_gain else gains
+    """:func:`~gravdir._sphere.refine_direction` from (`up`, `gains`): damped Gauss-Newton steps
+    of every parameter, the linear ones projected again at each trial."""
+    Point = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+
+    def evaluate(
+        trial_up: NDArray[np.float64], step: NDArray[np.float64], point: Point
+    ) -> tuple[float, Point] | None:
+        trial_gains = point[0] + gain_dirs @ step[layout.gain] if layout.n_gain else point[0]
         if layout.n_gain and not np.all(trial_gains > _MIN_GAIN):
-            damping = min(damping * 10.0, _DAMPING_MAX)
-            continue
-        trial_blocks = _blocks(design, trial_gains, inv_var)
-        trial_cost_arr, trial_x = profile(design, trial_blocks, trial_up[None])
-        trial_cost = float(trial_cost_arr[0])
-        if trial_cost <= cost + slack:
-            up, gains, cost = trial_up, trial_gains, trial_cost
-            blocks = trial_blocks
-            beta, theta = _split(design, trial_x[0])
-            damping = max(damping / 10.0, _DAMPING_MIN)
-        else:
-            damping = min(damping * 10.0, _DAMPING_MAX)
-            if damping >= _DAMPING_MAX:
-                break
-    basis = tangent_basis(up)
-    info, _, rss = normal_equations(
-        design, layout, up, basis, gains, gain_dirs, beta, theta, inv_var
+            return None
+        cost, x = profile(design, _blocks(design, trial_gains, inv_var), trial_up[None])
+        return float(cost[0]), (trial_gains, *_split(design, x[0]))
+
+    def linearise(
+        u: NDArray[np.float64], basis: NDArray[np.float64], point: Point
+    ) -> Linearisation:
+        gains, beta, theta = point
+        info, grad, _ = normal_equations(
+            design, layout, u, basis, gains, gain_dirs, beta, theta, inv_var
+        )
+        return Linearisation(grad=grad, info=info)
+
+    blocks = _blocks(design, gains, inv_var)
+    cost, x = profile(design, blocks, up[None])
+    run = refine_direction(
+        up,
+        float(cost[0]),
+        (gains, *_split(design, x[0])),
+        evaluate,
+        linearise,
+        max_iter=max_iter,
+        xtol=xtol,
+        n_free=2 + layout.n_gain,
+        # Rounding level of the Gram-block cost (a difference of large sums): changes below it
+        # are ties, so that the search can finish on noise-free data.
+        cost_slack=1e-12 * blocks.tt,
     )
-    return State(up, gains, beta, theta, cost, np.maximum(rss, 0.0), info, converged, it)
+    up, (gains, beta, theta) = run.up, run.state
+    info, _, rss = normal_equations(
+        design, layout, up, tangent_basis(up), gains, gain_dirs, beta, theta, inv_var
+    )
+    rss = np.maximum(rss, 0.0)
+    return State(up, gains, beta, theta, run.cost, rss, info, run.converged, run.n_iter)
 
 
 def starts(

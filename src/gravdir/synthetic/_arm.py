@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, norm
+from gravdir._checks import check_array, check_per_joint, check_positive, norm
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.synthetic._base import ArmModel
@@ -22,7 +22,6 @@ from gravdir.synthetic._validate import (
     MAX_JOINTS,
     MAX_LENGTH,
     check_inertias,
-    check_masses,
     check_rng,
     check_scales,
     check_up,
@@ -174,7 +173,7 @@ class SyntheticArm(Result, ArmModel):
                 f"Expected the angles of `dh` (theta_offset, alpha) in radians, got "
                 f"{float(np.max(fixed)):.6g} (beyond 2 pi): degrees?"
             )
-        mass_arr = check_masses(masses, n)
+        mass_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
         com_arr = check_array(coms, "coms")
         if com_arr.shape != (n, 3):
             raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")

@@ -11,9 +11,9 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     MAX_JOINT_ANGLE,
     check_angle_span,
-    check_array,
     check_count,
     check_option,
+    check_per_joint,
     check_positive,
     check_radians,
 )
@@ -221,9 +221,7 @@ def record_sweep(
     """The body of ``arm.sweep``: check every argument, then sample, model and measure."""
     n = arm.n_joints
     joint = check_count(joint, "joint", minimum=0, maximum=n - 1)
-    config = check_array(configuration, "configuration")
-    if config.shape != (n,):
-        raise ValueError(f"Expected `configuration` to have shape ({n},), got {config.shape}.")
+    config = check_per_joint(configuration, "configuration", n, scalar=False, sign="any")
     check_radians(config, "configuration")
     motion = check_motion(start, stop, speed, ramp_time, cycles, profile, acceleration, inertial)
     fs = check_positive(sample_rate, "sample_rate")

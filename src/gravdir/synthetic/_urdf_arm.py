@@ -13,7 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_rotation_matrix, norm
+from gravdir._checks import (
+    check_array,
+    check_per_joint,
+    check_positive,
+    check_rotation_matrix,
+    norm,
+)
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.synthetic._base import ArmModel
@@ -21,7 +27,6 @@ from gravdir.synthetic._validate import (
     MAX_JOINTS,
     MAX_LENGTH,
     check_inertias,
-    check_masses,
     check_scales,
     check_up,
 )
@@ -154,7 +159,7 @@ class SyntheticUrdfArm(Result, ArmModel):
             raise ValueError(
                 f"Expected `axes` to be unit vectors (within 1e-06), got norms off by {worst:.3g}."
             )
-        mass_arr = check_masses(masses, n)
+        mass_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
         com_arr = check_array(coms, "coms")
         if com_arr.shape != (n, 3):
             raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")

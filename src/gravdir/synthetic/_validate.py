@@ -63,17 +63,6 @@ def check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
-def check_masses(masses: ArrayLike, n: int) -> NDArray[np.float64]:
-    mass_arr = check_array(masses, "masses")
-    if mass_arr.shape != (n,):
-        raise ValueError(f"Expected `masses` to have shape ({n},), got {mass_arr.shape}.")
-    if np.any(mass_arr < 0):
-        raise ValueError(
-            f"Expected `masses` to be non-negative, got {np.round(mass_arr, 6).tolist()}."
-        )
-    return mass_arr
-
-
 def _moments(unit: NDArray[np.float64], scale: float) -> str:
     """Principal moments for an error message, unscaled without under- or overflow."""
     return "(" + ", ".join(f"{v:.6g}" for v in (float(u) * scale for u in unit)) + ")"

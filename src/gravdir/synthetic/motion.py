@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive
+from gravdir._checks import check_array, check_count, check_per_joint, check_positive
 from gravdir._results import Result
 
 __all__ = ["FourierTrajectory", "MotionLog", "fourier_trajectory", "motion_log"]
@@ -146,9 +146,11 @@ def fourier_trajectory(
             f"Expected `duration` * `sample_rate` to give at most {_MAX_SAMPLES} samples, got "
             f"{n_samples}."
         )
-    centre = rng.uniform(-np.pi / 2, np.pi / 2, n) if q0 is None else check_array(q0, "q0")
-    if centre.shape != (n,):
-        raise ValueError(f"Expected `q0` to have shape ({n},), got {centre.shape}.")
+    centre = (
+        rng.uniform(-np.pi / 2, np.pi / 2, n)
+        if q0 is None
+        else check_per_joint(q0, "q0", n, scalar=False, sign="any")
+    )
     a = rng.normal(size=(n, harmonics))
     b = rng.normal(size=(n, harmonics))
     omega = 2.0 * np.pi * f * np.arange(1, harmonics + 1)
@@ -223,18 +225,6 @@ class MotionLog(Result):
         )
 
 
-def _per_joint(x: ArrayLike, name: str, n: int, positive: bool = False) -> NDArray[np.float64]:
-    arr = check_array(x, name)
-    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-        raise ValueError(f"Expected `{name}` to be a scalar or have shape ({n},), got {arr.shape}.")
-    arr = np.broadcast_to(arr, (n,)).astype(np.float64)
-    if positive and not (arr > 0).all():
-        raise ValueError(f"Expected `{name}` to be positive, got {arr.min():.6g}.")
-    if not positive and (arr < 0).any() and name != "offsets":
-        raise ValueError(f"Expected `{name}` to be non-negative, got {arr.min():.6g}.")
-    return arr
-
-
 def motion_log(
     trajectory: FourierTrajectory,
     torque: ArrayLike,
@@ -301,11 +291,11 @@ def motion_log(
         )
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"Expected `rng` to be a numpy.random.Generator, got {rng!r}.")
-    k = _per_joint(gains, "gains", n, positive=True)
-    off = _per_joint(offsets, "offsets", n)
-    fc = _per_joint(coulomb, "coulomb", n)
-    fv = _per_joint(viscous, "viscous", n)
-    sigma = _per_joint(noise_std, "noise_std", n)
+    k = check_per_joint(gains, "gains", n)
+    off = check_per_joint(offsets, "offsets", n, sign="any")
+    fc = check_per_joint(coulomb, "coulomb", n, sign="non-negative")
+    fv = check_per_joint(viscous, "viscous", n, sign="non-negative")
+    sigma = check_per_joint(noise_std, "noise_std", n, sign="non-negative")
     enc = check_positive(encoder_noise_std, "encoder_noise_std", allow_zero=True)
     qd = trajectory.velocity
     measured = k * tau + off + fc * np.sign(qd) + fv * qd + sigma * rng.normal(size=tau.shape)

@@ -13,8 +13,6 @@ from gravdir._checks import (
     check_count,
     check_option,
     check_positive,
-    check_unit_vector,
-    check_vectors,
     describe_shape,
     drop_nan_samples,
 )
@@ -126,19 +124,6 @@ def check_limit(value: object, name: str, maximum: int) -> int:
         raise ValueError(
             f"Expected `{name}` to be a positive integer (at most {maximum}), got {value!r}."
         ) from None
-
-
-def check_hint(up_hint: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A non-zero hint vector (..., 3), returned with unit norm.
-
-    Each vector is divided by its largest component first, so that any finite non-zero
-    vector, however large or small, is accepted.
-    """
-    v = check_vectors(up_hint, name)
-    big = np.max(np.abs(v), axis=-1, keepdims=True, initial=0.0)
-    if np.any(big == 0.0):
-        raise ValueError(f"Expected `{name}` to be non-zero vector(s), got a zero vector.")
-    return check_unit_vector(v / big, name, normalize=True)
 
 
 def check_noise_std(noise_std: float | None) -> float | None:

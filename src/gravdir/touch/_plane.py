@@ -9,7 +9,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_array
+from gravdir._checks import NanPolicy, check_array, check_direction
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir.errors import ConvergenceWarning, DegenerateGeometryError, InsufficientDataError
@@ -20,7 +20,6 @@ from gravdir.touch._common import (
     batch_repr,
     check_conditioning,
     check_false_alarm,
-    check_hint,
     check_limit,
     check_min_conditioning,
     check_noise_fit,
@@ -603,7 +602,7 @@ def up_from_touch_points(
         raise ValueError(
             "Expected `points` to have shape (..., N, 3) with N points, got a single point (3,)."
         )
-    hint = check_hint(up_hint, "up_hint")
+    hint = check_direction(up_hint, "up_hint", batch=True)
     check_vector_batch(hint, "up_hint", pts.shape[:-2], pts, "points")
     method, noise, alarm, limit, min_conditioning = _check_plane_options(
         pts.shape[-2],
@@ -748,7 +747,7 @@ def up_from_touches(
     poses, n_omitted = omit_nan_contacts(flange_poses, "flange_poses", (4, 4), nan_policy)
     raw = contact_points(poses, tool_tip, base_from_target=base_from_target)
     bt = None if base_from_target is None else np.asarray(base_from_target, dtype=np.float64)
-    hint = None if up_hint is None else check_hint(up_hint, "up_hint")
+    hint = None if up_hint is None else check_direction(up_hint, "up_hint", batch=True)
     if hint is not None:
         check_vector_batch(hint, "up_hint", raw.shape[:-2], poses, "flange_poses")
     method, noise, alarm, limit, min_conditioning = _check_plane_options(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_same_shape, check_vectors, describe_shape
+from gravdir._checks import check_direction, check_same_shape, check_vectors, describe_shape
 from gravdir._results import UpResult, data_fingerprint
 from gravdir.errors import InsufficientDataError
 from gravdir.poses import check_poses
@@ -16,7 +16,6 @@ from gravdir.touch._common import (
     batch_repr,
     check_conditioning,
     check_contacts,
-    check_hint,
     check_min_conditioning,
     check_noise_std,
     check_pose_stack,
@@ -234,7 +233,7 @@ def up_from_three_points(
     a = check_vectors(p1, "p1")
     b = check_vectors(p2, "p2")
     c = check_vectors(p3, "p3")
-    hint = check_hint(up_hint, "up_hint")
+    hint = check_direction(up_hint, "up_hint", batch=True)
     noise = check_noise_std(noise_std)
     min_conditioning = check_min_conditioning(min_conditioning)
     shape = check_same_shape(p1=a, p2=b, p3=c)

@@ -20,6 +20,7 @@ no temporary holds more than about `CHUNK_ROWS` residuals.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -156,6 +157,52 @@ def smallest(r: NDArray[np.float64], h: int) -> NDArray[np.bool_]:
     return mask
 
 
+def _best_subsets(
+    residuals: Callable[[NDArray[np.int64]], NDArray[np.float64]],
+    sub: NDArray[np.int64],
+    h: int,
+    n_rows: int,
+) -> NDArray[np.int64]:
+    """The `TOP_SUBSETS` subsets of `sub` (b, s, p) with the lowest trimmed objective, best first.
+
+    `residuals` maps subsets (b, s', p) to the residuals (b, s', N) of their exact fits; it is
+    called on chunks of subsets, so that at most about `CHUNK_ROWS` residuals are held at once.
+    Subsets with a non-finite objective (no exact fit) rank last; ties keep their order.
+    """
+    b, n_sub = sub.shape[:2]
+    step = max(1, CHUNK_ROWS // (b * n_rows))
+    obj = np.concatenate(
+        [trimmed_objective(residuals(sub[:, i : i + step]), h) for i in range(0, n_sub, step)],
+        axis=1,
+    )
+    obj = np.where(np.isfinite(obj), obj, np.inf)
+    top = np.argsort(obj, axis=1, kind="stable")[:, :TOP_SUBSETS]
+    return np.take_along_axis(sub, top[..., None], axis=1)
+
+
+def _concentrate(
+    refit: Callable[[NDArray[np.bool_]], NDArray[np.float64]],
+    r: NDArray[np.float64],
+    h: int,
+    threshold: NDArray[np.float64] | None,
+) -> NDArray[np.bool_]:
+    """C-steps from the residuals `r` (b, s, N) of every candidate; the core (b, N) of the best.
+
+    Each candidate is refitted on its `h` smallest residuals (`refit` maps masks (b, s, N) to
+    the new residuals) until no mask changes, at most `C_STEP_CAP` times; the best candidate is
+    then chosen by :func:`best_candidate` on the last residuals.
+    """
+    mask = smallest(r, h)
+    for _ in range(C_STEP_CAP):
+        r = refit(mask)
+        new = smallest(r, h)
+        if np.array_equal(new, mask):
+            break
+        mask = new
+    best = best_candidate(r, h, threshold)
+    return mask[np.arange(len(r)), best]
+
+
 def best_candidate(
     r: NDArray[np.float64], h: int, threshold: NDArray[np.float64] | None
 ) -> NDArray[np.int64]:
@@ -208,6 +255,21 @@ def _subset_planes(
     return np.where(valid[..., None], r, np.inf), valid
 
 
+def _subset_plane_residuals(
+    q: NDArray[np.float64], extent: NDArray[np.float64], sub: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """The residuals of :func:`_subset_planes` alone (inf for a collinear subset)."""
+    return _subset_planes(q, sub, extent)[0]
+
+
+def _plane_refit(
+    pts: NDArray[np.float64], valid: NDArray[np.bool_], mask: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Residuals (b, s, N) of the planes refitted to the points `mask` (inf for no plane)."""
+    r_new, _, _ = plane_residuals(pts, mask)
+    return np.where(valid[..., None], r_new, np.inf)
+
+
 def plane_core(
     p: NDArray[np.float64], threshold: NDArray[np.float64] | None
 ) -> NDArray[np.bool_]:
@@ -233,30 +295,13 @@ def plane_core(
         sub = np.broadcast_to(idx, (b, n_sub, 3))
         if not every:
             # The exact fits of the sample, a chunk of subsets at a time, ranked by objective.
-            step = max(1, CHUNK_ROWS // (b * n_pts))
-            obj = np.concatenate(
-                [
-                    trimmed_objective(_subset_planes(q, sub[:, i : i + step], ext)[0], h)
-                    for i in range(0, n_sub, step)
-                ],
-                axis=1,
-            )
-            obj = np.where(np.isfinite(obj), obj, np.inf)
-            top = np.argsort(obj, axis=1, kind="stable")[:, :TOP_SUBSETS]
-            sub = np.take_along_axis(sub, top[..., None], axis=1)
+            fits = functools.partial(_subset_plane_residuals, q, ext)
+            sub = _best_subsets(fits, sub, h, n_pts)
         r, valid = _subset_planes(q, sub, ext)
         pts = np.broadcast_to(q[:, None], (b, sub.shape[1], n_pts, 3))
-        mask = smallest(r, h)
-        for _ in range(C_STEP_CAP):
-            r_new, _, _ = plane_residuals(pts, mask)
-            r = np.where(valid[..., None], r_new, np.inf)
-            new = smallest(r, h)
-            if np.array_equal(new, mask):
-                break
-            mask = new
+        refit = functools.partial(_plane_refit, pts, valid)
         thr = None if threshold is None else threshold[start : start + chunk]
-        best = best_candidate(r, h, thr)
-        core[start : start + chunk] = mask[np.arange(b), best]
+        core[start : start + chunk] = _concentrate(refit, r, h, thr)
     return core
 
 
@@ -394,33 +439,24 @@ def linear_core(
         jb, rb = jac[start : start + chunk], r[start : start + chunk]
         b = len(jb)
         sub = np.broadcast_to(idx, (b, n_sub, n_par))
-        step = max(1, CHUNK_ROWS // (b * n_rows))
-        obj = np.concatenate(
-            [
-                trimmed_objective(_subset_fits(jb, rb, sub[:, i : i + step]), h)
-                for i in range(0, n_sub, step)
-            ],
-            axis=1,
-        )
-        obj = np.where(np.isfinite(obj), obj, np.inf)
         # C-steps for the TOP_SUBSETS best of them (as in FAST-LTS).
-        top = np.argsort(obj, axis=1, kind="stable")[:, : min(TOP_SUBSETS, n_sub)]
-        res = _subset_fits(jb, rb, np.take_along_axis(sub, top[..., None], axis=1))
+        top = _best_subsets(functools.partial(_subset_fits, jb, rb), sub, h, n_rows)
+        res = _subset_fits(jb, rb, top)
         js = np.broadcast_to(jb[:, None], (b, top.shape[1], n_rows, n_par))
         rs = np.broadcast_to(rb[:, None], (b, top.shape[1], n_rows))
-        mask = smallest(res, h)
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            for _ in range(C_STEP_CAP):
-                res = rs + (js @ _weighted_step(js, rs, mask)[..., None])[..., 0]
-                res = np.where(np.isfinite(res), res, np.inf)
-                new = smallest(res, h)
-                if np.array_equal(new, mask):
-                    break
-                mask = new
         thr = None if threshold is None else threshold[start : start + chunk]
-        best = best_candidate(res, h, thr)
-        core[start : start + chunk] = mask[np.arange(b), best]
+        refit = functools.partial(_linear_refit, js, rs)
+        core[start : start + chunk] = _concentrate(refit, res, h, thr)
     return core
+
+
+def _linear_refit(
+    js: NDArray[np.float64], rs: NDArray[np.float64], mask: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Residuals (b, s, N) of ``r + J x`` refitted on the rows `mask` of each candidate."""
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        res = rs + (js @ _weighted_step(js, rs, mask)[..., None])[..., 0]
+        return np.where(np.isfinite(res), res, np.inf)
 
 
 def row_leverage(jac: NDArray[np.float64], w: NDArray[np.bool_]) -> NDArray[np.float64]:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_bool, check_positive, check_vectors
+from gravdir._checks import NanPolicy, check_bool, check_direction, check_positive, check_vectors
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir._sphere import fibonacci_directions, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -23,7 +23,6 @@ from gravdir.touch._common import (
     batch_repr,
     check_contacts,
     check_false_alarm,
-    check_hint,
     check_limit,
     check_noise_fit,
     check_noise_std,
@@ -477,15 +476,12 @@ def tool_tip_and_up_from_touches(
         A nominal tool tip (e.g. from the tool's drawing); the plane through its contacts is one
         more start of the final refinement. Not needed to find the global minimum (see Notes).
     max_noise_gain : float, optional
-        Largest accepted ratio of the tool tip's weakest standard deviation to the contact noise.
-        Measured (Cramér-Rao, 20000 sets of 8 contacts) with the flange tilted uniformly up to
-        ±30° from the plane normal: median 17, 95th percentile 43, 99.9th 168; up to ±10°:
-        median 148; ±5°: median 589. The :func:`plan_touches` design at 30° gives 6.1. The
-        default 300 accepts all but 1 in 4000 random ±30° sets and rejects nearly every ±5°
-        set, where the weakest component is known 300 times worse than a single contact.
+        Largest accepted ratio of the tool tip's weakest standard deviation to the contact noise
+        (`noise_gain`), dimensionless; default 300, positive and finite. Above it the orientations
+        are refused as too similar (the figures per orientation spread are in docs/touch.md).
     max_iter : int, optional
-        Most Gauss-Newton iterations of the final refinement (default 50; 5-10 usually
-        suffice). A refinement that reaches it warns and reports ``converged=False``.
+        Most Gauss-Newton iterations of the final refinement (default 50, at most 10000). A
+        refinement that reaches it warns and reports ``converged=False``.
     n_directions : int, optional
         Directions of the normal in the initial search (default 600, about 6 degrees apart over
         the hemisphere).
@@ -563,9 +559,8 @@ def tool_tip_and_up_from_touches(
     minima a few degrees from it with residuals of tenths of a millimetre, and the global pit
     is narrower than any affordable grid. The search therefore starts Gauss-Newton from every
     direction of a hemisphere grid (all at once, vectorised), takes `search_max_iter` steps,
-    and refines the `n_starts` lowest to convergence. Ranking only the grid's local minima
-    missed the global minimum in 20 of 1500 draws (8 contacts, ±30°, σ = 0.02 mm); this
-    search missed none of 9300 draws over four contact designs.
+    and refines the `n_starts` lowest to convergence (why, and how often a search of the grid's
+    local minima alone misses the global one: docs/touch.md).
 
     Only the variation of ``m_i = R_i^T n`` across contacts identifies ``t``: the components of
     ``t`` across the mean ``m`` change with ``sin`` of the tilt, the component along it (the
@@ -621,7 +616,7 @@ def tool_tip_and_up_from_touches(
     n_directions = check_limit(n_directions, "n_directions", N_DIRECTIONS_CAP)
     search_max_iter = check_limit(search_max_iter, "search_max_iter", SEARCH_MAX_ITER_CAP)
     n_starts = check_limit(n_starts, "n_starts", N_STARTS_CAP)
-    hint = None if up_hint is None else check_hint(up_hint, "up_hint")
+    hint = None if up_hint is None else check_direction(up_hint, "up_hint", batch=True)
     batch = poses.shape[:-3]
     if hint is not None:
         check_vector_batch(hint, "up_hint", batch, poses, "flange_poses")
