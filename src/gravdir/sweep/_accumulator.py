@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -16,18 +16,21 @@ from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
     FRICTION_OPTIONS,
+    Columns,
     Friction,
     check_friction_option,
     check_harmonics,
     check_min_arc,
     check_min_speed,
     check_rtol,
-    unscale,
+    fill_columns,
+    refusal,
+    to_caller_units,
 )
 from gravdir.sweep._fit import _signed_load_coefficient
 from gravdir.sweep._nan import check_nan_policy, fingerprint_from_sums, torque_sums
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import batch_index
+from gravdir.sweep._solve import covariance_rms, solve_factor
 from gravdir.sweep._stream import (
     OPTION_NAMES,
     chan_merge,
@@ -37,7 +40,6 @@ from gravdir.sweep._stream import (
     insert_unit,
     moments,
     qr_r,
-    solve_triangular,
     unit_factor,
     units_are_one,
     units_for,
@@ -50,20 +52,32 @@ __all__ = ["SweepAccumulator"]
 # stays a fixed 16 kB a sweep (measured in benchmarks/accumulator.py).
 _BLOCK = 512
 _ACCUMULATOR_LOAD_OPTIONS = ("none", "signed")
-# The attributes that hold an accumulator's samples, compared by ``==``.
-_STATE = (
-    "_r",
-    "_kept",
-    "_used",
-    "_q_lo",
-    "_q_hi",
-    "_u_lo",
-    "_u_hi",
-    "_top",
-    "_unit",
-    "_dir",
-    "_sums",
-)
+# The state: named blocks of per-sweep statistics, each with the rule that merges two
+# accumulators' blocks in `a + b` ("sum": counts and checksums; "max", "min": extremes;
+# "moments": Chan's merge of (count, mean, M2) per direction; "factor": the triangular factor of
+# the two factors stacked (TSQR); "units": set by `_to_units` before the others merge). `==`
+# compares every block. A new statistic is one entry here, its update in `_flush`, its
+# allocation in `_allocate` and, where it is measured in a unit, its rescaling in `_to_units`.
+_BLOCKS = {
+    "_r": "factor",
+    "_kept": "sum",
+    "_used": "sum",
+    "_q_lo": "min",
+    "_q_hi": "max",
+    "_u_lo": "min",
+    "_u_hi": "max",
+    "_top": "max",
+    "_unit": "units",
+    "_dir": "moments",
+    "_sums": "sum",
+}
+_MERGE: dict[str, Callable[[Any, Any], Any]] = {
+    "sum": np.add,
+    "max": np.maximum,
+    "min": np.minimum,
+    "moments": chan_merge,
+    "factor": lambda a, b: qr_r(np.concatenate([a, b], axis=-2)),
+}
 # The quantities measured in units of a power of two, in the order of the last axis of `_top`
 # and `_unit`: torque, speed, acceleration.
 _TORQUE, _SPEED, _ACCELERATION = 0, 1, 2
@@ -239,18 +253,10 @@ class SweepAccumulator:
         )
         self._needs_both = self._friction != "none" or self._load_signed
         self._drop_standing = self._needs_both and self._min_speed <= 0
-        names = ["offset", "sin", "cos"]
-        if self._friction != "none":
-            names.append("coulomb")
-        if self._friction in ("auto", "coulomb-viscous"):
-            names.append("viscous")
-        if self._inertia:
-            names.append("inertia")
-        if self._load_signed:
-            names += ["load_sin", "load_cos"]
-        for k in self._orders:
-            names += [f"sin_{k:g}", f"cos_{k:g}"]
-        self._names = names
+        # The candidate columns: "auto" keeps the viscous one until a fit finds a single speed.
+        terms = {"none": 0, "coulomb": 1}.get(self._friction, 2)
+        self._columns = Columns(terms, self._inertia, self._load_signed, self._orders)
+        names = self._names = self._columns.names()
         # The columns of the factor in a unit of their own (the torque is the last column).
         self._unit_columns = tuple(
             (names.index(name), which)
@@ -437,34 +443,15 @@ class SweepAccumulator:
         m = np.empty(self._batch + (p1 + k, p1))
         m[..., :p1, :] = self._r
         rows = m[..., p1:, :]
-        rows[..., 0] = w
-        np.sin(qb, out=rows[..., 1])
-        np.cos(qb, out=rows[..., 2])
-        rows[..., 1] *= w
-        rows[..., 2] *= w
-        col = 3
         sgn = np.sign(vb) * w
         # Velocity, acceleration and torque in their units (None: all 1, nothing to divide).
         vs = vb if unit is None else vb / unit[..., _SPEED, None]
-        if self._friction != "none":
-            rows[..., col] = sgn
-            col += 1
-        if self._friction in ("auto", "coulomb-viscous"):
-            np.multiply(vs, w, out=rows[..., col])
-            col += 1
-        if am is not None:
-            rows[..., col] = am if unit is None else am / unit[..., _ACCELERATION, None]
-            col += 1
-        if self._load_signed:
-            np.multiply(sgn, rows[..., 1], out=rows[..., col])
-            np.multiply(sgn, rows[..., 2], out=rows[..., col + 1])
-            col += 2
-        for order in self._orders:
-            np.sin(order * qb, out=rows[..., col])
-            np.cos(order * qb, out=rows[..., col + 1])
-            rows[..., col] *= w
-            rows[..., col + 1] *= w
-            col += 2
+        if am is not None and unit is not None:
+            am = am / unit[..., _ACCELERATION, None]
+        # fit_sweep's design columns (the rows of this block), written through a transposed view.
+        vm = vs * w if self._columns.friction_terms == 2 else vs
+        fill_columns(np.swapaxes(rows, -1, -2), self._columns, qb, vm, sgn, w, am)
+        col = p1 - 1
         if unit is None:
             rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
         else:
@@ -546,17 +533,11 @@ class SweepAccumulator:
             rhs._to_units(unit)
         new.n = self.n + other.n
         new._sources = self._sources | other._sources
-        new._top = top
-        new._r = qr_r(np.concatenate([new._r, rhs._r], axis=-2))
-        for name in ("_kept", "_used", "_sums"):
-            setattr(new, name, getattr(self, name) + getattr(other, name))
-        for name in ("_q_hi", "_u_hi"):
-            setattr(new, name, np.maximum(getattr(self, name), getattr(other, name)))
-        for name in ("_q_lo", "_u_lo"):
-            setattr(new, name, np.minimum(getattr(self, name), getattr(other, name)))
+        for name, rule in _BLOCKS.items():
+            if rule != "units":
+                setattr(new, name, _MERGE[rule](getattr(new, name), getattr(rhs, name)))
         if not self._batch:
             new._q_hi, new._q_lo = float(new._q_hi), float(new._q_lo)
-        new._dir = chan_merge(new._dir, rhs._dir)
         return new
 
     def _shared_with(self, other: SweepAccumulator) -> str | None:
@@ -591,7 +572,7 @@ class SweepAccumulator:
         other._flush()
         return all(
             np.array_equal(getattr(self, name), getattr(other, name), equal_nan=True)
-            for name in _STATE
+            for name in _BLOCKS
         )
 
     def _describe(self) -> str:
@@ -623,73 +604,37 @@ class SweepAccumulator:
         batch = self._batch
         assert batch is not None
         if self._omit and (self._kept == 0).any():
-            return (
-                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
-                f"got none{batch_index(batch, self._kept == 0)}: every sample holds a NaN.",
-                None,
-            )
+            return refusal("nan", batch, self._kept == 0), None
         empty = self._used == 0
         if empty.any():
-            return (
-                f"Expected samples with |`velocity`| >= `min_speed` ({self._min_speed:g}), got "
-                f"none{batch_index(batch, empty)}: the largest |velocity| there is "
-                f"{float(np.max(np.where(empty, self._top[..., _SPEED], 0.0))):g}.",
-                None,
-            )
+            fastest = float(np.max(np.where(empty, self._top[..., _SPEED], 0.0)))
+            return refusal("slow", batch, empty, self._min_speed, fastest), None
         counts, means, m2 = self._dir[..., 0], self._dir[..., 1], self._dir[..., 2]
         single = np.full(batch, self._friction == "coulomb")
         pin = False
         if self._needs_both:
             one_way = (counts == 0).any(axis=-1)
             if one_way.any():
-                return (
-                    "Expected `velocity` to have samples in both directions above `min_speed` "
-                    "when friction columns are on, got a sweep with one direction only"
-                    f"{batch_index(batch, one_way)}; pass friction='none' and "
-                    "load_friction='none' to fit a one-way sweep.",
-                    None,
-                )
+                return refusal("one_way", batch, one_way), None
             if self._friction in ("auto", "coulomb-viscous"):
                 spread = m2.sum(axis=-1)
                 total = spread + (counts * means * means).sum(axis=-1)
                 single = spread <= self._rtol**2 * total
                 if self._friction == "coulomb-viscous" and single.any():
-                    return (
-                        "Expected `velocity` to hold more than one speed in some direction for "
-                        "friction='coulomb-viscous', got a single speed per direction"
-                        f"{batch_index(batch, single)}: Coulomb and viscous friction are "
-                        "collinear there; use friction='auto' or 'coulomb'.",
-                        None,
-                    )
+                    return refusal("single_speed", batch, single), None
                 pin = bool(single.any())
         still = self._top[..., _ACCELERATION] == 0
         if self._inertia and still.any():
-            return (
-                "Expected `acceleration` to be non-zero at some used sample, got zero at every "
-                "sample with |`velocity`| >= `min_speed`"
-                f"{batch_index(batch, still)}: a sweep at constant speed says "
-                "nothing of the inertia; leave `acceleration` out.",
-                None,
-            )
+            return refusal("still", batch, still), None
         n_free = len(self._names) - (single.astype(np.int64) if pin else 0)
         too_few = self._used <= n_free
         if too_few.any():
-            return (
-                f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= "
-                f"`min_speed` (one more than the fitted coefficients), got "
-                f"{int(np.min(self._used))}{batch_index(batch, too_few)}.",
-                None,
-            )
+            fewest = int(np.min(self._used))
+            return refusal("few", batch, too_few, int(np.max(n_free)), fewest), None
         arc = self._u_hi - self._u_lo
         short = arc < self._min_arc
         if short.any():
-            return (
-                f"Expected the used samples of `q` to span at least "
-                f"{np.degrees(self._min_arc):.1f}° (`min_arc`), got "
-                f"{np.degrees(float(np.min(arc))):.2f}°{batch_index(batch, short)}: the offset "
-                "and the gravity sinusoid cannot be separated on a shorter arc.",
-                None,
-            )
+            return refusal("arc", batch, short, self._min_arc, float(np.min(arc))), None
         return None, single
 
     def fit(self) -> SweepFit:
@@ -738,13 +683,10 @@ class SweepAccumulator:
                 pinned = np.zeros(batch + (p,), dtype=bool)
                 pinned[..., i] = single
                 r = np.where(single[..., None, None], insert_unit(reduced, i), r)
-        beta, inv_gram, rss = solve_triangular(r, batch)
+        beta, inv_gram, rss = solve_factor(r, pinned)
         n_used = self._used
         n_free = p - (0 if pinned is None else pinned.sum(axis=-1))
-        cov = (rss / (n_used - n_free))[..., None, None] * inv_gram
-        if pinned is not None:
-            cov = cov * (~pinned[..., :, None] & ~pinned[..., None, :])
-        rms = np.sqrt(rss / n_used)
+        cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
         load: Any = None
         if self._load_signed:
             # A ratio of torque coefficients: the same in the torque's unit, where its products
@@ -756,9 +698,8 @@ class SweepAccumulator:
         # with its warning for a variance outside the float range).
         unit = self._unit
         units: list[Any] = list(np.moveaxis(unit, -1, 0)) if batch else unit.tolist()
-        beta, cov, rms = unscale(
-            beta, cov, rms, names, units[0], units[1], "SweepAccumulator.fit", 3, units[2]
-        )
+        scales = (units[_TORQUE], units[_SPEED], units[_ACCELERATION])
+        beta, cov, rms = to_caller_units(beta, cov, rms, names, scales, "SweepAccumulator.fit", 3)
         arc: Any = self._u_hi - self._u_lo
         fingerprint = fingerprint_from_sums(self._sums[..., 0], self._sums[..., 1], self._kept)
         used: Any

@@ -60,6 +60,37 @@ SCALE_LO, SCALE_HI = 2.0**-100, 2.0**100
 _BLOCK_BYTES = 1 << 20
 
 
+# What a sweep's samples may lack, in the words of fit_sweep and SweepAccumulator alike: each
+# message's fields are filled by `refusal` (the batch index first, then the numbers).
+_REFUSALS = {
+    "nan": "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, got "
+    "none{0}: every sample holds a NaN.",
+    "slow": "Expected samples with |`velocity`| >= `min_speed` ({1:g}), got none{0}: the "
+    "largest |velocity| there is {2:g}.",
+    "one_way": "Expected `velocity` to have samples in both directions above `min_speed` when "
+    "friction columns are on, got a sweep with one direction only{0}; pass friction='none' and "
+    "load_friction='none' to fit a one-way sweep.",
+    "single_speed": "Expected `velocity` to hold more than one speed in some direction for "
+    "friction='coulomb-viscous', got a single speed per direction{0}: Coulomb and viscous "
+    "friction are collinear there; use friction='auto' or 'coulomb'.",
+    "still": "Expected `acceleration` to be non-zero at some used sample, got zero at every "
+    "sample with |`velocity`| >= `min_speed`{0}: a sweep at constant speed says nothing of the "
+    "inertia; leave `acceleration` out.",
+    "few": "Expected more than {1} samples with |`velocity`| >= `min_speed` (one more than the "
+    "fitted coefficients), got {2}{0}.",
+    "arc": "Expected the used samples of `q` to span at least {1:.1f}° (`min_arc`), got "
+    "{2:.2f}°{0}: the offset and the gravity sinusoid cannot be separated on a shorter arc.",
+}
+
+
+def refusal(what: str, batch: tuple[int, ...], where: NDArray[np.bool_], *values: Any) -> str:
+    """The message refusing a sweep for `what` (a key of ``_REFUSALS``) at the first true entry
+    of `where` over the `batch` axes; `values` are the message's numbers (angles in radians)."""
+    if what == "arc":
+        values = tuple(math.degrees(v) for v in values)
+    return _REFUSALS[what].format(batch_index(batch, where), *values)
+
+
 def check_sweep_inputs(
     q: ArrayLike,
     torque: ArrayLike,
@@ -299,6 +330,110 @@ def unscale(
     return beta, cov, rms
 
 
+def to_caller_units(
+    beta: NDArray[np.float64],
+    cov: NDArray[np.float64],
+    rms: Any,
+    names: list[str],
+    scales: tuple[Any, Any, Any],
+    solver: str,
+    stacklevel: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
+    """:func:`unscale` with the (torque, velocity, acceleration) `scales` of a fit, skipped
+    where all three are 1 (nothing to undo); `stacklevel` as for :func:`unscale` called by the
+    caller."""
+    torque_scale, velocity_scale, acceleration_scale = scales
+    if is_unit(torque_scale) and is_unit(velocity_scale) and is_unit(acceleration_scale):
+        return beta, cov, rms
+    args = (beta, cov, rms, names, torque_scale, velocity_scale, solver, stacklevel + 1)
+    return unscale(*args, acceleration_scale)
+
+
+class Columns(NamedTuple):
+    """Which design columns a sweep fit has: the one description from which every sweep fit
+    (:func:`design`, the fast path, the accumulator) names (:meth:`names`) and fills
+    (:func:`fill_columns`) its columns, in this order: offset, sin, cos, Coulomb (friction
+    terms >= 1), viscous (2), inertia, the signed load pair, a sin/cos pair per harmonic."""
+
+    friction_terms: int
+    inertia: bool = False
+    load_signed: bool = False
+    harmonics: tuple[float, ...] = ()
+
+    def names(self) -> list[str]:
+        """The column names, in order."""
+        names = ["offset", "sin", "cos"]
+        if self.friction_terms >= 1:
+            names.append("coulomb")
+        if self.friction_terms == 2:
+            names.append("viscous")
+        if self.inertia:
+            names.append("inertia")
+        if self.load_signed:
+            names += ["load_sin", "load_cos"]
+        for k in self.harmonics:
+            names += [f"sin_{k:g}", f"cos_{k:g}"]
+        return names
+
+
+def fill_columns(
+    out: NDArray[np.float64],
+    columns: Columns,
+    q: NDArray[np.float64],
+    velocity: NDArray[np.float64],
+    sgn: NDArray[np.float64] | None,
+    used: NDArray[np.float64] | None,
+    acceleration: NDArray[np.float64] | None,
+) -> None:
+    """Write the design `columns` into `out` (..., p, n), any view (rows beyond p untouched).
+
+    ``used`` (..., n) holds 0/1 weights of the used samples (None: all used); ``velocity``,
+    ``sgn`` (its sign: None computes it) and ``acceleration`` (the inertia column, None for
+    none) arrive already zeroed at unused samples, in their units, so every column is zero
+    there.
+    """
+    # The columns as views (..., n) indexed along the first axis (a plain index for one sweep).
+    cols = out if out.ndim == 2 else np.moveaxis(out, -2, 0)
+    friction_terms, inertia, load_signed, harmonics = columns
+    if used is None:
+        cols[0] = 1.0
+    else:
+        cols[0] = used
+    # numpy's vectorised sin and cos written in place: with numpy 2 cheaper than exp(iq) and
+    # its two copies for one sweep (fewer calls, no complex temporary), no slower for a batch.
+    np.sin(q, out=cols[1])
+    np.cos(q, out=cols[2])
+    if used is not None:
+        cols[1] *= used
+        cols[2] *= used
+    col = 3
+    if friction_terms >= 1:
+        if sgn is None:
+            sgn = np.sign(velocity, out=cols[col])
+        else:
+            cols[col] = sgn
+        col += 1
+    if friction_terms == 2:
+        cols[col] = velocity
+        col += 1
+    if inertia:
+        assert acceleration is not None
+        cols[col] = acceleration
+        col += 1
+    if load_signed:
+        assert sgn is not None
+        np.multiply(sgn, cols[1], out=cols[col])
+        np.multiply(sgn, cols[2], out=cols[col + 1])
+        col += 2
+    for k in harmonics:
+        np.sin(k * q, out=cols[col])
+        np.cos(k * q, out=cols[col + 1])
+        if used is not None:
+            cols[col] *= used
+            cols[col + 1] *= used
+        col += 2
+
+
 def design(
     q: NDArray[np.float64],
     velocity: NDArray[np.float64],
@@ -313,21 +448,12 @@ def design(
 
     ``velocity``, ``sgn`` (its sign, required for a sign column) and ``acceleration`` (the
     inertia column, None for none) arrive already zeroed at unused samples, which become zero
-    rows. Written in place into one array, block by block
+    rows. Written in place into one array (:func:`fill_columns`), block by block
     along the first batch axis with the Gram matrix of each block formed while it is in cache:
     the batched fit is bound by memory traffic.
     """
-    names = ["offset", "sin", "cos"]
-    if friction_terms >= 1:
-        names.append("coulomb")
-    if friction_terms == 2:
-        names.append("viscous")
-    if acceleration is not None:
-        names.append("inertia")
-    if load_signed:
-        names += ["load_sin", "load_cos"]
-    for k in harmonics:
-        names += [f"sin_{k:g}", f"cos_{k:g}"]
+    columns = Columns(friction_terms, acceleration is not None, load_signed, harmonics)
+    names = columns.names()
     p = len(names)
     x = np.empty(q.shape[:-1] + (p,) + q.shape[-1:])
     gram = np.empty(q.shape[:-1] + (p, p))
@@ -340,39 +466,10 @@ def design(
         step = max(1, _BLOCK_BYTES // (8 * x[0].size))
         blocks = [slice(i, i + step) for i in range(0, q.shape[0], step)]
     for b in blocks:
-        xb, qb, wb = x[b], q[b], None if used is None else used[b]
-        if wb is None:
-            xb[..., 0, :] = 1.0
-        else:
-            xb[..., 0, :] = wb
-        # numpy's vectorised sin and cos written in place: with numpy 2 cheaper than exp(iq) and
-        # its two copies for one sweep (fewer calls, no complex temporary), no slower for a batch.
-        np.sin(qb, out=xb[..., 1, :])
-        np.cos(qb, out=xb[..., 2, :])
-        if wb is not None:
-            xb[..., 1:3, :] *= wb[..., None, :]
-        col = 3
-        if friction_terms >= 1:
-            assert sgn is not None
-            xb[..., col, :] = sgn[b]
-            col += 1
-        if friction_terms == 2:
-            xb[..., col, :] = velocity[b]
-            col += 1
-        if acceleration is not None:
-            xb[..., col, :] = acceleration[b]
-            col += 1
-        if load_signed:
-            assert sgn is not None
-            np.multiply(sgn[b], xb[..., 1, :], out=xb[..., col, :])
-            np.multiply(sgn[b], xb[..., 2, :], out=xb[..., col + 1, :])
-            col += 2
-        for k in harmonics:
-            np.sin(k * qb, out=xb[..., col, :])
-            np.cos(k * qb, out=xb[..., col + 1, :])
-            if wb is not None:
-                xb[..., col : col + 2, :] *= wb[..., None, :]
-            col += 2
+        xb = x[b]
+        sb, wb = (None if a is None else a[b] for a in (sgn, used))
+        ab = None if acceleration is None else acceleration[b]
+        fill_columns(xb, columns, q[b], velocity[b], sb, wb, ab)
         if xb.ndim == 2:
             # One sweep: np.dot's BLAS call has less overhead than matmul's (about 1 us).
             np.dot(xb, xb.T, out=gram)
@@ -418,18 +515,13 @@ def _speed_mask(
     if keep is not None:
         no_data = np.asarray(~keep.any(axis=-1))
         if no_data.any():
-            raise InsufficientDataError(
-                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
-                f"got none{batch_index(qq.shape[:-1], no_data)}: every sample holds a NaN."
-            )
+            raise InsufficientDataError(refusal("nan", qq.shape[:-1], no_data))
         used_b &= keep
     empty = ~used_b.any(axis=-1)
     if empty.any():
-        raise InsufficientDataError(
-            "Expected samples with |`velocity`| >= `min_speed` "
-            f"({float(np.max(threshold)):g}), got none{batch_index(qq.shape[:-1], empty)}: the "
-            f"largest |velocity| there is {float(np.max(speed[empty])):g}."
-        )
+        fastest = float(np.max(speed[empty]))
+        where = (qq.shape[:-1], empty)
+        raise InsufficientDataError(refusal("slow", *where, float(np.max(threshold)), fastest))
     return used_b, used_b.astype(np.float64)
 
 
@@ -450,12 +542,7 @@ def _friction_columns(
     diff, count = total(sgn), dot(sgn, sgn)
     bad = count - abs(diff) < 0.5
     if any_(bad):
-        raise InsufficientDataError(
-            "Expected `velocity` to have samples in both directions above `min_speed` when "
-            "friction columns are on, got a sweep with one direction only"
-            f"{batch_index(batch, np.asarray(bad))}; pass friction='none' and "
-            "load_friction='none' to fit a one-way sweep."
-        )
+        raise InsufficientDataError(refusal("one_way", batch, np.asarray(bad)))
     if friction_terms != 2:
         return friction_terms, None, np.full(batch, friction == "coulomb")
     # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v).
@@ -468,12 +555,7 @@ def _friction_columns(
     single = g44 - explained <= single_speed_rtol**2 * g44
     single_speed = np.asarray(single)
     if friction == "coulomb-viscous" and any_(single):
-        raise InsufficientDataError(
-            "Expected `velocity` to hold more than one speed in some direction for "
-            "friction='coulomb-viscous', got a single speed per direction"
-            f"{batch_index(batch, single_speed)}: Coulomb and viscous friction are "
-            "collinear there; use friction='auto' or 'coulomb'."
-        )
+        raise InsufficientDataError(refusal("single_speed", batch, single_speed))
     if all_(single):
         # Every sweep moves at one speed per direction: leave the viscous column out.
         return 1, None, single_speed
@@ -551,22 +633,15 @@ def prepare(
     n_free = n_params - (0 if pin_viscous is None else pin_viscous.astype(np.int64))
     too_few = n_used <= n_free
     if any_(too_few):
-        raise InsufficientDataError(
-            f"Expected more than {int(np.max(n_free))} samples with |`velocity`| >= `min_speed` "
-            f"(one more than the fitted coefficients), got {int(np.min(n_used))}"
-            f"{batch_index(batch, too_few)}."
-        )
+        fewest = int(np.min(n_used))
+        raise InsufficientDataError(refusal("few", batch, too_few, int(np.max(n_free)), fewest))
     if used_b is None:
         arc = q_hi - q_lo
     else:
         arc = np.where(used_b, qq, -np.inf).max(axis=-1) - np.where(used_b, qq, np.inf).min(axis=-1)
     if any_(arc < min_arc):
-        raise InsufficientDataError(
-            f"Expected the used samples of `q` to span at least {np.degrees(min_arc):.1f}° "
-            f"(`min_arc`), got {np.degrees(float(np.min(arc))):.2f}°"
-            f"{batch_index(batch, arc < min_arc)}: the offset and the gravity sinusoid cannot "
-            "be separated on a shorter arc."
-        )
+        shortest = float(np.min(arc))
+        raise InsufficientDataError(refusal("arc", batch, arc < min_arc, min_arc, shortest))
     x, names, gram = design(qq, vm, sgn, used, friction_terms, load_signed, orders, am)
     pinned = None
     if pin_viscous is not None:
@@ -611,11 +686,7 @@ def _inertia_column(
     if used is not None:
         biggest = extreme(np.maximum, np.abs(aa * used))
     if any_(biggest == 0):
-        raise InsufficientDataError(
-            "Expected `acceleration` to be non-zero at some used sample, got zero at every "
-            f"sample with |`velocity`| >= `min_speed`{batch_index(batch, np.asarray(biggest == 0))}"
-            ": a sweep at constant speed says nothing of the inertia; leave `acceleration` out."
-        )
+        raise InsufficientDataError(refusal("still", batch, np.asarray(biggest == 0)))
     scale = pow2_scale(biggest)
     am = aa if is_unit(scale) else aa / per_sample(scale)
     return (am if used is None else am * used), scale

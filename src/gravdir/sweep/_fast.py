@@ -1,8 +1,12 @@
 """The validated fast path of :func:`~gravdir.sweep.fit_sweep` for one ordinary sweep.
 
 A controller fits one sweep of a few hundred samples at a time, where the fixed cost of the
-general path (its option checks, the batch machinery, the result's freezing) is most of the
-call. This path takes exactly the calls whose every argument it can check with a few
+general path (its option checks, the batch machinery) is most of the call. The path shares the
+general path's columns (:class:`~gravdir.sweep._design.Columns`), solve
+(:func:`~gravdir.sweep._solve.solve_small`, :func:`~gravdir.sweep._solve.covariance_rms`) and
+result assembly (:func:`~gravdir.sweep._result.make_fit`).
+
+This path takes exactly the calls whose every argument it can check with a few
 comparisons (one 1-D float64 sweep, default NaN policy, no acceleration, harmonics or load
 friction) and whose data need none of the general path's special handling (no extreme
 magnitudes, no standing samples, well-conditioned normal equations: see :func:`fast_fit`).
@@ -20,59 +24,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import MAX_JOINT_ANGLE
-from gravdir._imports import IMPORT_LOCK
-from gravdir._results import _field_names
-from gravdir.sweep._design import SCALE_HI, SCALE_LO
+from gravdir.sweep._design import SCALE_HI, SCALE_LO, Columns, fill_columns
 from gravdir.sweep._nan import multiset_digest
-from gravdir.sweep._result import _NO_HARMONICS, _ZERO_SCALAR, SweepFit
+from gravdir.sweep._result import SweepFit, make_fit
+from gravdir.sweep._solve import covariance_rms, solve_small
 
-# The general path's threshold (gravdir.sweep._solve): above _REFINE_ABOVE_COND it solves by QR,
-# so such sweeps are left to it.
-from gravdir.sweep._solve import _REFINE_ABOVE_COND
-
-_COLUMNS = {"none": 3, "coulomb": 4, "auto": 5, "coulomb-viscous": 5}
-_IDENTITY_RHS = {p: np.hstack([np.eye(p), np.zeros((p, 1))]) for p in (3, 4, 5)}
-_NAMES = {
-    4: ("offset", "sin", "cos", "coulomb"),
-    5: ("offset", "sin", "cos", "coulomb", "viscous"),
-    3: ("offset", "sin", "cos"),
-}
-_PLAIN: bool | None = None
-_DPOSV: Any = None
-# The fields every fast fit shares; the others are filled per fit.
-_TEMPLATE: dict[str, Any] = {
-    "coulomb": _ZERO_SCALAR,
-    "viscous": _ZERO_SCALAR,
-    "load_coefficient": _ZERO_SCALAR,
-    "inertia": _ZERO_SCALAR,
-    "harmonic_orders": (),
-    "harmonic_coefficients": _NO_HARMONICS,
-    "method": "least-squares",
-    "converged": True,
-    "n_iter": 0,
-}
-_EXPECTED_FIELDS = (
-    "amplitude",
-    "phase",
-    "offset",
-    "coulomb",
-    "viscous",
-    "load_coefficient",
-    "inertia",
-    "harmonic_orders",
-    "harmonic_coefficients",
-    "coefficients",
-    "column_names",
-    "covariance",
-    "residual_rms",
-    "n_used",
-    "single_speed",
-    "arc",
-    "method",
-    "converged",
-    "n_iter",
-    "fingerprint",
-)
+# Friction columns of each option before the single-speed test (which may drop the viscous one),
+# and the design columns (with their names) of 0, 1 and 2 friction columns.
+_FRICTION_TERMS = {"none": 0, "coulomb": 1, "auto": 2, "coulomb-viscous": 2}
+_COLUMNS = {terms: Columns(terms) for terms in (0, 1, 2)}
+_NAMES = {terms: columns.names() for terms, columns in _COLUMNS.items()}
 
 
 def fast_options(
@@ -94,25 +55,6 @@ def fast_options(
         and type(torque_sign) is int
         and (torque_sign == 1 or torque_sign == -1)
     )
-
-
-def _load_dposv() -> Any:
-    """LAPACK's dposv from SciPy, imported on the first fast fit (``import gravdir`` stays
-    light)."""
-    global _DPOSV
-    with IMPORT_LOCK:
-        from scipy.linalg.lapack import dposv
-
-    _DPOSV = dposv
-    return dposv
-
-
-def _plain_fields() -> bool:
-    """Whether SweepFit still has exactly the fields this path fills (checked once)."""
-    global _PLAIN
-    if _PLAIN is None:
-        _PLAIN = set(_field_names(object.__new__(SweepFit))) == set(_EXPECTED_FIELDS)
-    return _PLAIN
 
 
 def fast_path(
@@ -157,7 +99,7 @@ def fast_fit(
     the same equilibrated normal equations, the same residual rule, the same fingerprint.
     """
     n = q.shape[0]
-    if n < 2 or t.shape != q.shape or v.shape != q.shape or not (_PLAIN or _plain_fields()):
+    if n < 2 or t.shape != q.shape or v.shape != q.shape:
         return None
     # Reductions that also check finiteness (NaN and infinity fail every comparison below).
     q_hi, q_lo = float(np.maximum.reduce(q)), float(np.minimum.reduce(q))
@@ -184,22 +126,18 @@ def fast_fit(
     n_used = qq.shape[0]
     if arc < min_arc:
         return None
-    p = _COLUMNS[friction]
+    terms = _FRICTION_TERMS[friction]
+    p = 3 + terms
+    # The design columns of fit_sweep (gravdir.sweep._design.fill_columns) and the torque below
+    # them: one product gives the Gram matrix and X'y.
     x = np.empty((p + 1, n_used))
-    x[0] = 1.0
-    np.sin(qq, out=x[1])
-    np.cos(qq, out=x[2])
-    if p >= 4:
-        np.sign(vv, out=x[3])
-    if p == 5:
-        x[4] = vv
+    fill_columns(x, _COLUMNS[terms], qq, vv, None, None, None)
     x[p] = tt if torque_sign == 1 else -tt
-    # One product gives the Gram matrix and X'y.
     full = np.dot(x, x.T)
-    f = full.tolist()
     single = friction == "coulomb"
     y_col = p
     if p >= 4:
+        f = full.tolist()
         # Both directions: sum(sgn v) = n_fwd - n_bwd, sum(sgn v ** 2) = n_used.
         if n_used - abs(f[0][3]) < 0.5:
             return None
@@ -213,49 +151,33 @@ def fast_fit(
             if single:
                 if friction == "coulomb-viscous":
                     return None
-                p = 4
+                p, terms = 4, 1
     if n_used <= p:
         return None
-    # Cholesky solve of G [inv | beta] = [I | X'y] (LAPACK dposv): a diagonal scaling changes
-    # neither its accuracy (van der Sluis) nor the condition bound below, which is fit_sweep's
-    # p * trace(inv(D^-1 G D^-1)) = p * sum_i inv(G)_ii G_ii.
-    rhs = _IDENTITY_RHS[p].copy()
-    rhs[:, p] = full[:p, y_col]
-    _, sol, info = (_DPOSV or _load_dposv())(full[:p, :p], rhs)
-    if info != 0:
+    # The general path's solve where the sweep is clearly well conditioned; None otherwise.
+    solved = solve_small(full[:p, :p], full[:p, y_col])
+    if solved is None:
         return None
-    s = sol.tolist()
-    cond = p * sum(s[i][i] * f[i][i] for i in range(p))
-    if not 0.0 < cond <= _REFINE_ABOVE_COND:
-        return None
-    beta = sol[:, p].copy()
+    beta, inv_gram = solved
     resid = x[y_col] - np.dot(beta, x[:p])
     rss = float(resid @ resid)
-    cov = sol[:, :p] * (rss / (n_used - p))
-    beta.flags.writeable = False
-    cov.flags.writeable = False
+    cov, rms = covariance_rms(inv_gram, rss, n_used, p)
     # The fingerprint of the torque as given (gravdir.sweep._nan.sample_fingerprints); integer
     # arithmetic wraps modulo 2^64.
     bits = t.view(np.uint64) if t.flags.c_contiguous else np.ascontiguousarray(t).view(np.uint64)
     s1, s2 = int(np.add.reduce(bits)), int(np.dot(bits, bits))
-    b = [row[p] for row in s]
-    angle = math.atan2(b[2], b[1])
-    fit = object.__new__(SweepFit)
-    values = _TEMPLATE.copy()
-    values["amplitude"] = np.float64(math.hypot(b[1], b[2]))
-    values["phase"] = np.float64(math.pi if angle <= -math.pi else angle)
-    values["offset"] = beta[0]
-    if p >= 4:
-        values["coulomb"] = beta[3]
-        if p == 5:
-            values["viscous"] = beta[4]
-    values["coefficients"] = beta
-    values["column_names"] = _NAMES[p]
-    values["covariance"] = cov
-    values["residual_rms"] = np.float64(math.sqrt(rss / n_used))
-    values["n_used"] = np.int64(n_used)
-    values["single_speed"] = np.bool_(single)
-    values["arc"] = np.float64(arc)
-    values["fingerprint"] = frozenset((multiset_digest(s1, s2, n),))
-    fit.__dict__.update(values)
-    return fit
+    return make_fit(
+        beta,
+        cov,
+        _NAMES[terms],
+        (),
+        None,
+        rms,
+        np.int64(n_used),
+        np.bool_(single),
+        np.float64(arc),
+        "least-squares",
+        True,
+        0,
+        (frozenset((multiset_digest(s1, s2, n),)), None),
+    )

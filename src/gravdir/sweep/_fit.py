@@ -33,12 +33,20 @@ from gravdir.sweep._design import (
     pow2_scale,
     prepare,
     refuse_non_finite,
-    unscale,
+    to_caller_units,
 )
 from gravdir.sweep._fast import fast_options, fast_path
 from gravdir.sweep._nan import check_nan_policy, omit_nan_samples, sample_fingerprints
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import all_, all_finite, dot, extreme, predict, solve_normal
+from gravdir.sweep._solve import (
+    all_,
+    all_finite,
+    covariance_rms,
+    dot,
+    extreme,
+    predict,
+    solve_normal,
+)
 
 # Gravity amplitude, relative to the RMS of the used torque, at or below which the load column
 # sgn(v) |a sin q + b cos q| of load_friction="abs" is not identifiable: the fitted (a, b) of a
@@ -379,24 +387,14 @@ def _fit(
     # For one sweep the scalars are Python numbers: 0-d array arithmetic costs several times more.
     n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
     n_free = len(names) - (0 if pinned is None else pinned.sum(axis=-1))
-    sigma2 = rss / (n_used - n_free)
-    cov = (sigma2[..., None, None] if isinstance(sigma2, np.ndarray) else sigma2) * inv_gram
+    cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
     load: Any = None
     if load_friction == "signed":
         # A ratio of coefficients: the same in scaled units.
         load = _signed_load_coefficient(beta, d.gram, names)
         load = load if load.ndim else load[()]
-    # math.sqrt is the correctly rounded square root, as np.sqrt, at a fraction of its call cost.
-    rms: Any
-    if isinstance(rss, np.ndarray):
-        rms = np.sqrt(rss / n_used)
-    else:
-        rms = np.float64(math.sqrt(rss / n_used))
-    vscale, ascale = d.velocity_scale, d.acceleration_scale
-    if not (is_unit(torque_scale) and is_unit(vscale) and is_unit(ascale)):
-        beta, cov, rms = unscale(
-            beta, cov, rms, names, torque_scale, vscale, "fit_sweep", 4, ascale
-        )
+    scales = (torque_scale, d.velocity_scale, d.acceleration_scale)
+    beta, cov, rms = to_caller_units(beta, cov, rms, names, scales, "fit_sweep", 4)
     if load_friction == "abs":
         load = beta[..., -1] if beta.ndim > 1 else beta[-1]
         if pinned is not None:

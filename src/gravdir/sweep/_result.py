@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -480,6 +481,19 @@ def _batch_key(index: Any, n_batch: int) -> tuple[Any, ...]:
     return (*key, Ellipsis)
 
 
+_PLAIN: list[bool] = []
+
+
+def _plain_fields(values: dict[str, Any]) -> bool:
+    """Whether SweepFit's fields are exactly the keys of `values` and it has no checks of its
+    own (checked once): a field added with a default, or a ``__post_init__``, sends every fit
+    through the constructor."""
+    if not _PLAIN:
+        names = {f.name for f in fields(SweepFit)}
+        _PLAIN.append("__post_init__" not in vars(SweepFit) and names == set(values))
+    return _PLAIN[0]
+
+
 def make_fit(
     beta: NDArray[np.float64],
     cov: NDArray[np.float64],
@@ -511,27 +525,27 @@ def make_fit(
         a, b = beta[..., 1], beta[..., 2]
         amplitude, phase = np.hypot(a, b), atan2_wrapped(b, a)
         zero = np.zeros(batch)
+        columns: Any = np.moveaxis(beta, -1, 0)  # columns[i]: coefficient i of every sweep
     else:
-        amplitude = np.hypot(beta[1], beta[2])
-        angle = math.atan2(beta[2], beta[1])
+        b = beta.tolist()
+        amplitude = np.float64(math.hypot(b[1], b[2]))
+        angle = math.atan2(b[2], b[1])
         phase = np.float64(math.pi if angle <= -math.pi else angle)
         zero = _ZERO_SCALAR
+        columns = beta
+    if orders:
+        index = {name: i for i, name in enumerate(names)}
+        harm = np.stack(
+            [
+                np.stack([columns[index[f"sin_{k:g}"]], columns[index[f"cos_{k:g}"]]], -1)
+                for k in orders
+            ],
+            -2,
+        )
+    else:
+        harm = np.zeros(batch + (0, 2)) if batch else _NO_HARMONICS
     if load is None:
         load = zero
-
-    def coef(name: str) -> Any:
-        if name not in names:
-            return zero
-        return beta[..., names.index(name)] if batch else beta[names.index(name)]
-
-    if orders:
-        harm = np.stack(
-            [np.stack([coef(f"sin_{k:g}"), coef(f"cos_{k:g}")], -1) for k in orders], -2
-        )
-    elif batch:
-        harm = np.zeros(batch + (0, 2))
-    else:
-        harm = _NO_HARMONICS
     if batch:
         owned: tuple[Any, ...] = (beta, cov, harm, zero, load, residual_rms, n_used, single_speed)
         owned += (arc, amplitude, phase, converged, n_iter)
@@ -540,28 +554,48 @@ def make_fit(
     for arr in owned:
         if isinstance(arr, np.ndarray):
             arr.flags.writeable = False
-    fit = SweepFit(
-        amplitude=amplitude,
-        phase=phase,
-        offset=coef("offset"),
-        coulomb=coef("coulomb"),
-        viscous=coef("viscous"),
-        load_coefficient=load,
-        inertia=coef("inertia"),
-        harmonic_orders=orders,
-        harmonic_coefficients=harm,
-        coefficients=beta,
-        column_names=tuple(names),
-        covariance=cov,
-        residual_rms=residual_rms,
-        n_used=n_used,
-        single_speed=single_speed,
-        arc=arc,
-        method=method,
-        converged=converged,
-        n_iter=n_iter,
-        fingerprint=fingerprint[0],
-    )
+    column_names = tuple(names)
+    values = {
+        "amplitude": amplitude,
+        "phase": phase,
+        "offset": zero,
+        "coulomb": zero,
+        "viscous": zero,
+        "load_coefficient": load,
+        "inertia": zero,
+        "harmonic_orders": orders,
+        "harmonic_coefficients": harm,
+        "coefficients": beta,
+        "column_names": column_names,
+        "covariance": cov,
+        "residual_rms": residual_rms,
+        "n_used": n_used,
+        "single_speed": single_speed,
+        "arc": arc,
+        "method": method,
+        "converged": converged,
+        "n_iter": n_iter,
+        "fingerprint": fingerprint[0],
+    }
+    for name, i in _coefficient_fields(column_names):
+        values[name] = columns[i]
+    plain = _PLAIN[0] if _PLAIN else _plain_fields(values)
+    if not batch and plain and type(fingerprint[0]) is frozenset:
+        # One sweep, every value a numpy or Python scalar or an array made read-only above:
+        # the constructor's freezing would change nothing, and skipping it is most of the cost
+        # of assembling a controller's single-sweep fit.
+        fit = object.__new__(SweepFit)
+        fit.__dict__.update(values)
+        return fit
+    fit = SweepFit(**values)
     if batch and fingerprint[1] is not None:
         object.__setattr__(fit, _SWEEP_FINGERPRINTS, fingerprint[1])
     return fit
+
+
+@functools.cache
+def _coefficient_fields(names: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """The fields of a SweepFit named after a column (offset, coulomb, viscous, inertia) that
+    `names` holds, each with its column's index (the other such fields are zero)."""
+    fields_ = ("offset", "coulomb", "viscous", "inertia")
+    return tuple((name, names.index(name)) for name in fields_ if name in names)

@@ -1,4 +1,11 @@
-"""The normal-equation solve shared by every sweep fit, and the reductions it is built from.
+"""The least-squares solve shared by every sweep fit, and the reductions it is built from.
+
+Every sweep fit ends here: :func:`solve_normal` (the Gram matrix of a design, one sweep or a
+batch: :func:`~gravdir.sweep.fit_sweep`), :func:`solve_factor` (the triangular factor of
+``[X | y]``: :class:`~gravdir.sweep.SweepAccumulator`, and the QR step of
+:func:`solve_normal`) and :func:`solve_small` (the LAPACK kernel of the single-sweep fast path)
+share one condition bound, its limits and its error (:func:`check_condition`), and
+:func:`covariance_rms` turns what each returns into the covariance and residual RMS.
 
 The reductions return Python floats for a single sweep (1-D input): 0-d array arithmetic costs
 several times more, and the single-sweep path is called once per sweep by a controller.
@@ -6,21 +13,25 @@ several times more, and the single-sweep path is called once per sweep by a cont
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import InsufficientDataError
 
 # Condition number (the bound p * trace(inv) of the equilibrated normal equations) above which
 # one step of iterative refinement is taken: below it the normal equations are already accurate
 # to ~1e4 * eps relative, well inside the 1e-10 the property tests demand.
-_REFINE_ABOVE_COND = 1e4
+REFINE_ABOVE_COND = 1e4
 # Condition number above which the coefficients are not determined by the data: with one
 # refinement step the normal equations stay accurate while cond * eps << 1.
-_MAX_CONDITION = 1e13
+MAX_CONDITION = 1e13
+# The right-hand sides [I | 0] of solve_small for the column counts of the fast path.
+_IDENTITY_RHS = {p: np.eye(p, p + 1) for p in (3, 4, 5)}
 # RSS / (y . y) below which a batch's RSS is summed from explicit residuals instead of expanded
 # from the normal equations. The expansion's rounding error is a few eps * (y . y), i.e. a relative
 # error of about eps / ratio: above this ratio the RSS is good to ~1e-10 relative, far inside its
@@ -124,40 +135,18 @@ def solve_normal(
         inv_scaled = np.full_like(scaled, np.inf)
     # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
     # bounds the 2-norm condition number from above at the cost of one reduction.
-    cond = scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1)
-    # A positive definite matrix has a positive trace of its inverse; rounding on a singular one
-    # can give any sign.
-    if cond.ndim == 0:
-        cond_lo = cond_hi = float(cond)
-    else:
-        # An empty batch has nothing to refuse or refine.
-        cond_lo, cond_hi = (float(cond.min()), float(cond.max())) if cond.size else (1.0, 1.0)
-    if not (cond_lo > 0 and cond_hi <= _MAX_CONDITION):
-        degenerate = ~((cond > 0) & (cond <= _MAX_CONDITION))
-        worst = float(np.max(np.where(degenerate, np.abs(cond), 0.0)))
-        raise InsufficientDataError(
-            "Expected the samples of `q` and `velocity` to determine every fitted coefficient, "
-            f"got normal equations with condition number {worst:.1e}"
-            f"{batch_index(cond.shape, degenerate)}: too few distinct joint angles or speeds, "
-            "or a `harmonics` order too close to another column."
-        )
+    cond_hi = check_condition(scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1))
     inv_gram = inv_scaled / dd
     beta = matvec(inv_gram, rhs)
-    if cond_hi > _REFINE_ABOVE_COND and pinned is None:
+    if cond_hi > REFINE_ABOVE_COND and pinned is None:
         # The normal equations square the condition number: the coefficients and the RSS come
         # from the triangular factor of [X' | y] instead (Householder QR), whose error grows
         # with the condition number of X only, as the streamed fit's (SweepAccumulator) does;
         # the inverse Gram matrix above still gives the covariance.
         aug = np.concatenate([np.swapaxes(x, -1, -2), y[..., :, None]], axis=-1)
-        r: NDArray[np.float64] = np.asarray(np.linalg.qr(aug, mode="r"))
-        p = x.shape[-2]
-        rx = r[..., :p, :p]
-        # Back substitution through the inverse of the column-equilibrated factor.
-        norms = np.maximum(np.sqrt((rx * rx).sum(axis=-2)), 1e-150)
-        beta = matvec(np.linalg.inv(rx / norms[..., None, :]), r[..., :p, p]) / norms
-        rss_r = r[..., p, p] ** 2
+        beta, rss_r, _, _ = _factor_solve(np.asarray(np.linalg.qr(aug, mode="r")))
         rss = float(rss_r) if y.ndim == 1 else rss_r
-    elif cond_hi > _REFINE_ABOVE_COND:
+    elif cond_hi > REFINE_ABOVE_COND:
         # The normal equations square the condition number; one refinement step with the
         # residual restores the accuracy of an orthogonal factorisation.
         resid = y - predict(beta, x)
@@ -185,3 +174,125 @@ def solve_normal(
     if pinned is not None:
         inv_gram *= ~pinned[..., :, None] & ~pinned[..., None, :]
     return beta, inv_gram, rss
+
+
+def check_condition(cond: Any) -> float:
+    """The largest of the condition bounds `cond` (a number or an array over the batch), after
+    refusing any that is not positive or exceeds :data:`MAX_CONDITION`.
+
+    The bound is ``p * trace(inv(D^-1 G D^-1))`` of the column-equilibrated Gram matrix ``G``
+    (``D`` its diagonal's square root): a positive definite matrix has a positive trace of its
+    inverse, and rounding on a singular one can give any sign (or NaN, or infinity where the
+    inverse failed).
+
+    Raises
+    ------
+    InsufficientDataError
+        Where a bound is not in ``(0, MAX_CONDITION]``, naming the first such batch index.
+    """
+    if np.ndim(cond) == 0:
+        lo = hi = float(cond)
+    else:
+        # An empty batch has nothing to refuse or refine.
+        lo, hi = (float(cond.min()), float(cond.max())) if cond.size else (1.0, 1.0)
+    if lo > 0 and hi <= MAX_CONDITION:
+        return hi
+    cond = np.asarray(cond)
+    bad = ~((cond > 0) & (cond <= MAX_CONDITION))
+    worst = float(np.max(np.where(bad, np.nan_to_num(np.abs(cond), nan=np.inf), 0.0)))
+    raise InsufficientDataError(
+        "Expected the samples of `q` and `velocity` to determine every fitted coefficient, "
+        f"got normal equations with condition number {worst:.1e}"
+        f"{batch_index(cond.shape, bad)}: too few distinct joint angles or speeds, "
+        "or a `harmonics` order too close to another column."
+    )
+
+
+def _factor_solve(
+    r: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], Any, NDArray[np.float64], NDArray[np.float64]]:
+    """Coefficients and RSS from the triangular factor ``r`` (..., p + 1, p + 1) of ``[X | y]``,
+    and the inverse of its column-equilibrated part ``R_x D^-1`` with ``D`` (the column norms
+    of ``X``, floored as in :func:`solve_normal`); back substitution through that inverse."""
+    p = r.shape[-1] - 1
+    rx = r[..., :p, :p]
+    d = np.maximum(np.sqrt((rx * rx).sum(axis=-2)), 1e-150)
+    try:
+        inv = np.linalg.inv(rx / d[..., None, :])
+    except np.linalg.LinAlgError:
+        inv = np.full_like(rx, np.inf)
+    beta = matvec(inv, r[..., :p, p]) / d
+    return beta, r[..., p, p] ** 2, inv, d
+
+
+def solve_factor(
+    r: NDArray[np.float64], pinned: NDArray[np.bool_] | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
+    """Coefficients, inverse Gram matrix and RSS from the triangular factor of ``[X | y]``.
+
+    The same results, condition test and error as :func:`solve_normal`: the bound
+    ``p * trace(inv(D^-1 G D^-1))`` is here ``p`` times the squared Frobenius norm of
+    ``inv(R_x D^-1)``, and the RSS is ``R_pp^2`` without the cancellation of
+    ``y.y - beta.X'y``. ``pinned`` (..., p) marks coefficients held at zero (their factor has a
+    unit row and column there): their rows and columns of the inverse Gram matrix are zeroed.
+    """
+    beta, rss, inv, d = _factor_solve(r)
+    check_condition((r.shape[-1] - 1) * (inv * inv).sum(axis=(-2, -1)))
+    inv_gram = (inv @ np.swapaxes(inv, -1, -2)) / (d[..., :, None] * d[..., None, :])
+    if pinned is not None:
+        inv_gram *= ~pinned[..., :, None] & ~pinned[..., None, :]
+    return beta, inv_gram, rss
+
+
+@functools.cache
+def lapack(name: str) -> Any:
+    """SciPy's LAPACK routine `name` (without its type prefix) for float64 arrays.
+
+    Resolved once per name through :func:`scipy.linalg.get_lapack_funcs`, on first use (so
+    ``import gravdir`` does not load SciPy) and under the import lock; later calls return the
+    cached routine.
+    """
+    with IMPORT_LOCK:
+        from scipy.linalg import get_lapack_funcs
+
+    (routine,) = get_lapack_funcs((name,), dtype=np.float64)
+    return routine
+
+
+def solve_small(
+    gram: NDArray[np.float64], xty: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Coefficients and inverse Gram matrix of one sweep's normal equations ``G beta = X'y``, or
+    None where the sweep is not clearly well conditioned.
+
+    One Cholesky solve of ``G [inv | beta] = [I | X'y]`` (LAPACK ``posv``) on the unscaled
+    (p, p) Gram matrix: a diagonal scaling changes neither its accuracy (van der Sluis) nor the
+    condition bound of :func:`solve_normal`, ``p * trace(inv(D^-1 G D^-1))``, which is
+    ``p * sum_i inv(G)_ii G_ii``. None where the factorisation fails or the bound exceeds
+    :data:`REFINE_ABOVE_COND`: such sweeps take :func:`solve_normal`, which decides them. The
+    single-sweep fast path of :func:`~gravdir.sweep.fit_sweep` uses it.
+    """
+    p = xty.shape[0]
+    rhs = _IDENTITY_RHS[p].copy() if p in _IDENTITY_RHS else np.eye(p, p + 1)
+    rhs[:, p] = xty
+    _, sol, info = lapack("posv")(gram, rhs)
+    if info != 0:
+        return None
+    s, g = sol.diagonal().tolist(), gram.diagonal().tolist()
+    cond = p * sum(s[i] * g[i] for i in range(p))
+    if not 0.0 < cond <= REFINE_ABOVE_COND:
+        return None
+    return sol[:, p].copy(), sol[:, :p]
+
+
+def covariance_rms(
+    inv_gram: NDArray[np.float64], rss: Any, n_used: Any, n_free: Any
+) -> tuple[NDArray[np.float64], Any]:
+    """The covariance ``rss / (n_used - n_free) * inv(G)`` and the residual RMS
+    ``sqrt(rss / n_used)`` of a fit (per sweep of a batch; numpy scalars for one sweep)."""
+    sigma2 = rss / (n_used - n_free)
+    cov = (sigma2[..., None, None] if isinstance(sigma2, np.ndarray) else sigma2) * inv_gram
+    # math.sqrt is the correctly rounded square root, as np.sqrt, at a fraction of its call cost.
+    if isinstance(rss, np.ndarray):
+        return cov, np.sqrt(rss / n_used)
+    return cov, np.float64(math.sqrt(rss / n_used))

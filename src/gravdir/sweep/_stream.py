@@ -1,6 +1,6 @@
 """The numerical pieces of :class:`~gravdir.sweep.SweepAccumulator`: chunk coercion and checks,
 the units of torque, speed and acceleration (powers of two), the per-direction velocity moments,
-and the triangular factor's updates and solve."""
+and the triangular factor's updates (its solve is :func:`gravdir.sweep._solve.solve_factor`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import MAX_JOINT_ANGLE, check_array, check_finite, check_sweep_angles
-from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import SCALE_HI, SCALE_LO, pow2_scale, refuse_non_finite
-from gravdir.sweep._solve import batch_index
 
-# The same condition-number limit as fit_sweep's normal equations (gravdir.sweep._solve).
-MAX_CONDITION = 1e13
 NAMES = ("q", "torque", "velocity", "acceleration")
 # An accumulator's options in the order it keeps them, for messages.
 OPTION_NAMES = (
@@ -206,37 +202,3 @@ def insert_unit(r: NDArray[np.float64], i: int) -> NDArray[np.float64]:
     out[..., idx[:, None], idx[None, :]] = r
     out[..., i, i] = 1.0
     return out
-
-
-def solve_triangular(
-    r: NDArray[np.float64], batch: tuple[int, ...]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Coefficients, inverse Gram matrix and RSS from the factor of ``[X | y]``.
-
-    The columns are equilibrated (each divided by its norm, the square root of the Gram
-    diagonal) and the condition number bound ``p * trace(inv(scaled Gram))`` of fit_sweep's
-    normal equations is refused above 1e13, here ``p`` times the squared Frobenius norm of the
-    inverse of the scaled factor.
-    """
-    p = r.shape[-1] - 1
-    rx, rb = r[..., :p, :p], r[..., :p, p]
-    d = np.maximum(np.sqrt((rx * rx).sum(axis=-2)), 1e-150)
-    rs = rx / d[..., None, :]
-    try:
-        inv = np.linalg.inv(rs)
-    except np.linalg.LinAlgError:
-        inv = np.full_like(rs, np.inf)
-    cond = p * (inv * inv).sum(axis=(-2, -1))
-    bad = ~((cond > 0) & (cond <= MAX_CONDITION))
-    if bad.any():
-        worst = float(np.max(np.where(bad, np.nan_to_num(np.abs(cond), posinf=np.inf), 0.0)))
-        raise InsufficientDataError(
-            "Expected the samples of `q` and `velocity` to determine every fitted coefficient, "
-            f"got normal equations with condition number {worst:.1e}"
-            f"{batch_index(batch, np.asarray(bad))}: too few distinct joint angles or speeds, "
-            "or a `harmonics` order too close to another column."
-        )
-    beta = np.matvec(inv, rb) / d
-    inv_gram = (inv @ np.swapaxes(inv, -1, -2)) / (d[..., :, None] * d[..., None, :])
-    rss = r[..., p, p] ** 2
-    return beta, inv_gram, rss
