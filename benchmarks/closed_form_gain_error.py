@@ -92,7 +92,7 @@ def trial(
 ) -> tuple[float, float, float, float]:
     def fit(joint: int, conf: np.ndarray, centre: float) -> object:
         rec = arm.sweep(joint, conf, centre - 1.4, centre + 1.4, 0.5, 50.0, sensor=sensors, rng=rng)
-        return fit_sweep(rec.q, rec.torque, rec.velocity, load_friction="abs")
+        return fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs")
 
     f1 = fit(0, q, 0.0)
     zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)  # type: ignore[attr-defined]
@@ -205,10 +205,10 @@ def patent_l3_difference() -> None:
             up = up_from_canonical(rng.uniform(-np.pi, np.pi), tilt)
             arm = canonical_arm(L1=L1, L2=L2, L3=L3, up=up)
             r1 = arm.sweep(0, [0.0, np.pi / 2], -2.0, 2.0, 1.0, 50.0)
-            f1 = fit_sweep(r1.q, r1.torque, r1.velocity)
+            f1 = fit_sweep(r1.q, velocity=r1.velocity, torque=r1.torque)
             zu = float(f1.zeros().unstable)
             r2 = arm.sweep(1, [zu, 0.0], -1.5, 1.5, 1.0, 50.0)
-            f2 = fit_sweep(r2.q, r2.torque, r2.velocity)
+            f2 = fit_sweep(r2.q, velocity=r2.velocity, torque=r2.torque)
             ex = solve_l3_offset(f1, f2, zu, np.pi / 2, 0.0, l3_ratio=lam)
             kappa = float(wrap_angle(np.pi - f2.phase))
             t1, t2 = patent_l3(float(f1.amplitude / f2.amplitude), kappa, np.pi / 2, lam, zu)

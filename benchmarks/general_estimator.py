@@ -143,7 +143,7 @@ def one_draw(arm, config, rng):
     geo = canonical_geometry(arm, config)
     sensors = realistic_sensors(rng, arm.peak_gravity_torque())
     rec1 = arm.sweep(0, config, -ARC_J1 / 2, ARC_J1 / 2, SPEED, RATE, sensor=sensors, rng=rng)
-    fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity, load_friction="abs")
+    fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque, load_friction="abs")
     theta1 = float(fit1.zeros().unstable)
     sweeps, fits, configs = [], [], []
     for k in range(3):
@@ -155,8 +155,8 @@ def one_draw(arm, config, rng):
         # The gear ratio is known, so the ripple order is: fit it as a nuisance harmonic.
         fit = fit_sweep(
             rec.q,
-            rec.torque,
-            rec.velocity,
+            velocity=rec.velocity,
+            torque=rec.torque,
             load_friction="abs",
             harmonics=(sensors[1].ripple_order,),
         )

@@ -31,7 +31,7 @@ config = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, 0.0])  # upper arm horizontal
 
 # %%
 j1 = arm.sweep(0, config, -np.pi / 2, np.pi / 2, 0.5, 100.0, sensor=sensors, rng=rng)
-theta1 = float(fit_sweep(j1.q, j1.torque, j1.velocity).zeros().unstable)
+theta1 = float(fit_sweep(j1.q, velocity=j1.velocity, torque=j1.torque).zeros().unstable)
 print(f"theta1 = {np.degrees(theta1):.2f} deg")
 
 # %% [markdown]
@@ -72,8 +72,8 @@ for position in plan.positions:
     )
     fit = fit_sweep(
         rec.q,
-        rec.torque,
-        rec.velocity,
+        velocity=rec.velocity,
+        torque=rec.torque,
         load_friction="abs",
         harmonics=(sensors[1].ripple_order,),
     )

@@ -36,7 +36,7 @@ def _fits() -> tuple[SweepFit, float, SweepFit, float, SweepFit]:
         start, stop = (-2.0, 2.0) if joint == 0 else (conf[1] - 1.5, conf[1] + 1.5)
         speed, rate = (1.0, 25.0) if joint == 0 else (1.0, 33.0)
         rec = arm.sweep(joint, conf, start, stop, speed, rate, sensor=sensors, rng=rng)
-        return fit_sweep(rec.q, rec.torque, rec.velocity)
+        return fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque)
 
     f1 = fit(0, [0.0, GAMMA - GAMMA0])
     zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)

@@ -36,7 +36,7 @@ def _fits() -> tuple[SweepFit, ...]:
         a = chain.axes_in_link[1]
         tau = np.cos(q)[:, None] * (r @ _W) + np.sin(q)[:, None] * (r @ np.cross(a, _W))
         torque = tau @ _UP + 0.2 * np.sign(v) + 0.01 * rng.standard_normal(q.size)
-        out.append(fit_sweep(q, torque, v))
+        out.append(fit_sweep(q, velocity=v, torque=torque))
     return tuple(out)
 
 

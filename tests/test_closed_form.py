@@ -42,7 +42,7 @@ def _fit(
 ) -> SweepFit:
     start, stop = (-2.5, 2.5) if joint == 0 else (conf[1] - 1.5, conf[1] + 1.5)
     rec = arm.sweep(joint, list(conf), start, stop, 1.0, 40.0, sensor=sensor, rng=rng)
-    return fit_sweep(rec.q, rec.torque, rec.velocity)
+    return fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque)
 
 
 def _sweeps(
@@ -485,7 +485,7 @@ def test_zero_j2_amplitude(fits: tuple) -> None:  # type: ignore[type-arg]
     f1, zu, _, _, _ = fits
     q = np.concatenate([np.linspace(-1, 1, 50), np.linspace(1, -1, 50)])
     v = np.concatenate([np.ones(50), -np.ones(50)])
-    flat = fit_sweep(q, 0.3 + 0.1 * np.sign(v), v)
+    flat = fit_sweep(q, velocity=v, torque=0.3 + 0.1 * np.sign(v))
     with pytest.raises(DegenerateGeometryError, match="`fit_j2`"):
         solve_point_mass(f1, flat, zu, 1.0, 0.2)
     with pytest.raises(DegenerateGeometryError, match="`fit_j2_b`"):
@@ -510,7 +510,7 @@ def test_inconsistent_fits(fits: tuple) -> None:  # type: ignore[type-arg]
     q = np.linspace(-2, 2, 80)
     tau = np.stack([np.sin(q + 0.3), 2 * np.sin(q - 0.2)]) + 0.01 * rng.standard_normal((2, 80))
     v = np.where(np.arange(80) % 2 == 0, 1.0, -1.0)
-    batch = fit_sweep(q, tau, v)
+    batch = fit_sweep(q, velocity=v, torque=tau)
     with pytest.raises(ValueError, match=r"`fit_j1` to be the fit of a single sweep"):
         solve_point_mass(batch, fu, zu, 1.0, 0.2)
     with pytest.raises(ValueError, match="`fit_j2` to be a SweepFit"):
@@ -566,13 +566,17 @@ def _noisy_fits(
     """n draws of (J1 fit, unstable zero, J2 fit there, stable zero, J2 fit there): white noise
     of `noise_std` on the torques of one noise-free record of each sweep (J2 at the true zeros)."""
     r1 = arm.sweep(0, [0.0, q2], -2.5, 2.5, 1.0, 40.0)
-    zeros = fit_sweep(r1.q, r1.torque, r1.velocity).zeros()
+    zeros = fit_sweep(r1.q, velocity=r1.velocity, torque=r1.torque).zeros()
     zu, zs = float(zeros.unstable), float(zeros.stable)
     records = (r1, *(arm.sweep(1, [z, 0.0], -1.5, 1.5, 1.0, 40.0) for z in (zu, zs)))
     out = []
     for _ in range(n):
         f1, fu, fs = (
-            fit_sweep(r.q, r.torque + noise_std * rng.standard_normal(r.torque.shape), r.velocity)
+            fit_sweep(
+                r.q,
+                velocity=r.velocity,
+                torque=r.torque + noise_std * rng.standard_normal(r.torque.shape),
+            )
             for r in records
         )
         out.append((f1, zu, fu, zs, fs))
@@ -765,13 +769,15 @@ def test_fits_of_overflowing_torques_give_infinite_uncertainty() -> None:
     # theta2 +- 0 deg, covariance all zeros.
     arm = canonical_arm(L1=0.6, L2=0.05, gamma0=0.2, up=up_from_canonical(0.5, 0.3))
     r1 = arm.sweep(0, [0.0, 1.2], -2.0, 2.0, 0.5, 100.0)
-    probe = fit_sweep(r1.q, r1.torque, r1.velocity)
+    probe = fit_sweep(r1.q, velocity=r1.velocity, torque=r1.torque)
     q1 = float(probe.zeros().unstable)
     r2 = arm.sweep(1, [q1, 0.0], -1.5, 1.5, 0.5, 100.0)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            f1, f2 = (fit_sweep(r.q, r.torque * 1e200, r.velocity) for r in (r1, r2))
+            f1, f2 = (
+                fit_sweep(r.q, velocity=r.velocity, torque=r.torque * 1e200) for r in (r1, r2)
+            )
     except ValueError as exc:  # a clear refusal by the sweep fit is also honest
         pytest.skip(f"fit_sweep refuses torques of 1e200: {exc}")
     unknown = not all(np.all(np.isfinite(f.covariance[1:3, 1:3])) for f in (f1, f2))
@@ -800,7 +806,7 @@ def test_scaled_fits_give_the_same_estimate_and_uncertainty(scale: float) -> Non
         def fit(joint: int, conf: list[float]) -> SweepFit:
             start, stop = (-2.5, 2.5) if joint == 0 else (-1.5, 1.5)
             rec = arm.sweep(joint, conf, start, stop, 1.0, 40.0, sensor=sensors, rng=rng)
-            return fit_sweep(rec.q, rec.torque * k, rec.velocity)
+            return fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque * k)
 
         f1 = fit(0, [0.0, 1.2])
         zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)

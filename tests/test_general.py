@@ -82,7 +82,7 @@ def j2_sweeps(
         if draws:
             sigma = noise_std
             tau = tau + sigma * rng.standard_normal((draws, rec.q.size))
-        fit = fit_sweep(rec.q, tau, rec.velocity, **fit_kw)
+        fit = fit_sweep(rec.q, velocity=rec.velocity, torque=tau, **fit_kw)
         out.append((rec, c, fit, chain))
     return out
 
@@ -128,7 +128,7 @@ def test_noise_free_random_chains_exact(seed, n_joints, up):
     chain = chain_of(arm)
     config = rng.uniform(-np.pi, np.pi, n_joints)
     rec1 = arm.sweep(0, config, config[0] - 1.5, config[0] + 1.5, 0.5, 100.0, sensor=sensors)
-    fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity, load_friction="abs")
+    fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque, load_friction="abs")
     theta1 = float(fit1.zeros().unstable)
     c1 = config.copy()
     c1[0] = rec1.q[0]
@@ -154,7 +154,7 @@ def test_j1_sweep_adds_nothing_and_alpha_beta_is_exact():
     data = j2_sweeps(arm, sensors, config, 0.3, (0, np.pi / 2, np.pi), 2.0)
     j2 = [joint_sweep_from_chain(chain, c, 1, fit) for _, c, fit, chain in data]
     rec1 = arm.sweep(0, config, -1.5, 1.5, 0.5, 100.0, sensor=sensors)
-    fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity, load_friction="abs")
+    fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque, load_friction="abs")
     c1 = config.copy()
     c1[0] = rec1.q[0]
     j1 = joint_sweep_from_chain(data[0][3], c1, 0, fit1)
@@ -365,7 +365,7 @@ def good_sweeps():
     data = j2_sweeps(arm, sensors, config, 0.0, (0, np.pi / 2, np.pi), 2.0)
     chain = data[0][3]
     rec1 = arm.sweep(0, config, -1.5, 1.5, 0.5, 100.0, sensor=sensors)
-    fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity)
+    fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque)
     c1 = config.copy()
     c1[0] = rec1.q[0]
     j1 = joint_sweep_from_chain(chain, c1, 0, fit1)
@@ -379,42 +379,42 @@ def test_joint_sweep_takes_a_scipy_rotation(good_sweeps):
     sweeps, _, _ = good_sweeps
     s = sweeps[0]
     matrix = np.array(s.rotation)  # a writable copy: SciPy 1.13 refuses read-only buffers
-    as_object = JointSweep(1, Rotation.from_matrix(matrix), s.axis, s.q_ref, s.fit)
-    as_matrix = JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit)
+    as_object = JointSweep(1, Rotation.from_matrix(matrix), s.joint_axis, s.q_ref, s.fit)
+    as_matrix = JointSweep(1, s.rotation, s.joint_axis, s.q_ref, s.fit)
     np.testing.assert_allclose(as_object.rotation, as_matrix.rotation, rtol=0, atol=1e-15)
     assert as_object.rotation.shape == (3, 3)
     with pytest.raises(ValueError, match=r"`rotation` to have shape"):
-        JointSweep(1, Rotation.from_matrix([matrix] * 2), s.axis, s.q_ref, s.fit)
+        JointSweep(1, Rotation.from_matrix([matrix] * 2), s.joint_axis, s.q_ref, s.fit)
 
 
 def test_joint_sweep_rejects_bad_records(good_sweeps):
     sweeps, _, _ = good_sweeps
     s = sweeps[0]
     with pytest.raises(ValueError, match="`rotation` to be rotation matrices"):
-        JointSweep(1, 1.1 * s.rotation, s.axis, s.q_ref, s.fit)
+        JointSweep(1, 1.1 * s.rotation, s.joint_axis, s.q_ref, s.fit)
     with pytest.raises(ValueError, match="proper rotations"):
-        JointSweep(1, -s.rotation, s.axis, s.q_ref, s.fit)
+        JointSweep(1, -s.rotation, s.joint_axis, s.q_ref, s.fit)
     with pytest.raises(ValueError, match=r"`rotation` to have shape \(\.\.\., 3, 3\)"):
-        JointSweep(1, np.eye(2), s.axis, s.q_ref, s.fit)
-    with pytest.raises(ValueError, match="`axis` to have unit norm"):
+        JointSweep(1, np.eye(2), s.joint_axis, s.q_ref, s.fit)
+    with pytest.raises(ValueError, match="`joint_axis` to have unit norm"):
         JointSweep(1, s.rotation, [0, 0, 2.0], s.q_ref, s.fit)
-    with pytest.raises(ValueError, match=r"`axis` to have shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"`joint_axis` to have shape \(3,\)"):
         JointSweep(1, s.rotation, np.eye(3), s.q_ref, s.fit)
     with pytest.raises(ValueError, match="`joint` to be an integer from 0 to 999"):
-        JointSweep(-1, s.rotation, s.axis, s.q_ref, s.fit)
+        JointSweep(-1, s.rotation, s.joint_axis, s.q_ref, s.fit)
     with pytest.raises(ValueError, match="`q_ref` to be a scalar"):
-        JointSweep(1, s.rotation, s.axis, [0.0, 1.0], s.fit)
+        JointSweep(1, s.rotation, s.joint_axis, [0.0, 1.0], s.fit)
     with pytest.raises(ValueError, match="`q_ref` to be finite"):
-        JointSweep(1, s.rotation, s.axis, np.nan, s.fit)
+        JointSweep(1, s.rotation, s.joint_axis, np.nan, s.fit)
     with pytest.raises(ValueError, match="`fit` to be a SweepFit"):
-        JointSweep(1, s.rotation, s.axis, s.q_ref, "fit")
+        JointSweep(1, s.rotation, s.joint_axis, s.q_ref, "fit")
     q = np.tile(np.concatenate([np.linspace(-1, 1, 50), np.linspace(1, -1, 50)]), (2, 1))
     v = np.sign(np.gradient(q, axis=-1))
-    batched = fit_sweep(q, np.cos(q) + 0.1 * v, v)
+    batched = fit_sweep(q, velocity=v, torque=np.cos(q) + 0.1 * v)
     with pytest.raises(ValueError, match="single sweep"):
-        JointSweep(1, s.rotation, s.axis, s.q_ref, batched)
+        JointSweep(1, s.rotation, s.joint_axis, s.q_ref, batched)
     with pytest.raises(ValueError, match="`group` to be hashable"):
-        JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit, group=[1])
+        JointSweep(1, s.rotation, s.joint_axis, s.q_ref, s.fit, group=[1])
 
 
 def test_estimate_up_rejects_bad_sets(good_sweeps):
@@ -427,7 +427,7 @@ def test_estimate_up_rejects_bad_sets(good_sweeps):
         estimate_up([sweeps[0], "x"])
     # Only J1 sweeps: J1 swept at two positions of itself (same group, same axis line).
     j1b = JointSweep(
-        0, link_frames(chain, np.r_[1.0, np.zeros(5)]).rotations[0], j1.axis, 1.0, j1.fit
+        0, link_frames(chain, np.r_[1.0, np.zeros(5)]).rotations[0], j1.joint_axis, 1.0, j1.fit
     )
     with pytest.raises(DegenerateGeometryError, match="one-parameter family"):
         estimate_up([j1, j1b])
@@ -443,18 +443,19 @@ def test_estimate_up_rejects_bad_sets(good_sweeps):
     with pytest.raises(ValueError, match="to sweep one joint"):
         estimate_up([sweeps[0], dataclasses.replace(sweeps[1], joint=2, group=1)])
     other_axis = JointSweep(1, sweeps[1].rotation, [1.0, 0, 0], sweeps[1].q_ref, sweeps[1].fit)
-    with pytest.raises(ValueError, match="share one `axis`"):
+    with pytest.raises(ValueError, match="share one `joint_axis`"):
         estimate_up([sweeps[0], other_axis])
     with pytest.raises(ValueError, match="keys of `moment_hints`"):
         estimate_up(sweeps, moment_hints={7: [1, 0, 0]})
     with pytest.raises(ValueError, match="away from the joint axis"):
-        estimate_up(sweeps, moment_hints={1: sweeps[0].axis})
+        estimate_up(sweeps, moment_hints={1: sweeps[0].joint_axis})
     with pytest.raises(ValueError, match="`up_hint` to be non-zero"):
         estimate_up(sweeps, up_hint=[0, 0, 0])
     with pytest.raises(ValueError, match="`n_grid` to be a positive int"):
         estimate_up(sweeps, n_grid=0)
     # Torque-free data: every amplitude zero.
-    flat = fit_sweep(*_flat_sweep())
+    q, torque, v = _flat_sweep()
+    flat = fit_sweep(q, velocity=v, torque=torque)
     zero = [dataclasses.replace(s, fit=flat) for s in sweeps]
     with pytest.raises(DegenerateGeometryError, match="non-zero gravity amplitude"):
         estimate_up(zero)
@@ -654,7 +655,7 @@ def _two_joint_sweeps(up, noise_std, seed, *, gravity=True):
         tau = np.cos(q)[:, None] * (r @ w) + np.sin(q)[:, None] * (r @ np.cross(a, w))
         torque = (tau @ up if gravity else 0.0) + 0.2 * np.sign(v)
         torque = torque + noise_std * rng.standard_normal(q.size)
-        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, torque, v)))
+        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, velocity=v, torque=torque)))
     return sweeps
 
 
@@ -739,7 +740,7 @@ def test_plan_sweeps_refuses_degrees_unbounded_counts_and_wrong_names():
         plan_sweeps(chain, [0.0, 0.0], arcs=(60.0, 90.0, 120.0), **common)
     with pytest.raises(ValueError, match=r"`spacings` in radians.*degrees\?"):
         plan_sweeps(chain, [0.0, 0.0], spacings=(60.0, 90.0), **common)
-    with pytest.raises(ValueError, match=r"`configuration` .*degrees\?"):
+    with pytest.raises(ValueError, match=r"`q` .*degrees\?"):
         plan_sweeps(chain, [0.0, 90.0], **common)
     # counts=(10**6,) used to run for more than 40 s.
     start = time.perf_counter()
@@ -813,11 +814,13 @@ def test_non_finite_or_underflowed_covariance_is_never_certainty(good_sweeps):
         cov = np.array(fit.covariance)
         cov[1, 1] = bad
         with pytest.raises(ValueError, match="`fit` to have a finite sin/cos covariance"):
-            JointSweep(1, sweeps[0].rotation, sweeps[0].axis, 0.0, replace(fit, covariance=cov))
+            JointSweep(
+                1, sweeps[0].rotation, sweeps[0].joint_axis, 0.0, replace(fit, covariance=cov)
+            )
     noisy = _two_joint_sweeps(np.array([np.sin(0.3), 0.0, np.cos(0.3)]), 0.05, 3)
     zero = replace(noisy[0].fit, covariance=np.zeros_like(noisy[0].fit.covariance))
     with pytest.raises(ValueError, match="covariance underflowed"):
-        JointSweep(1, noisy[0].rotation, noisy[0].axis, 0.0, zero)
+        JointSweep(1, noisy[0].rotation, noisy[0].joint_axis, 0.0, zero)
     # A covariance beyond the float range relative to the amplitudes gives that sweep no
     # weight (infinite variance), with a warning; it never makes the estimate more certain.
     # (Torques in units of 1e-110, and a third sweep whose variance is 1e320 times its amplitude
@@ -839,7 +842,7 @@ def test_non_finite_or_underflowed_covariance_is_never_certainty(good_sweeps):
     assert est.up_std_deg == pytest.approx(two.up_std_deg, rel=1e-6)
     negative = replace(fit, covariance=-np.asarray(fit.covariance))
     with pytest.raises(ValueError, match="positive semi-definite"):
-        JointSweep(1, noisy[0].rotation, noisy[0].axis, 0.0, negative)
+        JointSweep(1, noisy[0].rotation, noisy[0].joint_axis, 0.0, negative)
 
 
 def test_records_copy_and_refuse_hostile_arrays(good_sweeps):
@@ -848,29 +851,29 @@ def test_records_copy_and_refuse_hostile_arrays(good_sweeps):
     q, v = sweep_samples(0.0, 1.5, 0.5, 100.0)
     rot, axis, w = np.eye(3), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])
     plan = PlannedSweep(1, rot, axis, 0.0, q, v, w, 0.1)
-    rot_js, axis_js = np.array(s.rotation), np.array(s.axis)
+    rot_js, axis_js = np.array(s.rotation), np.array(s.joint_axis)
     sweep = JointSweep(1, rot_js, axis_js, s.q_ref, s.fit)
     for arr in (q, v, w, rot, axis, rot_js, axis_js):
         arr[...] = 7.0
     assert plan.q[0] == -0.75 and plan.velocity[0] == 0.5 and plan.moment[0] == 1.0
-    assert np.array_equal(plan.rotation, np.eye(3)) and plan.axis[2] == 1.0
-    assert np.allclose(sweep.rotation, s.rotation) and np.allclose(sweep.axis, s.axis)
+    assert np.array_equal(plan.rotation, np.eye(3)) and plan.joint_axis[2] == 1.0
+    assert np.allclose(sweep.rotation, s.rotation) and np.allclose(sweep.joint_axis, s.joint_axis)
     # Hostile arrays: clear errors naming the argument, no overflow or underflow.
     with np.errstate(under="ignore"):
-        huge, tiny, long_axis = s.rotation * 1e300, s.rotation * 1e-300, s.axis * 1e300
+        huge, tiny, long_axis = s.rotation * 1e300, s.rotation * 1e-300, s.joint_axis * 1e300
     with np.errstate(all="raise"):
         with pytest.raises(ValueError, match="`rotation` to be rotation matrices"):
-            JointSweep(1, huge, s.axis, s.q_ref, s.fit)
+            JointSweep(1, huge, s.joint_axis, s.q_ref, s.fit)
         with pytest.raises(ValueError, match="`rotation` to be rotation matrices"):
-            JointSweep(1, tiny, s.axis, s.q_ref, s.fit)
-        with pytest.raises(ValueError, match="`axis` to have unit norm"):
+            JointSweep(1, tiny, s.joint_axis, s.q_ref, s.fit)
+        with pytest.raises(ValueError, match="`joint_axis` to have unit norm"):
             JointSweep(1, s.rotation, long_axis, s.q_ref, s.fit)
         with pytest.raises(ValueError, match=r"`q_ref` to hold joint positions.*degrees\?"):
-            JointSweep(1, s.rotation, s.axis, 90.0, s.fit)
+            JointSweep(1, s.rotation, s.joint_axis, 90.0, s.fit)
         with pytest.raises(ValueError, match="`q_ref`"):
-            JointSweep(1, s.rotation, s.axis, "0.5", s.fit)
+            JointSweep(1, s.rotation, s.joint_axis, "0.5", s.fit)
         with pytest.raises(ValueError, match="`group` to be a key other than NaN"):
-            JointSweep(1, s.rotation, s.axis, s.q_ref, s.fit, group=float("nan"))
+            JointSweep(1, s.rotation, s.joint_axis, s.q_ref, s.fit, group=float("nan"))
         with pytest.raises(ValueError, match=r"`q` in radians within 4π of `q_ref`.*degrees\?"):
             PlannedSweep(1, np.eye(3), [0, 0, 1], 0.0, np.degrees(q), v, w, 0.1)
         with pytest.raises(ValueError, match="`q` to sweep an arc"):
@@ -949,13 +952,94 @@ def test_joint_index_beyond_any_arm_is_refused(good_sweeps):
     s = sweeps[0]
     for joint in (10**400, 1000, np.int64(2**40)):
         with pytest.raises(ValueError, match="`joint` to be an integer from 0 to 999"):
-            JointSweep(joint, s.rotation, s.axis, s.q_ref, s.fit)
-    assert JointSweep(999, s.rotation, s.axis, s.q_ref, s.fit).joint == 999
-    assert JointSweep(np.asarray(1), s.rotation, s.axis, s.q_ref, s.fit).joint == 1
+            JointSweep(joint, s.rotation, s.joint_axis, s.q_ref, s.fit)
+    assert JointSweep(999, s.rotation, s.joint_axis, s.q_ref, s.fit).joint == 999
+    assert JointSweep(np.asarray(1), s.rotation, s.joint_axis, s.q_ref, s.fit).joint == 1
     with pytest.raises(ValueError, match="`q_ref` within the float64 range"):
-        JointSweep(1, s.rotation, s.axis, 10**400, s.fit)
+        JointSweep(1, s.rotation, s.joint_axis, 10**400, s.fit)
     with pytest.raises(ValueError, match="`reference_joint` to be an integer from 0 to 999"):
         plan_sweeps(
             _two_joint_chain(), [0.0, 0.0], masses=[1.0, 2.0], coms=np.zeros((2, 3)),
             noise_std=0.05, target_std=0.003, reference_joint=10**400,
         )
+
+
+def test_joint_angles_are_named_q_and_old_names_are_gone(good_sweeps):
+    chain = _two_joint_chain()
+    mass = {"masses": [1.0, 2.0], "coms": np.zeros((2, 3))}
+    fit = good_sweeps[0][0].fit
+    # The joint angles are `q`, by keyword as by position.
+    by_name = joint_sweep_from_chain(chain, q=[0.3, 0.0], joint=1, fit=fit)
+    by_position = joint_sweep_from_chain(chain, [0.3, 0.0], 1, fit)
+    np.testing.assert_array_equal(by_name.rotation, by_position.rotation)
+    plan = planned_sweep_from_chain(chain, q=[0.3, 0.0], joint=1, arc=1.5, noise_std=0.05, **mass)
+    same = planned_sweep_from_chain(chain, [0.3, 0.0], 1, 1.5, noise_std=0.05, **mass)
+    np.testing.assert_array_equal(plan.q, same.q)
+    np.testing.assert_array_equal(
+        moment_from_mass_model(chain, q=[0.3, 0.0], joint=1, **mass),
+        moment_from_mass_model(chain, [0.3, 0.0], 1, mass["masses"], mass["coms"]),
+    )
+    # The old name is refused, not forwarded.
+    with pytest.raises(TypeError, match="configuration"):
+        joint_sweep_from_chain(chain, configuration=[0.3, 0.0], joint=1, fit=fit)
+    with pytest.raises(TypeError, match="configuration"):
+        planned_sweep_from_chain(
+            chain, configuration=[0.3, 0.0], joint=1, arc=1.5, noise_std=0.05, **mass
+        )
+    with pytest.raises(TypeError, match="configuration"):
+        plan_sweeps(chain, configuration=[0.0, 0.0], noise_std=0.05, target_std=0.01, **mass)
+    # Errors name `q`.
+    with pytest.raises(ValueError, match=r"`q` .*degrees\?"):
+        joint_sweep_from_chain(chain, [0.3, 90.0], 1, fit)
+    with pytest.raises(ValueError, match=r"`q` to have shape \(2,\)"):
+        planned_sweep_from_chain(chain, [0.3, 0.0, 0.0], 1, 1.5, noise_std=0.05, **mass)
+
+
+def test_joint_axis_field_replaces_axis(good_sweeps):
+    s = good_sweeps[0][0]
+    sweep = JointSweep(joint=1, rotation=s.rotation, joint_axis=s.joint_axis, q_ref=0.0, fit=s.fit)
+    np.testing.assert_array_equal(sweep.joint_axis, s.joint_axis)
+    assert not hasattr(sweep, "axis") and "joint_axis" in sweep.to_dict()
+    with pytest.raises(TypeError, match="axis"):
+        JointSweep(joint=1, rotation=s.rotation, axis=s.joint_axis, q_ref=0.0, fit=s.fit)
+    q, v = sweep_samples(0.0, 1.5, 0.5, 100.0)
+    plan = PlannedSweep(
+        joint=1,
+        rotation=np.eye(3),
+        joint_axis=[0, 0, 1],
+        q_ref=0.0,
+        q=q,
+        velocity=v,
+        moment=[1.0, 0.0, 1.0],
+        noise_std=0.1,
+    )
+    # The moment's component along `joint_axis` is removed.
+    np.testing.assert_array_equal(plan.moment, [1.0, 0.0, 0.0])
+    assert not hasattr(plan, "axis") and "joint_axis" in plan.to_dict()
+    with pytest.raises(ValueError, match="`joint_axis` to have unit norm"):
+        PlannedSweep(1, np.eye(3), [0, 0, 2.0], 0.0, q, v, [1.0, 0, 0], 0.1)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "listed"),
+    [
+        ("friction", "coulomb", "'auto', 'none'"),
+        ("friction", "coulomb-viscous", "'auto', 'none'"),
+        ("friction", True, "'auto', 'none'"),
+        ("load_friction", "signed", "'none', 'abs'"),
+        ("load_friction", "auto", "'none', 'abs'"),
+        ("load_friction", False, "'none', 'abs'"),
+    ],
+)
+def test_crlb_up_refuses_the_friction_options_it_does_not_implement(option, value, listed):
+    chain = _two_joint_chain()
+    mass = {"masses": [1.0, 2.0], "coms": np.zeros((2, 3)), "noise_std": 0.05}
+    plans = [
+        planned_sweep_from_chain(chain, [q1, 0.0], 1, np.radians(120), **mass)
+        for q1 in (0.0, np.pi / 2, np.pi)
+    ]
+    with pytest.raises(ValueError, match=f"`{option}` to be one of {listed}, got"):
+        crlb_up(plans, **{option: value})
+    if option == "load_friction":
+        with pytest.raises(ValueError, match=f"`load_friction` to be one of {listed}, got"):
+            plan_sweeps(chain, [0.0, 0.0], target_std=0.01, load_friction=value, **mass)

@@ -47,7 +47,13 @@ def sweeps_of(arm, sensors, rng, config, joint, *, reported_sign=1, torque_sign=
         )
         c[joint] = rec.q[0]
         logged = reported_sign * rec.torque
-        fit = fit_sweep(rec.q, logged, rec.velocity, load_friction="abs", torque_sign=torque_sign)
+        fit = fit_sweep(
+            rec.q,
+            velocity=rec.velocity,
+            torque=logged,
+            load_friction="abs",
+            torque_sign=torque_sign,
+        )
         out.append(joint_sweep_from_chain(chain, c, joint, fit))
     return out
 
@@ -102,7 +108,7 @@ def test_wrong_torque_sign_with_both_hints_is_reported(make, tilt, azimuth, conf
     hemisphere = estimate_up(wrong, up_hint=up_hint)
     assert degrees_between(hemisphere.up, arm.up) < 0.5
     w = hemisphere.moments[0]
-    a = wrong[0].axis
+    a = wrong[0].joint_axis
     assert w @ np.cross(a, hints[1]) < 0
 
     # The right torque sign: nothing reported, `up` right, decided by the moment hint.

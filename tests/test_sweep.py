@@ -710,11 +710,11 @@ def test_entries_of_a_batched_fit_feed_the_general_estimator():
     q, torque, v = batch_of_sweeps(np.random.default_rng(12), n_sweeps=3)
     fit = fit_sweep(q, torque, v)
     sweep = JointSweep(
-        joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=fit[2]
+        joint=1, rotation=np.eye(3), joint_axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=fit[2]
     )
     single = fit_sweep(q[2], torque[2], v[2])
     reference = JointSweep(
-        joint=1, rotation=np.eye(3), axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=single
+        joint=1, rotation=np.eye(3), joint_axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=single
     )
     np.testing.assert_allclose(sweep.fit.coefficients, reference.fit.coefficients, rtol=1e-9)
 

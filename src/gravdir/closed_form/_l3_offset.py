@@ -185,10 +185,10 @@ def solve_l3_offset(
     >>> from gravdir.synthetic import canonical_arm
     >>> arm = canonical_arm(L1=0.5, L2=0.05, L3=0.12, up=up_from_canonical(1.0, 0.4))
     >>> r1 = arm.sweep(0, [0.0, np.pi / 2], -2.0, 2.0, 0.5, 100.0)
-    >>> f1 = fit_sweep(r1.q, r1.torque, r1.velocity)
+    >>> f1 = fit_sweep(r1.q, velocity=r1.velocity, torque=r1.torque)
     >>> q1 = float(f1.zeros().unstable)
     >>> r2 = arm.sweep(1, [q1, 0.0], -1.5, 1.5, 0.5, 100.0)
-    >>> f2 = fit_sweep(r2.q, r2.torque, r2.velocity)
+    >>> f2 = fit_sweep(r2.q, velocity=r2.velocity, torque=r2.torque)
     >>> res = solve_l3_offset(f1, f2, q1, np.pi / 2, 0.0, l3_ratio=0.12 / np.hypot(0.5, 0.05))
     >>> round(res.theta1, 9), round(res.theta2, 9)
     (1.0, 0.4)

@@ -28,7 +28,7 @@ class _Swept(Protocol):
     def rotation(self) -> NDArray[np.float64]: ...
 
     @property
-    def axis(self) -> NDArray[np.float64]: ...
+    def joint_axis(self) -> NDArray[np.float64]: ...
 
     @property
     def group(self) -> Hashable | None: ...
@@ -239,7 +239,7 @@ def _group_index(
             )
         if np.max(np.abs(axes[i] - axes[j])) > _ATOL:
             raise ValueError(
-                f"Expected the sweeps of group {key!r} in `{name}` to share one `axis`, got "
+                f"Expected the sweeps of group {key!r} in `{name}` to share one `joint_axis`, got "
                 f"{np.round(axes[j], 6).tolist()} and {np.round(axes[i], 6).tolist()}."
             )
     return index, order
@@ -299,7 +299,7 @@ class _Groups:
 def _sweep_groups(items: Sequence[_Swept], parallel_tol: float) -> _Groups:
     """Group the sweeps by key and check that some group can determine `up`."""
     rotations = np.stack([s.rotation for s in items])
-    axes = np.stack([s.axis for s in items])
+    axes = np.stack([s.joint_axis for s in items])
     joints = [s.joint for s in items]
     group_of, keys = _group_index([s.group for s in items], joints, axes, "sweeps")
     _check_geometry(rotations, axes, group_of, keys, joints, parallel_tol)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,6 +17,7 @@ from gravdir._checks import (
     check_positive,
     describe_shape,
 )
+from gravdir._options import Friction, LoadFriction
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
@@ -55,8 +55,9 @@ _MIN_SNR = 1e-100
 # 126 000 samples).
 MAX_SWEEP_SAMPLES = 10_000_000
 
-FrictionOption = Literal["auto", "none"]
-LoadFrictionOption = Literal["none", "abs"]
+# The options of `friction` and `load_friction` the bound implements: the fits it is for.
+_FRICTION_OPTIONS: tuple[Friction, ...] = ("auto", "none")
+_LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "abs")
 
 
 def sweep_samples(
@@ -163,7 +164,7 @@ class PlannedSweep(Result):
         Index of the joint to sweep (0-based), at most 999.
     rotation : array_like, shape (3, 3), or scipy.spatial.transform.Rotation
         Orientation of the joint's link frame in the base frame at `q_ref`.
-    axis : array_like, shape (3,)
+    joint_axis : array_like, shape (3,)
         The joint's axis in its link frame, unit.
     q_ref : float
         Joint angle at which `rotation` is given, rad, within ±4π.
@@ -173,7 +174,7 @@ class PlannedSweep(Result):
         not be all zero. Copied.
     moment : array_like, shape (3,)
         A rough :math:`w = \\kappa g (a \\times m)` of the joint in its link frame, in torque
-        units (e.g. from :func:`moment_from_mass_model`); its component along `axis` is
+        units (e.g. from :func:`moment_from_mass_model`); its component along `joint_axis` is
         removed. Sweeps of one group must give the same moment.
     noise_std : float
         Standard deviation of the white torque noise of the joint, positive.
@@ -200,13 +201,13 @@ class PlannedSweep(Result):
     """
 
     _units = {
-        "rotation": "", "axis": "", "q_ref": "rad", "q": "rad", "velocity": "rad/s",
+        "rotation": "", "joint_axis": "", "q_ref": "rad", "q": "rad", "velocity": "rad/s",
         "moment": "N·m", "noise_std": "N·m",
     }
 
     joint: int
     rotation: NDArray[np.float64]
-    axis: NDArray[np.float64]
+    joint_axis: NDArray[np.float64]
     q_ref: float
     q: NDArray[np.float64]
     velocity: NDArray[np.float64]
@@ -218,8 +219,8 @@ class PlannedSweep(Result):
         joint = _joint_index(self.joint)
         object.__setattr__(self, "joint", joint)
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
-        axis = _axis(self.axis, "axis")
-        object.__setattr__(self, "axis", axis)
+        axis = _axis(self.joint_axis, "joint_axis")
+        object.__setattr__(self, "joint_axis", axis)
         q_ref = _joint_angle(self.q_ref, "q_ref")
         object.__setattr__(self, "q_ref", q_ref)
         q = np.array(check_array(self.q, "q"), dtype=np.float64)  # a copy: no alias
@@ -308,8 +309,8 @@ def _sin_cos_bound(
     index: int,
     torque_shape: NDArray[np.float64],
     min_speed: float | None,
-    friction: FrictionOption,
-    load_friction: LoadFrictionOption,
+    friction: Friction,
+    load_friction: LoadFriction,
 ) -> NDArray[np.float64]:
     """CRB (2, 2) of (alpha, beta) per unit noise variance for the fit_sweep model of a sweep.
 
@@ -394,8 +395,8 @@ def crlb_up(
     *,
     up_hint: ArrayLike = (0.0, 0.0, 1.0),
     min_speed: float | None = None,
-    friction: FrictionOption = "auto",
-    load_friction: LoadFrictionOption = "none",
+    friction: Friction = "auto",
+    load_friction: LoadFriction = "none",
     parallel_tol: float = _PARALLEL_TOL,
     rcond: float = _RCOND,
 ) -> UpBound:
@@ -413,11 +414,12 @@ def crlb_up(
         non-negative.
     friction : {"auto", "none"}, optional
         Friction columns of the fit the bound is for: ``"auto"`` (Coulomb, plus viscous where
-        the speed varies within a direction) or ``"none"``.
+        the speed varies within a direction) or ``"none"``. The other options of the shared
+        friction type (``"coulomb-viscous"``, ``"coulomb"``) are refused.
     load_friction : {"none", "abs"}, optional
         ``"abs"`` adds the load-dependent friction column ``sign(v) |tau_g|`` of
         :func:`~gravdir.sweep.fit_sweep`, evaluated at `up_hint` (its coefficient taken as
-        zero).
+        zero). ``"signed"`` and ``"auto"`` are refused.
     parallel_tol, rcond : float, optional
         As in :func:`estimate_up` (each at most 1).
 
@@ -431,9 +433,10 @@ def crlb_up(
     ------
     ValueError
         If `sweeps` is not a sequence of :class:`PlannedSweep`, sweeps of one group disagree in
-        joint, axis or moment, an option is unknown or out of range, or the largest moment is
-        more than 1e100 times, or less than 1e-100 times, the smallest `noise_std` (the
-        information, its square, would leave the float range; real sensors are at 1e1-1e5).
+        joint, `joint_axis` or moment, an option is not one of those above or out of range, or
+        the largest moment is more than 1e100 times, or less than 1e-100 times, the smallest
+        `noise_std` (the information, its square, would leave the float range; real sensors are
+        at 1e1-1e5).
     InsufficientDataError
         If fewer than two sweeps are given, a sweep keeps too few samples at or above the
         speed threshold (`min_speed`), or a sweep's samples cannot separate the sinusoid from
@@ -485,8 +488,8 @@ def crlb_up(
     """
     items = _check_sweep_list(sweeps, PlannedSweep)
     u = check_direction(up_hint, "up_hint")
-    check_option(friction, "friction", get_args(FrictionOption))
-    check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
+    check_option(friction, "friction", _FRICTION_OPTIONS)
+    check_option(load_friction, "load_friction", _LOAD_FRICTION_OPTIONS)
     if min_speed is not None:
         min_speed = check_positive(min_speed, "min_speed", allow_zero=True)
     parallel_tol = _check_bounded(parallel_tol, "parallel_tol", 1.0)

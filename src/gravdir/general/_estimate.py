@@ -343,8 +343,8 @@ def estimate_up(
     ...     r, a = frames.rotations[1], chain.axes_in_link[1]
     ...     tau = [up_true @ r @ (np.cos(d) * w + np.sin(d) * np.cross(a, w)) for d in q]
     ...     logged = np.add(tau, 0.2 * np.sign(v))
-    ...     sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, logged, v)))
-    ...     wrong.append(JointSweep(1, r, a, 0.0, fit_sweep(q, -logged, v)))
+    ...     sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, velocity=v, torque=logged)))
+    ...     wrong.append(JointSweep(1, r, a, 0.0, fit_sweep(q, velocity=v, torque=-logged)))
     >>> est = estimate_up(sweeps)
     >>> bool(np.allclose(est.up, up_true, atol=1e-9)), est.sign_rule, est.converged
     (True, 'hemisphere', True)

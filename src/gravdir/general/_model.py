@@ -215,7 +215,7 @@ class JointSweep(Result):
         Orientation of the swept joint's link frame in the base frame at `q_ref` (columns: the
         link frame's axes in base coordinates). Validated as a proper rotation within 1e-6 and
         replaced by the nearest exact rotation.
-    axis : array_like, shape (3,)
+    joint_axis : array_like, shape (3,)
         The joint's axis in its link frame, unit within 1e-6 (e.g.
         :attr:`gravdir.kinematics.SerialChain.axes_in_link`).
     q_ref : float
@@ -236,8 +236,8 @@ class JointSweep(Result):
     Raises
     ------
     ValueError
-        If `joint` is not an int from 0 to 999, `rotation` is not a 3x3 rotation, `axis` is not a
-        unit 3-vector, `q_ref` is not a finite real number within ±4π ("degrees?" beyond),
+        If `joint` is not an int from 0 to 999, `rotation` is not a 3x3 rotation, `joint_axis` is
+        not a unit 3-vector, `q_ref` is not a finite real number within ±4π ("degrees?" beyond),
         `fit` is not a single :class:`~gravdir.sweep.SweepFit` with finite ``sin``/``cos``
         coefficients and a finite, positive semi-definite, not underflowed covariance, or
         `group` is not hashable or is NaN or infinite. The arrays are copied.
@@ -265,7 +265,7 @@ class JointSweep(Result):
     >>> from gravdir.sweep import fit_sweep
     >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
-    >>> fit = fit_sweep(q, 3.0 * np.cos(q) + 0.1 * np.sign(v), v)
+    >>> fit = fit_sweep(q, velocity=v, torque=3.0 * np.cos(q) + 0.1 * np.sign(v))
     >>> sweep = JointSweep(1, np.eye(3), [0, 0, 1], 0.0, fit)
     >>> sweep.alpha_beta.round(6) + 0.0
     array([3., 0.])
@@ -274,12 +274,12 @@ class JointSweep(Result):
     """
 
     _units = {
-        "rotation": "", "axis": "", "q_ref": "rad",
+        "rotation": "", "joint_axis": "", "q_ref": "rad",
     }
 
     joint: int
     rotation: NDArray[np.float64]
-    axis: NDArray[np.float64]
+    joint_axis: NDArray[np.float64]
     q_ref: float
     fit: SweepFit
     group: Hashable | None = None
@@ -288,7 +288,7 @@ class JointSweep(Result):
         joint = _joint_index(self.joint)
         object.__setattr__(self, "joint", joint)
         object.__setattr__(self, "rotation", _rotation(self.rotation, "rotation"))
-        object.__setattr__(self, "axis", _axis(self.axis, "axis"))
+        object.__setattr__(self, "joint_axis", _axis(self.joint_axis, "joint_axis"))
         object.__setattr__(self, "q_ref", _joint_angle(self.q_ref, "q_ref"))
         _check_fit(self.fit)
         object.__setattr__(self, "group", _group_key(self.group, joint))
@@ -318,7 +318,7 @@ class JointSweep(Result):
 
 def joint_sweep_from_chain(
     chain: SerialChain,
-    configuration: ArrayLike,
+    q: ArrayLike,
     joint: int,
     fit: SweepFit,
     *,
@@ -330,7 +330,7 @@ def joint_sweep_from_chain(
     ----------
     chain : SerialChain
         The arm's kinematics (:mod:`gravdir.kinematics`).
-    configuration : array_like, shape (n,)
+    q : array_like, shape (n,)
         Joint angles at which the sweep was recorded, rad, each within ±4π; entry `joint` is
         the reference angle ``q_ref`` (any angle of the sweep will do, e.g. its start).
     joint : int
@@ -343,13 +343,13 @@ def joint_sweep_from_chain(
     Returns
     -------
     JointSweep
-        With ``rotation`` = link `joint`'s orientation at `configuration` and
-        ``axis = chain.axes_in_link[joint]``.
+        With ``rotation`` = link `joint`'s orientation at `q` and
+        ``joint_axis = chain.axes_in_link[joint]``.
 
     Raises
     ------
     ValueError
-        If `configuration` does not match the chain or holds an angle beyond ±4π ("degrees?"),
+        If `q` does not match the chain or holds an angle beyond ±4π ("degrees?"),
         `joint` is out of range, or as :class:`JointSweep`.
 
     References
@@ -365,31 +365,30 @@ def joint_sweep_from_chain(
     >>> chain = chain_from_dh([0.1, 0], [0, 0], [0, 0.5], [np.pi / 2, 0])
     >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
-    >>> fit = fit_sweep(q, 3.0 * np.cos(q) + 0.1 * np.sign(v), v)
-    >>> joint_sweep_from_chain(chain, [0.3, 0.0], 1, fit).axis
+    >>> fit = fit_sweep(q, velocity=v, torque=3.0 * np.cos(q) + 0.1 * np.sign(v))
+    >>> joint_sweep_from_chain(chain, [0.3, 0.0], 1, fit).joint_axis
     array([0., 0., 1.])
     """
     joint = _joint_index(joint)
-    config, rot, axes = _chain_rotation(chain, configuration, joint)
+    config, rot, axes = _chain_rotation(chain, q, joint)
     return JointSweep(joint, rot, axes, float(config[joint]), fit, group)
 
 
-def _check_configuration(chain: object, configuration: ArrayLike) -> NDArray[np.float64]:
-    """`configuration` as a float array of shape (n_joints,) of the SerialChain `chain`."""
+def _check_configuration(chain: object, q: ArrayLike) -> NDArray[np.float64]:
+    """`q` (one configuration) as a float array of shape (n_joints,) of the SerialChain `chain`."""
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
-    config = check_per_joint(
-        configuration, "configuration", chain.n_joints, scalar=False, sign="any"
-    )
-    check_radians(config, "configuration")
+    config = check_per_joint(q, "q", chain.n_joints, scalar=False, sign="any")
+    check_radians(config, "q")
     return config
 
 
 def _chain_rotation(
-    chain: SerialChain, configuration: ArrayLike, joint: int
+    chain: SerialChain, q: ArrayLike, joint: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The validated configuration (a copy), link `joint`'s rotation and its axis in the link."""
-    config = _check_configuration(chain, configuration)
+    """The validated configuration `q` (a copy), link `joint`'s rotation and its axis in the
+    link."""
+    config = _check_configuration(chain, q)
     if joint >= chain.n_joints:
         raise ValueError(f"Expected `joint` in [0, {chain.n_joints - 1}], got {joint}.")
     with np.errstate(under="ignore"):  # a tiny angle's rounding is harmless
@@ -399,7 +398,7 @@ def _chain_rotation(
 
 def moment_from_mass_model(
     chain: SerialChain,
-    configuration: ArrayLike,
+    q: ArrayLike,
     joint: int,
     masses: ArrayLike,
     coms: ArrayLike,
@@ -412,7 +411,7 @@ def moment_from_mass_model(
     ----------
     chain : SerialChain
         The arm's kinematics.
-    configuration : array_like, shape (n,)
+    q : array_like, shape (n,)
         Joint angles, rad, each within ±4π (only the joints distal to `joint` matter).
     joint : int
         The joint, 0-based.
@@ -433,7 +432,7 @@ def moment_from_mass_model(
     Raises
     ------
     ValueError
-        If a shape does not match the chain, an angle of `configuration` is beyond ±4π
+        If a shape does not match the chain, an angle of `q` is beyond ±4π
         ("degrees?"), a mass is negative, `gravity` is not positive, or the moment overflows.
 
     References
@@ -450,7 +449,7 @@ def moment_from_mass_model(
     array([ 0.    , 19.6133,  0.    ])
     """
     joint = _joint_index(joint)
-    config, rot, a = _chain_rotation(chain, configuration, joint)
+    config, rot, a = _chain_rotation(chain, q, joint)
     n = chain.n_joints
     m_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
     c_arr = check_array(coms, "coms")

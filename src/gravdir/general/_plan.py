@@ -6,18 +6,19 @@ import dataclasses
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_angle_span, check_direction, check_option, check_positive
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._options import LoadFriction
 from gravdir._results import Result
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.general._bound import (
+    _LOAD_FRICTION_OPTIONS,
     MAX_SWEEP_SAMPLES,
-    LoadFrictionOption,
     PlannedSweep,
     UpBound,
     _check_signal_to_noise,
@@ -49,7 +50,7 @@ MAX_PLAN_SAMPLES = 20_000_000
 
 def planned_sweep_from_chain(
     chain: SerialChain,
-    configuration: ArrayLike,
+    q: ArrayLike,
     joint: int,
     arc: float,
     *,
@@ -62,14 +63,14 @@ def planned_sweep_from_chain(
     group: Hashable | None = None,
     gravity: float = STANDARD_GRAVITY,
 ) -> PlannedSweep:
-    """A :class:`PlannedSweep` of `joint` centred at ``configuration[joint]``.
+    """A :class:`PlannedSweep` of `joint` centred at ``q[joint]``.
 
     Parameters
     ----------
     chain : SerialChain
         The arm's kinematics.
-    configuration : array_like, shape (n,)
-        Joint angles of the sweep; entry `joint` is the middle of the arc and ``q_ref``.
+    q : array_like, shape (n,)
+        Joint angles of the sweep, rad; entry `joint` is the middle of the arc and ``q_ref``.
     joint : int
         The joint to sweep, 0-based.
     arc : float
@@ -112,9 +113,9 @@ def planned_sweep_from_chain(
     PlannedSweep(joint=1, group=1, q_ref=0.000°, arc=90.0°, samples=630, |w|=9.81 N·m)
     """
     joint = _joint_index(joint)
-    config, rot, a = _chain_rotation(chain, configuration, joint)
+    config, rot, a = _chain_rotation(chain, q, joint)
     gain = check_positive(gain, "gain")
-    q, v = sweep_samples(float(config[joint]), arc, speed, sample_rate)
+    samples, v = sweep_samples(float(config[joint]), arc, speed, sample_rate)
     moment = moment_from_mass_model(chain, config, joint, masses, coms, gravity=gravity)
     with np.errstate(over="ignore", under="ignore"):
         w = gain * moment
@@ -123,7 +124,7 @@ def planned_sweep_from_chain(
             f"Expected `gain` times the moment of the mass model to be finite, got `gain` = "
             f"{gain:g} and a moment of {float(np.max(np.abs(moment))):.3g} N·m."
         )
-    return PlannedSweep(joint, rot, a, float(config[joint]), q, v, w, noise_std, group)
+    return PlannedSweep(joint, rot, a, float(config[joint]), samples, v, w, noise_std, group)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -135,7 +136,8 @@ class SweepPlan(Result):
     positions : ndarray, shape (k,)
         Angles of the reference joint (J1 by default) at which to sweep the planned joint, rad.
     arc : float
-        Arc of each sweep, rad, centred at the configuration's angle of the swept joint.
+        Arc of each sweep, rad, centred at the swept joint's angle in `q` of
+        :func:`plan_sweeps`.
     spacing : float
         Step between successive `positions`, rad.
     bound : UpBound
@@ -180,9 +182,9 @@ class SweepPlan(Result):
 
 
 def _check_plan_joints(
-    chain: SerialChain, configuration: ArrayLike, joint: int, reference_joint: int
+    chain: SerialChain, q: ArrayLike, joint: int, reference_joint: int
 ) -> tuple[NDArray[np.float64], int, int]:
-    """The configuration (a copy) and the two joint indices of a plan."""
+    """The configuration `q` (a copy) and the two joint indices of a plan."""
     if not isinstance(chain, SerialChain):
         raise ValueError(f"Expected `chain` to be a SerialChain, got {type(chain).__name__}.")
     joint = _joint_index(joint)
@@ -192,7 +194,7 @@ def _check_plan_joints(
             f"Expected `reference_joint` to be proximal to `joint` ({joint}), got "
             f"{reference_joint}."
         )
-    config = np.array(_check_configuration(chain, configuration), dtype=np.float64)
+    config = np.array(_check_configuration(chain, q), dtype=np.float64)
     return config, joint, reference_joint
 
 
@@ -248,7 +250,7 @@ def _check_plan_grid(
 
 def plan_sweeps(
     chain: SerialChain,
-    configuration: ArrayLike,
+    q: ArrayLike,
     *,
     masses: ArrayLike,
     coms: ArrayLike,
@@ -259,10 +261,10 @@ def plan_sweeps(
     reference_joint: int = 0,
     counts: Sequence[int] = (2, 3, 4),
     spacings: Sequence[float] = (np.pi / 3, np.pi / 2, 2 * np.pi / 3),
-    arcs: Sequence[float] = tuple(np.radians([60.0, 90.0, 120.0, 150.0, 180.0])),
+    arcs: Sequence[float] = tuple(np.radians([60.0, 90.0, 120.0, 150.0, 180.0]).tolist()),
     speed: float = 0.5,
     sample_rate: float = 100.0,
-    load_friction: LoadFrictionOption = "none",
+    load_friction: LoadFriction = "none",
     gravity: float = STANDARD_GRAVITY,
 ) -> SweepPlan:
     """Recommend sweeps of `joint` reaching `target_std` with the fewest and shortest sweeps.
@@ -271,8 +273,8 @@ def plan_sweeps(
     ----------
     chain : SerialChain
         The arm's kinematics.
-    configuration : array_like, shape (n,)
-        The posture of the sweeps: entry `reference_joint` is the first position (e.g. θ1, the
+    q : array_like, shape (n,)
+        The posture of the sweeps, rad: entry `reference_joint` is the first position (e.g. θ1, the
         J1 zero found by a J1 sweep), entry `joint` the middle of each arc, the joints distal
         to `joint` fix the moment.
     masses, coms : array_like
@@ -302,7 +304,7 @@ def plan_sweeps(
     speed, sample_rate : float, optional
         Sweep speed (rad/s) and sample rate (Hz) of the planned sweeps.
     load_friction : {"none", "abs"}, optional
-        The fit the bound is for (:func:`crlb_up`).
+        The fit the bound is for (:func:`crlb_up`; ``"signed"`` and ``"auto"`` are refused).
     gravity : float, optional
         Gravitational acceleration, m/s² (default ``STANDARD_GRAVITY``, 9.80665).
 
@@ -318,7 +320,7 @@ def plan_sweeps(
     ------
     ValueError
         If an argument is invalid, `reference_joint` is not proximal to `joint`, an arc or
-        spacing exceeds 4π or an angle of `configuration` ±4π ("degrees?"), the search exceeds
+        spacing exceeds 4π or an angle of `q` ±4π ("degrees?"), the search exceeds
         its caps, the moment of the mass model is more than 1e100 times `noise_std` or less
         than 1e-100 times it, or no candidate can determine `up`
         (:class:`~gravdir.errors.DegenerateGeometryError`).
@@ -330,7 +332,7 @@ def plan_sweeps(
 
     Notes
     -----
-    Positions are ``configuration[reference_joint] + k * spacing``, ``k = 0, ..., count - 1``.
+    Positions are ``q[reference_joint] + k * spacing``, ``k = 0, ..., count - 1``.
     Two sweeps 180° apart turn about one axis line and are degenerate
     (:func:`estimate_up`); such candidates, and those whose arcs are too short to separate the
     sinusoid from offset and friction, get an infinite bound. A reference-joint position beyond
@@ -353,13 +355,11 @@ def plan_sweeps(
     >>> plan.reached, len(plan.sweeps)
     (True, 3)
     """
-    config, joint, reference_joint = _check_plan_joints(
-        chain, configuration, joint, reference_joint
-    )
+    config, joint, reference_joint = _check_plan_joints(chain, q, joint, reference_joint)
     target = check_positive(target_std, "target_std")
     count_list, spacing_list, arc_list = _check_plan_grid(counts, spacings, arcs)
     hint = check_direction(up_hint, "up_hint")
-    check_option(load_friction, "load_friction", get_args(LoadFrictionOption))
+    check_option(load_friction, "load_friction", _LOAD_FRICTION_OPTIONS)
     speed = check_positive(speed, "speed")
     sample_rate = check_positive(sample_rate, "sample_rate")
     noise_std = check_positive(noise_std, "noise_std")

@@ -57,7 +57,7 @@ def sweep_constraint(
     and its standard deviation ``azimuth_std`` (the phase's). See the documentation page
     "Plots" for the derivation.
     """
-    rot, a = sweep.rotation, sweep.axis
+    rot, a = sweep.rotation, sweep.joint_axis
     w_norm = float(np.linalg.norm(moment))
     w_hat = moment / w_norm
     n = rot @ a
