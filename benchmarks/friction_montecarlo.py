@@ -32,7 +32,7 @@ def run(noise_std: float, n_draws: int, exponent: float | None, seed: int = 0) -
         1.2,
         np.geomspace(0.005, 1.0, 8),
         max_acceleration=2.0,
-        sample_time=0.01,
+        sample_rate=100.0,
         cruise_time=2.0,
     )
     joint = SyntheticFrictionJoint(offset=0.25, noise_std=noise_std)
@@ -43,27 +43,31 @@ def run(noise_std: float, n_draws: int, exponent: float | None, seed: int = 0) -
             exponent_positive=exponent,
             exponent_negative=exponent,
         )
-    gravity = holding_torque(plan.position, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2, 0, 0.5])
+    gravity = holding_torque(plan.q, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2, 0, 0.5])
     truth = np.array([3.25, 2.35, 2.0, 2.3, 0.04, 0.03, 0.8, 0.03])
     rng = np.random.default_rng(seed)
     est = np.empty((n_draws, truth.size))
     se = np.empty_like(est)
     t_fit = 0.0
     for i in range(n_draws):
-        free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+        free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
         loaded = joint.measure(
-            plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+            plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
         )
         t0 = time.perf_counter()
         fit = fit_friction(
             plan.velocity,
-            free,
-            model="asymmetric-stribeck",
             acceleration=plan.acceleration,
+            torque=free,
+            model="asymmetric-stribeck",
             exponent=exponent,
         )
         res = load_dependent_friction(
-            fit, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+            fit,
+            plan.velocity,
+            acceleration=plan.acceleration,
+            torque=loaded,
+            gravity_torque=gravity,
         )
         t_fit += time.perf_counter() - t0
         idx = [fit.parameter_names.index(n) for n in NAMES]

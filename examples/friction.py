@@ -34,7 +34,7 @@ print(joint)
 
 # %%
 plan = excitation_trajectory(
-    -1.2, 1.2, np.geomspace(0.005, 1.0, 8), max_acceleration=2.0, sample_time=0.01, cruise_time=2.0
+    -1.2, 1.2, np.geomspace(0.005, 1.0, 8), max_acceleration=2.0, sample_rate=100.0, cruise_time=2.0
 )
 print(plan)
 
@@ -49,9 +49,9 @@ check = gravity_free_check(up, [0, 0, 1], [0, 0, 0.33], [0.35, 0.05, 0.6], mass=
 print(check)
 print(check.reason)
 
-tau_free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+tau_free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
 fit = fit_friction(
-    plan.velocity, tau_free, model="asymmetric-stribeck", acceleration=plan.acceleration
+    plan.velocity, acceleration=plan.acceleration, torque=tau_free, model="asymmetric-stribeck"
 )
 print(fit)
 
@@ -86,12 +86,12 @@ for name, value in truth.items():
 # the same way.
 
 # %%
-gravity = holding_torque(plan.position, axis=[0, 1, 0], up=up, first_moment=[2.0, 0.0, 0.5])
+gravity = holding_torque(plan.q, axis=[0, 1, 0], up=up, first_moment=[2.0, 0.0, 0.5])
 tau_loaded = joint.measure(
-    plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+    plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
 )
 load = load_dependent_friction(
-    fit, plan.velocity, tau_loaded, gravity, acceleration=plan.acceleration
+    fit, plan.velocity, acceleration=plan.acceleration, torque=tau_loaded, gravity_torque=gravity
 )
 print(load)
 print(f"load coefficient: true {joint.load_coefficient}, fitted {load.load_coefficient:.4f}")

@@ -27,7 +27,7 @@ FIRST_MOMENT = np.array([2.0, 0.0, 0.5])
 def _plan() -> ExcitationPlan:
     """A short plan: four speeds over ±0.6 rad, 50 Hz (a few hundred samples)."""
     return excitation_trajectory(
-        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_time=0.02, cruise_time=0.3
+        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_rate=50.0, cruise_time=0.3
     )
 
 
@@ -36,10 +36,10 @@ def _runs() -> dict[str, np.ndarray]:
     plan = _plan()
     rng = np.random.default_rng(11)
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
-    gravity = holding_torque(plan.position, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    gravity = holding_torque(plan.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
     loaded = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )
     return {
         "velocity": np.array(plan.velocity),
@@ -53,24 +53,34 @@ def _runs() -> dict[str, np.ndarray]:
 def _run_pair() -> tuple[FrictionRun, FrictionRun]:
     d = _runs()
     return (
-        FrictionRun(d["velocity"], d["free"], d["acceleration"]),
-        FrictionRun(d["velocity"], d["loaded"], d["acceleration"], gravity_torque=d["gravity"]),
+        FrictionRun(d["velocity"], acceleration=d["acceleration"], torque=d["free"]),
+        FrictionRun(
+            d["velocity"],
+            acceleration=d["acceleration"],
+            torque=d["loaded"],
+            gravity_torque=d["gravity"],
+        ),
     )
 
 
 def _free_fit() -> FrictionFit:
     d = _runs()
     return fit_friction(
-        d["velocity"], d["free"], model="stribeck", acceleration=d["acceleration"], exponent=2.0
+        d["velocity"],
+        acceleration=d["acceleration"],
+        torque=d["free"],
+        model="stribeck",
+        exponent=2.0,
     )
 
 
 def _fit_friction() -> tuple[tuple[Any, ...], dict[str, Any]]:
     d = _runs()
-    return (d["velocity"], d["loaded"]), {
-        "model": "stribeck",
+    return (d["velocity"],), {
         "acceleration": d["acceleration"],
+        "torque": d["loaded"],
         "gravity_torque": d["gravity"],
+        "model": "stribeck",
         "exponent": 2.0,
         "min_speed": 1e-3,
         "speed_resolution": 0.05,
@@ -80,8 +90,10 @@ def _fit_friction() -> tuple[tuple[Any, ...], dict[str, Any]]:
 
 def _load_dependent_friction() -> tuple[tuple[Any, ...], dict[str, Any]]:
     d = _runs()
-    return (_free_fit(), d["velocity"], d["loaded"], d["gravity"]), {
+    return (_free_fit(), d["velocity"]), {
         "acceleration": d["acceleration"],
+        "torque": d["loaded"],
+        "gravity_torque": d["gravity"],
         "min_speed": 1e-3,
         "min_load": 1e-6,
     }
@@ -102,12 +114,16 @@ CASES: dict[str, Case] = {
         {"load_coefficient": 0.05},
     ),
     "gravdir.friction.FrictionRun": lambda: (
-        (_runs()["velocity"], _runs()["loaded"]),
-        {"acceleration": _runs()["acceleration"], "gravity_torque": _runs()["gravity"]},
+        (_runs()["velocity"],),
+        {
+            "acceleration": _runs()["acceleration"],
+            "torque": _runs()["loaded"],
+            "gravity_torque": _runs()["gravity"],
+        },
     ),
     "gravdir.friction.excitation_trajectory": lambda: (
         (-0.6, 0.6, np.array([0.01, 0.05, 0.2, 0.6])),
-        {"max_acceleration": 3.0, "sample_time": 0.02, "cruise_time": 0.3, "repeats": 2},
+        {"max_acceleration": 3.0, "sample_rate": 50.0, "cruise_time": 0.3, "repeats": 2},
     ),
     "gravdir.friction.fit_friction": _fit_friction,
     "gravdir.friction.gravity_free_check": lambda: (

@@ -51,13 +51,13 @@ FIRST_MOMENT = np.array([2.0, 0.0, 0.5])
 @pytest.fixture(scope="module")
 def plan():
     return excitation_trajectory(
-        -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_time=0.01, cruise_time=2.0
+        -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_rate=100.0, cruise_time=2.0
     )
 
 
 @pytest.fixture(scope="module")
 def gravity(plan):
-    return holding_torque(plan.position, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    return holding_torque(plan.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
 
 
 def symmetric_joint(**changes):
@@ -128,7 +128,7 @@ def test_models_reject_bad_parameters():
 
 
 def test_plan_follows_the_claim_3_profile(plan):
-    assert plan.position.min() >= -1.2 and plan.position.max() <= 1.2
+    assert plan.q.min() >= -1.2 and plan.q.max() <= 1.2
     assert np.max(np.abs(plan.acceleration)) <= 2.0
     for k, v in enumerate(SPEEDS):
         sel = plan.speed_index == k
@@ -147,7 +147,7 @@ def test_plan_follows_the_claim_3_profile(plan):
     same = plan.acceleration[1:] == plan.acceleration[:-1]
     same &= np.sign(plan.velocity[1:]) == np.sign(plan.velocity[:-1])
     dv = np.diff(plan.velocity)
-    dq = np.diff(plan.position)
+    dq = np.diff(plan.q)
     assert np.allclose(dv[same], (plan.acceleration[:-1] * dt)[same], atol=1e-12)
     vbar = 0.5 * (plan.velocity[1:] + plan.velocity[:-1])
     assert np.allclose(dq[same], (vbar * dt)[same], atol=1e-12)
@@ -167,25 +167,72 @@ def test_plan_stays_in_range_and_under_the_bound(span, acc, fractions, cruise):
     vmax = np.sqrt(acc * span)
     speeds = np.array(fractions) * vmax
     p = excitation_trajectory(
-        0.3, 0.3 + span, speeds, max_acceleration=acc, sample_time=0.005, cruise_time=cruise
+        0.3, 0.3 + span, speeds, max_acceleration=acc, sample_rate=200.0, cruise_time=cruise
     )
-    assert p.position.min() >= 0.3 - 1e-12 and p.position.max() <= 0.3 + span + 1e-12
+    assert p.q.min() >= 0.3 - 1e-12 and p.q.max() <= 0.3 + span + 1e-12
     assert np.max(np.abs(p.acceleration)) <= acc * (1 + 1e-12)
     assert np.max(np.abs(p.velocity)) <= speeds.max() * (1 + 1e-9)
-    assert np.isclose(p.position[0], 0.3)
+    assert np.isclose(p.q[0], 0.3)
 
 
 def test_plan_rejects_unreachable_speed():
     with pytest.raises(ValueError, match="`speeds` reachable"):
-        excitation_trajectory(0.0, 0.5, [0.1, 2.0], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(0.0, 0.5, [0.1, 2.0], max_acceleration=1.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`q_max`"):
-        excitation_trajectory(1.0, 0.5, [0.1], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(1.0, 0.5, [0.1], max_acceleration=1.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`max_acceleration`"):
-        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=0.0, sample_time=0.01)
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=0.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`speeds`"):
-        excitation_trajectory(0.0, 1.0, [-0.1], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(0.0, 1.0, [-0.1], max_acceleration=1.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`repeats`"):
-        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01, repeats=0)
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_rate=100.0, repeats=0)
+
+
+def test_plan_takes_a_sample_rate():
+    # The plan is sampled every 1 / sample_rate s from 0: 2521 samples of the 25.2 s plan at
+    # 100 Hz, the grid arange(n) * (1 / 100) exactly.
+    p = excitation_trajectory(0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_rate=100.0)
+    assert p.time.size == 2521 and round(p.duration, 9) == 25.2
+    assert np.array_equal(p.time, np.arange(2521) * 0.01)
+    assert p.q[0] == 0.0 and p.q.max() == 1.0
+    for bad in (0.0, -100.0, np.inf, np.nan, "100", True):
+        with pytest.raises(ValueError, match="`sample_rate`"):
+            excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_rate=bad)
+    # Below one sample per plan duration (25.2 s here): refused, naming the rate.
+    with pytest.raises(ValueError, match="`sample_rate` at least one sample per plan duration"):
+        excitation_trajectory(0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_rate=0.03)
+
+
+def test_renamed_and_keyword_only_arguments():
+    # Series after the first are keyword-only; the old names and positions are gone.
+    v = np.concatenate([np.geomspace(0.01, 1, 30), -np.geomspace(0.01, 1, 30)])
+    model = CoulombViscousFriction(2.0, 1.5)
+    tau = model.evaluate(v)
+    g = np.linspace(-20.0, 30.0, v.size)
+    fit = fit_friction(v, torque=tau, model="coulomb-viscous")
+    with pytest.raises(TypeError):
+        fit_friction(v, tau)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        load_dependent_friction(fit, v, tau + 0.03 * np.abs(g), g)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        fit.predict(v, None)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        model.evaluate(v, g)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        FrictionRun(v, tau)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        gravity_free_check(UP, axis=AXIS, point=[0, 0, 0], center_of_mass=[1, 0, 0], mass=1.0)  # type: ignore[call-arg]
+    chk = gravity_free_check(
+        UP, joint_axis=AXIS, point=[0, 0, 0], center_of_mass=[1, 0, 0], mass=1.0
+    )
+    assert not chk.is_gravity_free
+    assert fit.predict(v, acceleration=None, load=None).shape == v.shape
+    run = FrictionRun(v, acceleration=0 * v, torque=tau, gravity_torque=g)
+    assert run.acceleration is not None and np.array_equal(run.torque, tau)
+    plan = excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_rate=100.0)
+    assert not hasattr(plan, "position") and plan.q.shape == plan.time.shape
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,8 +248,10 @@ def assert_recovered(fit, truth: dict[str, float], rtol: float = 1e-6) -> None:
 
 def test_noise_free_coulomb_viscous_with_inertia(plan):
     joint = symmetric_joint(static_positive=3.0, static_negative=3.0, load_coefficient=0.0)
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
-    fit = fit_friction(plan.velocity, tau, model="coulomb-viscous", acceleration=plan.acceleration)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration)
+    fit = fit_friction(
+        plan.velocity, torque=tau, model="coulomb-viscous", acceleration=plan.acceleration
+    )
     assert_recovered(fit, {"offset": 0.25, "coulomb": 3.0, "viscous": 2.0, "inertia": 0.8})
     assert fit.residual_rms < 1e-10
     assert isinstance(fit.model, CoulombViscousFriction)
@@ -211,9 +260,13 @@ def test_noise_free_coulomb_viscous_with_inertia(plan):
 @pytest.mark.parametrize("exponent", [None, 2.0])
 def test_noise_free_stribeck_with_inertia(plan, exponent):
     joint = symmetric_joint(load_coefficient=0.0)
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration)
     fit = fit_friction(
-        plan.velocity, tau, model="stribeck", acceleration=plan.acceleration, exponent=exponent
+        plan.velocity,
+        torque=tau,
+        model="stribeck",
+        acceleration=plan.acceleration,
+        exponent=exponent,
     )
     truth = {
         "offset": 0.25,
@@ -233,9 +286,9 @@ def test_noise_free_stribeck_with_inertia(plan, exponent):
 
 def test_noise_free_asymmetric_stribeck_folds_the_offset(plan):
     joint = SyntheticFrictionJoint(load_coefficient=0.0, offset=0.25)
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration)
     fit = fit_friction(
-        plan.velocity, tau, model="asymmetric-stribeck", acceleration=plan.acceleration
+        plan.velocity, torque=tau, model="asymmetric-stribeck", acceleration=plan.acceleration
     )
     # The model has no offset: it rides on the levels, +c0 forward and -c0 backward.
     assert_recovered(
@@ -258,10 +311,10 @@ def test_noise_free_asymmetric_stribeck_folds_the_offset(plan):
 
 def test_noise_free_load_dependent_in_one_fit(plan, gravity):
     joint = symmetric_joint()
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity)
     fit = fit_friction(
         plan.velocity,
-        tau,
+        torque=tau,
         model="stribeck",
         acceleration=plan.acceleration,
         gravity_torque=gravity,
@@ -273,13 +326,13 @@ def test_noise_free_load_dependent_in_one_fit(plan, gravity):
 
 def test_two_pose_noise_free(plan, gravity):
     joint = SyntheticFrictionJoint(offset=0.25)
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration)
-    loaded = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration)
+    loaded = joint.measure(plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity)
     fit0 = fit_friction(
-        plan.velocity, free, model="asymmetric-stribeck", acceleration=plan.acceleration
+        plan.velocity, torque=free, model="asymmetric-stribeck", acceleration=plan.acceleration
     )
     res = load_dependent_friction(
-        fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+        fit0, plan.velocity, torque=loaded, gravity_torque=gravity, acceleration=plan.acceleration
     )
     assert abs(res.load_coefficient - 0.03) < 1e-6 * 0.03
     # The gravity-affected friction of CN 107423515 B, claim 4, is mu |tau_g| sgn v, sample by
@@ -318,15 +371,19 @@ def test_monte_carlo_accuracy_and_covariance(plan, gravity):
     est = np.empty((n_draws, len(names) + 1))
     se = np.empty_like(est)
     for i in range(n_draws):
-        free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+        free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
         loaded = joint.measure(
-            plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+            plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
         )
         fit0 = fit_friction(
-            plan.velocity, free, model="asymmetric-stribeck", acceleration=plan.acceleration
+            plan.velocity, torque=free, model="asymmetric-stribeck", acceleration=plan.acceleration
         )
         res = load_dependent_friction(
-            fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+            fit0,
+            plan.velocity,
+            torque=loaded,
+            gravity_torque=gravity,
+            acceleration=plan.acceleration,
         )
         idx = [fit0.parameter_names.index(n) for n in names]
         est[i, :-1] = fit0.parameters[idx]
@@ -381,7 +438,7 @@ def test_gravity_free_amplitude_matches_cross_products(up, axis, com, mass):
 def test_gravity_free_check_bad_input():
     with pytest.raises(ValueError, match="`up`"):
         gravity_free_check([0, 0, 2], AXIS, [0, 0, 0], [1, 0, 0], 1.0)
-    with pytest.raises(ValueError, match="`axis`"):
+    with pytest.raises(ValueError, match="`joint_axis`"):
         gravity_free_check(UP, [0, 0, 0], [0, 0, 0], [1, 0, 0], 1.0)
     with pytest.raises(ValueError, match="`mass`"):
         gravity_free_check(UP, AXIS, [0, 0, 0], [1, 0, 0], -1.0)
@@ -396,50 +453,52 @@ def test_gravity_free_check_bad_input():
 
 def test_velocities_of_one_sign_are_refused(plan):
     joint = symmetric_joint()
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration)
     fwd = plan.velocity > 0
     with pytest.raises(InsufficientDataError, match="`velocity`.*both directions"):
-        fit_friction(plan.velocity[fwd], tau[fwd], model="coulomb-viscous")
+        fit_friction(plan.velocity[fwd], torque=tau[fwd], model="coulomb-viscous")
 
 
 def test_too_few_distinct_speeds_for_stribeck():
     plan2 = excitation_trajectory(
-        -1.0, 1.0, [0.1, 0.5], max_acceleration=2.0, sample_time=0.01, cruise_time=2.0
+        -1.0, 1.0, [0.1, 0.5], max_acceleration=2.0, sample_rate=100.0, cruise_time=2.0
     )
     cru = plan2.cruising
     joint = symmetric_joint()
-    tau = joint.measure(plan2.position[cru], plan2.velocity[cru], plan2.acceleration[cru])
+    tau = joint.measure(plan2.q[cru], plan2.velocity[cru], plan2.acceleration[cru])
     with pytest.raises(InsufficientDataError, match="at least 6 distinct velocities.*got 4"):
-        fit_friction(plan2.velocity[cru], tau, model="stribeck")
+        fit_friction(plan2.velocity[cru], torque=tau, model="stribeck")
     with pytest.raises(InsufficientDataError, match="distinct positive speeds"):
-        fit_friction(plan2.velocity[cru], tau, model="asymmetric-stribeck")
+        fit_friction(plan2.velocity[cru], torque=tau, model="asymmetric-stribeck")
     # Two speeds are enough for Coulomb + viscous + offset.
-    fit = fit_friction(plan2.velocity[cru], tau, model="coulomb-viscous")
+    fit = fit_friction(plan2.velocity[cru], torque=tau, model="coulomb-viscous")
     assert fit.residual_rms < 1e-6
 
 
 def test_zero_acceleration_column_is_named(plan):
     cru = plan.cruising
     joint = symmetric_joint()
-    tau = joint.measure(plan.position[cru], plan.velocity[cru], plan.acceleration[cru])
+    tau = joint.measure(plan.q[cru], plan.velocity[cru], plan.acceleration[cru])
     with pytest.raises(InsufficientDataError, match="`inertia`"):
-        fit_friction(plan.velocity[cru], tau, model="stribeck", acceleration=plan.acceleration[cru])
+        fit_friction(
+            plan.velocity[cru], torque=tau, model="stribeck", acceleration=plan.acceleration[cru]
+        )
 
 
 def test_fit_friction_argument_errors(plan):
     v = plan.velocity
     with pytest.raises(ValueError, match="`model`"):
-        fit_friction(v, v, model="lugre")
+        fit_friction(v, torque=v, model="lugre")
     with pytest.raises(ValueError, match="`torque`"):
-        fit_friction(v, v[:-1])
+        fit_friction(v, torque=v[:-1])
     with pytest.raises(ValueError, match="`acceleration`"):
-        fit_friction(v, v, acceleration=v[:-1])
+        fit_friction(v, torque=v, acceleration=v[:-1])
     with pytest.raises(ValueError, match="`velocity`"):
-        fit_friction(np.where(v > 0, np.nan, v), v)
+        fit_friction(np.where(v > 0, np.nan, v), torque=v)
     with pytest.raises(ValueError, match="`exponent`"):
-        fit_friction(v, v, model="coulomb-viscous", exponent=2.0)
+        fit_friction(v, torque=v, model="coulomb-viscous", exponent=2.0)
     with pytest.raises(ValueError, match="`min_speed`"):
-        fit_friction(v, v, min_speed=0.0)
+        fit_friction(v, torque=v, min_speed=0.0)
 
 
 def test_unresolved_stribeck_dip_warns():
@@ -448,31 +507,48 @@ def test_unresolved_stribeck_dip_warns():
     tau = CoulombViscousFriction(3.0, 2.0).evaluate(v)
     tau = tau + np.random.default_rng(3).normal(0, 0.01, v.size)
     with pytest.warns(GravdirWarning, match="do not resolve the Stribeck dip"):
-        fit_friction(v, tau, model="stribeck", exponent=2.0)
+        fit_friction(v, torque=tau, model="stribeck", exponent=2.0)
 
 
 def test_not_gravity_free_pose_is_refused(plan, gravity):
     joint = symmetric_joint()
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration)
-    loaded = joint.measure(plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity)
-    fit0 = fit_friction(plan.velocity, free, acceleration=plan.acceleration, exponent=2.0)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration)
+    loaded = joint.measure(plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity)
+    fit0 = fit_friction(plan.velocity, torque=free, acceleration=plan.acceleration, exponent=2.0)
     tilted = gravity_free_check(UP, AXIS, [0, 0, 0], [0.3, 0, 0.1], 5.0)
     with pytest.raises(DegenerateGeometryError, match="`free_pose`.*not gravity-free"):
         load_dependent_friction(
-            fit0, plan.velocity, loaded, gravity, acceleration=plan.acceleration, free_pose=tilted
+            fit0,
+            plan.velocity,
+            torque=loaded,
+            gravity_torque=gravity,
+            acceleration=plan.acceleration,
+            free_pose=tilted,
         )
     with pytest.raises(InsufficientDataError, match="`gravity_torque`"):
         load_dependent_friction(
-            fit0, plan.velocity, loaded, 0 * gravity, acceleration=plan.acceleration
+            fit0,
+            plan.velocity,
+            torque=loaded,
+            gravity_torque=0 * gravity,
+            acceleration=plan.acceleration,
         )
     with pytest.raises(ValueError, match="`acceleration`"):
-        load_dependent_friction(fit0, plan.velocity, loaded, gravity)
+        load_dependent_friction(fit0, plan.velocity, torque=loaded, gravity_torque=gravity)
     fit_l = fit_friction(
-        plan.velocity, loaded, acceleration=plan.acceleration, gravity_torque=gravity, exponent=2
+        plan.velocity,
+        torque=loaded,
+        acceleration=plan.acceleration,
+        gravity_torque=gravity,
+        exponent=2,
     )
     with pytest.raises(ValueError, match="`free_fit`"):
         load_dependent_friction(
-            fit_l, plan.velocity, loaded, gravity, acceleration=plan.acceleration
+            fit_l,
+            plan.velocity,
+            torque=loaded,
+            gravity_torque=gravity,
+            acceleration=plan.acceleration,
         )
 
 
@@ -491,13 +567,13 @@ def test_arm_table_joint_by_joint(plan, gravity):
             coulomb_positive=2.0 + k, load_coefficient=mu, inertia=0.3 + 0.2 * k
         )
         g = (1.0 + 0.5 * k) * gravity
-        free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
-        loaded = joint.measure(
-            plan.position, plan.velocity, plan.acceleration, gravity_torque=g, rng=rng
-        )
+        free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
+        loaded = joint.measure(plan.q, plan.velocity, plan.acceleration, gravity_torque=g, rng=rng)
         runs[name] = (
-            FrictionRun(plan.velocity, free, plan.acceleration),
-            FrictionRun(plan.velocity, loaded, plan.acceleration, gravity_torque=g),
+            FrictionRun(plan.velocity, torque=free, acceleration=plan.acceleration),
+            FrictionRun(
+                plan.velocity, torque=loaded, acceleration=plan.acceleration, gravity_torque=g
+            ),
         )
         poses[name] = gravity_free_check(UP, UP, [0, 0, 0], [0.3, 0.1, 0.2], 3.0)
     table = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses=poses)
@@ -525,13 +601,11 @@ def test_arm_table_joint_by_joint(plan, gravity):
 @pytest.mark.parametrize("max_iter", [1, 2])
 def test_search_at_its_limit_warns(plan, max_iter):
     joint = SyntheticFrictionJoint(noise_std=0.1)
-    tau = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, rng=np.random.default_rng(5)
-    )
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=np.random.default_rng(5))
     with pytest.warns(ConvergenceWarning, match="`max_iter`"):
         fit = fit_friction(
             plan.velocity,
-            tau,
+            torque=tau,
             model="asymmetric-stribeck",
             acceleration=plan.acceleration,
             max_iter=max_iter,
@@ -540,24 +614,26 @@ def test_search_at_its_limit_warns(plan, max_iter):
     assert fit.n_iter == max_iter
     assert "not converged" in repr(fit)
     full = fit_friction(
-        plan.velocity, tau, model="asymmetric-stribeck", acceleration=plan.acceleration
+        plan.velocity, torque=tau, model="asymmetric-stribeck", acceleration=plan.acceleration
     )
     assert full.converged is True and 1 <= full.n_iter < 200
     runs = (
-        FrictionRun(plan.velocity, tau, plan.acceleration),
-        FrictionRun(plan.velocity, tau, plan.acceleration, gravity_torque=0.5 + 0 * tau),
+        FrictionRun(plan.velocity, torque=tau, acceleration=plan.acceleration),
+        FrictionRun(
+            plan.velocity, torque=tau, acceleration=plan.acceleration, gravity_torque=0.5 + 0 * tau
+        ),
     )
     with pytest.warns(ConvergenceWarning):
         res = identify_joint_friction(*runs, model="asymmetric-stribeck", max_iter=max_iter)
     assert res.free.converged is False and res.free.n_iter == max_iter
     with pytest.raises(ValueError, match="`max_iter`"):
-        fit_friction(plan.velocity, tau, max_iter=0)
+        fit_friction(plan.velocity, torque=tau, max_iter=0)
 
 
 def test_coulomb_viscous_has_no_search(plan):
     joint = symmetric_joint(static_positive=3.0, static_negative=3.0)
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration)
-    fit = fit_friction(plan.velocity, tau, model="coulomb-viscous", max_iter=1)
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration)
+    fit = fit_friction(plan.velocity, torque=tau, model="coulomb-viscous", max_iter=1)
     assert fit.converged is True and fit.n_iter == 0
 
 
@@ -577,15 +653,17 @@ def _arrays(result):
 def test_result_contract(plan, gravity):
     joint = SyntheticFrictionJoint(noise_std=0.05)
     rng = np.random.default_rng(13)
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
     loaded = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )
     pose = gravity_free_check(UP, UP, [0, 0, 0], [0.3, 0.1, 0.2], 3.0)
     runs = {
         "J1": (
-            FrictionRun(plan.velocity, free, plan.acceleration),
-            FrictionRun(plan.velocity, loaded, plan.acceleration, gravity_torque=gravity),
+            FrictionRun(plan.velocity, torque=free, acceleration=plan.acceleration),
+            FrictionRun(
+                plan.velocity, torque=loaded, acceleration=plan.acceleration, gravity_torque=gravity
+            ),
         )
     }
     table = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses={"J1": pose})
@@ -632,27 +710,28 @@ def test_result_contract(plan, gravity):
     # Value equality: a refit of the same data equals the first fit, other data do not.
     again = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses={"J1": pose})
     assert again == table
-    assert table["J1"].free != fit_friction(plan.velocity, free, model="stribeck")
+    assert table["J1"].free != fit_friction(plan.velocity, torque=free, model="stribeck")
 
 
 def test_friction_run_copies_the_callers_arrays(plan):
     v = plan.velocity.copy()
     tau = np.ones_like(v)
-    run = FrictionRun(v, tau)
+    run = FrictionRun(v, torque=tau)
     v[:] = 0.0
     tau[:] = 5.0
     assert np.array_equal(run.velocity, plan.velocity)
     assert np.all(run.torque == 1.0)
     assert not run.velocity.flags.writeable
     with pytest.raises(ValueError, match="`torque`"):
-        FrictionRun(v, tau[:-1])
+        FrictionRun(v, torque=tau[:-1])
     with pytest.raises(ValueError, match="`velocity`"):
-        FrictionRun(np.ones((2, 3)), np.ones((2, 3)))
+        FrictionRun(np.ones((2, 3)), torque=np.ones((2, 3)))
 
 
 # --------------------------------------------------------------------------------------------
 # Cross-check with the sweep fit's load-dependent column
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("noise", [0.0, 0.05])
 def test_load_coefficient_agrees_with_sweep_fit(noise):
@@ -660,9 +739,11 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
 
     # Constant-speed passes well above v_s, symmetric viscous friction: the sweep's columns
     # (offset, sin q, cos q, sgn v, v, sgn v |A sin(q + phi)|) describe the loaded run exactly.
-    plan = excitation_trajectory(-1.5, 1.5, [0.3, 0.5, 0.8], max_acceleration=3.0, sample_time=0.01)
+    plan = excitation_trajectory(
+        -1.5, 1.5, [0.3, 0.5, 0.8], max_acceleration=3.0, sample_rate=100.0
+    )
     cru = plan.cruising
-    q, v = plan.position[cru], plan.velocity[cru]
+    q, v = plan.q[cru], plan.velocity[cru]
     a = plan.acceleration[cru]
     g = holding_torque(q, axis=AXIS, up=UP, first_moment=[2.0, 0.0, 0.5])
     joint = SyntheticFrictionJoint(
@@ -672,10 +753,10 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
     free = joint.measure(q, v, a, rng=rng)
     loaded = joint.measure(q, v, a, gravity_torque=g, rng=rng)
     sweep = fit_sweep(q, loaded, v, min_speed=0.1, load_friction="abs")
-    fit0 = fit_friction(v, free, model="coulomb-viscous")
+    fit0 = fit_friction(v, torque=free, model="coulomb-viscous")
     # The subtraction of CN 107423515 B, claim 4, with the gravity torque from the sweep fit.
     g_sweep = float(sweep.amplitude) * np.sin(q + float(sweep.phase))
-    res = load_dependent_friction(fit0, v, loaded, g_sweep)
+    res = load_dependent_friction(fit0, v, torque=loaded, gravity_torque=g_sweep)
     mu_sweep = float(sweep.load_coefficient)
     if noise == 0.0:
         assert abs(res.load_coefficient - 0.04) < 1e-6 * 0.04
@@ -697,13 +778,13 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
 def short_runs():
     """A short plan (178 samples) with noisy free and loaded torque of one joint."""
     p = excitation_trajectory(
-        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_time=0.02, cruise_time=0.3
+        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_rate=50.0, cruise_time=0.3
     )
     rng = np.random.default_rng(11)
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
-    g = holding_torque(p.position, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
-    free = joint.measure(p.position, p.velocity, p.acceleration, rng=rng)
-    loaded = joint.measure(p.position, p.velocity, p.acceleration, gravity_torque=g, rng=rng)
+    g = holding_torque(p.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    free = joint.measure(p.q, p.velocity, p.acceleration, rng=rng)
+    loaded = joint.measure(p.q, p.velocity, p.acceleration, gravity_torque=g, rng=rng)
     return p.velocity, p.acceleration, g, free, loaded
 
 
@@ -714,11 +795,11 @@ def test_fit_friction_at_extreme_torque_scales(short_runs, scale):
     # errors scale with the torque, the load coefficient does not, and a covariance that leaves
     # the float range is infinite with a warning, never zero or NaN.
     v, a, g, _, loaded = short_runs
-    ref = fit_friction(v, loaded, acceleration=a, gravity_torque=g, exponent=2.0)
+    ref = fit_friction(v, torque=loaded, acceleration=a, gravity_torque=g, exponent=2.0)
     with np.errstate(all="raise"), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = fit_friction(
-            v, loaded * scale, acceleration=a, gravity_torque=g * scale, exponent=2.0
+            v, torque=loaded * scale, acceleration=a, gravity_torque=g * scale, exponent=2.0
         )
     unit = np.array([scale if n != "load_coefficient" else 1.0 for n in fit.parameter_names])
     unit[fit.parameter_names.index("stribeck_velocity")] = 1.0
@@ -742,13 +823,13 @@ def test_fit_friction_is_exactly_equivariant_under_powers_of_two(short_runs):
     # torque * 2**k is the fit of torque * 2**100, scaled by 2**(k - 100), to the last bit.
     v, a, g, _, loaded = short_runs
     ref = fit_friction(
-        v, loaded * 2.0**100, acceleration=a, gravity_torque=g * 2.0**100, exponent=2.0
+        v, torque=loaded * 2.0**100, acceleration=a, gravity_torque=g * 2.0**100, exponent=2.0
     )
     for k in (511, 665, 997, -997):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GravdirWarning)
             fit = fit_friction(
-                v, loaded * 2.0**k, acceleration=a, gravity_torque=g * 2.0**k, exponent=2.0
+                v, torque=loaded * 2.0**k, acceleration=a, gravity_torque=g * 2.0**k, exponent=2.0
             )
         shift = np.array(
             [
@@ -767,7 +848,7 @@ def test_fit_friction_with_one_sample_at_1e300(short_runs):
     torque = free.copy()
     torque[50] = 1e300
     with np.errstate(all="raise"), pytest.warns(GravdirWarning, match="`parameters_cov`"):
-        fit = fit_friction(v, torque, model="coulomb-viscous", acceleration=a)
+        fit = fit_friction(v, torque=torque, model="coulomb-viscous", acceleration=a)
     assert np.all(np.isfinite(fit.parameters)) and np.all(np.isfinite(fit.residuals))
     assert np.isfinite(fit.residual_rms) and fit.residual_rms > 1e297
     assert np.all(np.isfinite(fit.parameters_std)) and np.all(fit.parameters_std > 1e295)
@@ -776,26 +857,26 @@ def test_fit_friction_with_one_sample_at_1e300(short_runs):
 
 def test_fit_friction_scales_velocity_and_acceleration(short_runs):
     v, a, _, free, _ = short_runs
-    ref = fit_friction(v, free, acceleration=a, exponent=2.0)
+    ref = fit_friction(v, torque=free, acceleration=a, exponent=2.0)
     s = 2.0**700
     with np.errstate(all="raise"), pytest.warns(GravdirWarning, match="`parameters_cov`"):
-        fit = fit_friction(v * s, free, acceleration=a * s, exponent=2.0, min_speed=1e-3 * s)
+        fit = fit_friction(v * s, torque=free, acceleration=a * s, exponent=2.0, min_speed=1e-3 * s)
     unit = {"viscous": 1 / s, "stribeck_velocity": s, "inertia": 1 / s}
     for name in fit.parameter_names:
         f = unit.get(name, 1.0)
         assert np.isclose(fit.parameter(name) / f, ref.parameter(name), rtol=1e-9), name
     # Ratios that leave the float range are refused, naming the arguments.
     with pytest.raises(ValueError, match="`viscous` beyond it"):
-        fit_friction(v * 1e-300, free * 1e300, min_speed=1e-306, model="coulomb-viscous")
+        fit_friction(v * 1e-300, torque=free * 1e300, min_speed=1e-306, model="coulomb-viscous")
 
 
 def test_fit_friction_bit_identical_on_ordinary_data(short_runs):
     # Data of ordinary size are not rescaled at all: a power-of-two factor inside 2**±64
     # changes every figure by exactly that factor.
     v, a, g, _, loaded = short_runs
-    ref = fit_friction(v, loaded, acceleration=a, gravity_torque=g, exponent=2.0)
+    ref = fit_friction(v, torque=loaded, acceleration=a, gravity_torque=g, exponent=2.0)
     fit = fit_friction(
-        v, loaded * 2.0**-10, acceleration=a, gravity_torque=g * 2.0**-10, exponent=2.0
+        v, torque=loaded * 2.0**-10, acceleration=a, gravity_torque=g * 2.0**-10, exponent=2.0
     )
     assert np.allclose(fit.parameters[:4], ref.parameters[:4] * 2.0**-10, rtol=1e-12)
     assert fit.parameters_std.shape == ref.parameters.shape
@@ -806,57 +887,61 @@ def test_fit_friction_refuses_bad_arguments(short_runs):
     v, a, _, free, _ = short_runs
     # A column vector is not a series: no silent broadcasting.
     with pytest.raises(ValueError, match="`torque`"):
-        fit_friction(v, free[:, None])
+        fit_friction(v, torque=free[:, None])
     # Numeric strings and booleans are not numbers.
     with pytest.raises(ValueError, match="`velocity`"):
-        fit_friction(v.astype(str), free)
+        fit_friction(v.astype(str), torque=free)
     with pytest.raises(ValueError, match="`exponent`"):
-        fit_friction(v, free, exponent="2.0")  # type: ignore[arg-type]
+        fit_friction(v, torque=free, exponent="2.0")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`min_speed`"):
-        fit_friction(v, free, min_speed="0.001")  # type: ignore[arg-type]
+        fit_friction(v, torque=free, min_speed="0.001")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`max_iter`"):
-        fit_friction(v, free, max_iter=True)
+        fit_friction(v, torque=free, max_iter=True)
     with pytest.raises(ValueError, match="`max_iter`"):
-        fit_friction(v, free, max_iter="100")  # type: ignore[arg-type]
+        fit_friction(v, torque=free, max_iter="100")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`model`"):
-        fit_friction(v, free, model=np.array(["stribeck"]))  # type: ignore[arg-type]
+        fit_friction(v, torque=free, model=np.array(["stribeck"]))  # type: ignore[arg-type]
     # Ranges: the iteration cap, the exponent box, the speed resolution.
     with pytest.raises(ValueError, match="`max_iter` to be an integer from 1 to 10000"):
-        fit_friction(v, free, max_iter=10**12)
+        fit_friction(v, torque=free, max_iter=10**12)
     with pytest.raises(ValueError, match="`exponent` from 0.25 to 5"):
-        fit_friction(v, free, exponent=1e300)
+        fit_friction(v, torque=free, exponent=1e300)
     with pytest.raises(ValueError, match="`speed_resolution` from 1e-12 to 1"):
-        fit_friction(v, free, speed_resolution=1e-300)
+        fit_friction(v, torque=free, speed_resolution=1e-300)
 
 
 def test_load_dependent_friction_needs_ten_loaded_samples(short_runs):
     # Was: one sample above min_speed gave mu with rms 1e-16 and no warning.
     v, a, g, free, loaded = short_runs
-    fit0 = fit_friction(v, free, model="coulomb-viscous")
+    fit0 = fit_friction(v, torque=free, model="coulomb-viscous")
     one = np.array([0.5])
     torque_one = fit0.predict(one) + np.array([20.0]) * 1.03
     with pytest.raises(InsufficientDataError, match="10 or more samples.*got 1"):
-        load_dependent_friction(fit0, one, torque_one, np.array([20.0]))
+        load_dependent_friction(fit0, one, torque=torque_one, gravity_torque=np.array([20.0]))
     moving = np.flatnonzero(np.abs(v) >= 1e-3)
     for n, ok in ((9, False), (10, True)):
         idx = moving[:n]
         if ok:
-            res = load_dependent_friction(fit0, v[idx], loaded[idx], g[idx])
+            res = load_dependent_friction(fit0, v[idx], torque=loaded[idx], gravity_torque=g[idx])
             assert res.mask.sum() == 10 and res.load_coefficient_std > 0
         else:
             with pytest.raises(InsufficientDataError, match="`gravity_torque` non-zero at 10"):
-                load_dependent_friction(fit0, v[idx], loaded[idx], g[idx])
+                load_dependent_friction(fit0, v[idx], torque=loaded[idx], gravity_torque=g[idx])
 
 
 def test_load_dependent_friction_at_extreme_scales(short_runs):
     v, a, g, free, loaded = short_runs
-    fit0 = fit_friction(v, free, acceleration=a, exponent=2.0)
-    ref = load_dependent_friction(fit0, v, loaded, g, acceleration=a)
+    fit0 = fit_friction(v, torque=free, acceleration=a, exponent=2.0)
+    ref = load_dependent_friction(fit0, v, torque=loaded, gravity_torque=g, acceleration=a)
     with np.errstate(all="raise"):
         # The gravity torque 1e-5 as large: mu 1e5 as large, with the same relative error.
-        small = load_dependent_friction(fit0, v, loaded - g + g * 1e-5, g * 1e-5, acceleration=a)
+        small = load_dependent_friction(
+            fit0, v, torque=loaded - g + g * 1e-5, gravity_torque=g * 1e-5, acceleration=a
+        )
         # A loaded run 1e300 times faster than the free one: finite, never NaN.
-        fast = load_dependent_friction(fit0, v * 1e300, loaded, g, acceleration=a)
+        fast = load_dependent_friction(
+            fit0, v * 1e300, torque=loaded, gravity_torque=g, acceleration=a
+        )
     assert np.isclose(small.load_coefficient, ref.load_coefficient * 1e5, rtol=1e-9)
     assert np.isclose(small.load_coefficient_std, ref.load_coefficient_std * 1e5, rtol=1e-9)
     assert np.isfinite([fast.load_coefficient, fast.load_coefficient_std, fast.residual_rms]).all()
@@ -864,32 +949,34 @@ def test_load_dependent_friction_at_extreme_scales(short_runs):
     # Both runs 1e200 times larger: the free fit's covariance is infinite, so the free fit's
     # share of the error is bounded (with a warning) -- larger than before, never smaller.
     with pytest.warns(GravdirWarning):
-        fit_big = fit_friction(v, free * 1e200, acceleration=a, exponent=2.0)
+        fit_big = fit_friction(v, torque=free * 1e200, acceleration=a, exponent=2.0)
     with pytest.warns(GravdirWarning, match="covariance of `free_fit` is infinite"):
-        big = load_dependent_friction(fit_big, v, loaded * 1e200, g * 1e200, acceleration=a)
+        big = load_dependent_friction(
+            fit_big, v, torque=loaded * 1e200, gravity_torque=g * 1e200, acceleration=a
+        )
     assert np.isclose(big.load_coefficient, ref.load_coefficient, rtol=1e-9)
     assert ref.load_coefficient_std <= big.load_coefficient_std < np.inf
 
 
 def test_excitation_trajectory_bounds_its_work():
-    # Was: repeats=10**300 ran 31 s then raised MemoryError; sample_time=1e-12 asked for 183 TiB.
+    # Was: repeats=10**300 ran 31 s then raised MemoryError; a 1e12 Hz rate asked for 183 TiB.
     start = time.perf_counter()
     with pytest.raises(ValueError, match="`repeats` to be an integer from 1 to 1000"):
         excitation_trajectory(
-            0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01, repeats=10**300
+            0.0, 1.0, [0.1], max_acceleration=1.0, sample_rate=100.0, repeats=10**300
         )
-    with pytest.raises(ValueError, match="at most 5000000 samples.*`sample_time`=1e-12"):
+    with pytest.raises(ValueError, match=r"at most 5000000 samples.*`sample_rate`=1e\+12 Hz"):
         excitation_trajectory(
-            -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_time=1e-12, cruise_time=2.0
+            -1.2, 1.2, SPEEDS, max_acceleration=2.0, sample_rate=1e12, cruise_time=2.0
         )
     with pytest.raises(ValueError, match="at most 10000 passes"):
         excitation_trajectory(
-            0.0, 1.0, np.full(101, 0.1), max_acceleration=1.0, sample_time=0.01, repeats=100
+            0.0, 1.0, np.full(101, 0.1), max_acceleration=1.0, sample_rate=100.0, repeats=100
         )
-    with pytest.raises(ValueError, match="`sample_time` at most the plan's duration"):
-        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_time=1e300)
+    with pytest.raises(ValueError, match="`sample_rate` at least one sample per plan duration"):
+        excitation_trajectory(0.0, 1.0, [0.1], max_acceleration=1.0, sample_rate=1e-300)
     with pytest.raises(ValueError, match="at most 5000000 samples"):
-        excitation_trajectory(0.0, 1.0, [5e-324], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(0.0, 1.0, [5e-324], max_acceleration=1.0, sample_rate=100.0)
     assert time.perf_counter() - start < 1.0
     from gravdir.friction._plan import MAX_PASSES, MAX_PLAN_SAMPLES, MAX_REPEATS
 
@@ -898,14 +985,14 @@ def test_excitation_trajectory_bounds_its_work():
 
 def test_excitation_range_in_degrees_is_refused():
     with pytest.raises(ValueError, match="`q_max` in radians.*degrees?"):
-        excitation_trajectory(0.0, 90.0, [0.1], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(0.0, 90.0, [0.1], max_acceleration=1.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`q_min` in radians.*degrees?"):
-        excitation_trajectory(-60.0, 0.0, [0.1], max_acceleration=1.0, sample_time=0.01)
+        excitation_trajectory(-60.0, 0.0, [0.1], max_acceleration=1.0, sample_rate=100.0)
     with pytest.raises(ValueError, match="`q_max` in radians, got a span.*degrees?"):
-        excitation_trajectory(-7.0, 7.0, [0.1], max_acceleration=1.0, sample_time=0.1)
+        excitation_trajectory(-7.0, 7.0, [0.1], max_acceleration=1.0, sample_rate=10.0)
     # Two turns of range in radians are accepted.
-    plan = excitation_trajectory(-6.0, 6.0, [0.5], max_acceleration=1.0, sample_time=0.1)
-    assert plan.position.max() == 6.0
+    plan = excitation_trajectory(-6.0, 6.0, [0.5], max_acceleration=1.0, sample_rate=10.0)
+    assert plan.q.max() == 6.0
     with pytest.raises(ValueError, match="`position` in radians.*degrees?"):
         holding_torque(np.linspace(-60.0, 60.0, 9), axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
 
@@ -913,23 +1000,23 @@ def test_excitation_range_in_degrees_is_refused():
 def test_numeric_strings_and_bools_are_refused():
     cases = [
         (
-            lambda: excitation_trajectory("0", 1.0, [0.1], max_acceleration=1.0, sample_time=0.01),
+            lambda: excitation_trajectory("0", 1.0, [0.1], max_acceleration=1.0, sample_rate=100.0),
             "`q_min`",
         ),
         (
             lambda: excitation_trajectory(
-                False, 1.0, [0.1], max_acceleration=1.0, sample_time=0.01
+                False, 1.0, [0.1], max_acceleration=1.0, sample_rate=100.0
             ),
             "`q_min`",
         ),
         (
             lambda: excitation_trajectory(
-                0.0, 1.0, ["0.1"], max_acceleration=1.0, sample_time=0.01
+                0.0, 1.0, ["0.1"], max_acceleration=1.0, sample_rate=100.0
             ),
             "`speeds`",
         ),
         (
-            lambda: excitation_trajectory(0.0, 1.0, [0.1], max_acceleration="1", sample_time=0.01),
+            lambda: excitation_trajectory(0.0, 1.0, [0.1], max_acceleration="1", sample_rate=100.0),
             "`max_acceleration`",
         ),
         (lambda: StribeckFriction("2.0", 3.0, 0.04, 1.5), "`coulomb`"),
@@ -945,7 +1032,7 @@ def test_numeric_strings_and_bools_are_refused():
         ),
         (lambda: SyntheticFrictionJoint(gain="1"), "`gain`"),
         (lambda: SyntheticFrictionJoint(inertia=True), "`inertia`"),
-        (lambda: FrictionRun(["0.1", "-0.1"], [1.0, -1.0]), "`velocity`"),
+        (lambda: FrictionRun(["0.1", "-0.1"], torque=[1.0, -1.0]), "`velocity`"),
     ]
     for call, name in cases:
         with pytest.raises(ValueError, match=name):
@@ -956,26 +1043,26 @@ def test_friction_run_checks_in_its_constructor(plan):
     # Was: a FrictionRun took anything and failed only at identification.
     v = plan.velocity
     with pytest.raises(ValueError, match="`torque`"):
-        FrictionRun(v, v[:, None])
+        FrictionRun(v, torque=v[:, None])
     with pytest.raises(ValueError, match="`acceleration`"):
-        FrictionRun(v, v, acceleration=np.where(v > 0, np.nan, v))
+        FrictionRun(v, torque=v, acceleration=np.where(v > 0, np.nan, v))
     with pytest.raises(ValueError, match="`gravity_torque`"):
-        FrictionRun(v, v, gravity_torque=v[:-1])
+        FrictionRun(v, torque=v, gravity_torque=v[:-1])
     with pytest.raises(ValueError, match="`velocity` to hold at least one sample"):
-        FrictionRun(np.zeros(0), np.zeros(0))
+        FrictionRun(np.zeros(0), torque=np.zeros(0))
     with pytest.raises(ValueError, match="`free` to be a FrictionRun"):
-        identify_joint_friction("free", FrictionRun(v, v, gravity_torque=v))  # type: ignore[arg-type]
-    run = FrictionRun(v, v, gravity_torque=v)
+        identify_joint_friction("free", FrictionRun(v, torque=v, gravity_torque=v))  # type: ignore[arg-type]
+    run = FrictionRun(v, torque=v, gravity_torque=v)
     with pytest.raises(ValueError, match="`free_poses` to map joint 1 to a GravityFreeCheck"):
-        identify_arm_friction({1: (FrictionRun(v, v), run)}, free_poses={1: "free"})  # type: ignore[dict-item]
+        identify_arm_friction({1: (FrictionRun(v, torque=v), run)}, free_poses={1: "free"})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="`free_poses` to name joints of `runs`"):
-        identify_arm_friction({1: (FrictionRun(v, v), run)}, free_poses={2: None})  # type: ignore[dict-item]
+        identify_arm_friction({1: (FrictionRun(v, torque=v), run)}, free_poses={2: None})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="`free_pose` to be a GravityFreeCheck"):
         load_dependent_friction(
-            fit_friction(v, np.sign(v) + v, model="coulomb-viscous"),
+            fit_friction(v, torque=np.sign(v) + v, model="coulomb-viscous"),
             v,
-            v,
-            v,
+            torque=v,
+            gravity_torque=v,
             free_pose="free",  # type: ignore[arg-type]
         )
 
@@ -984,8 +1071,14 @@ def test_identify_arm_friction_result_pickles(short_runs):
     # Was: the table held a mappingproxy and did not pickle.
     v, a, g, free, loaded = short_runs
     runs = {
-        "J1": (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g)),
-        2: (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g)),
+        "J1": (
+            FrictionRun(v, torque=free, acceleration=a),
+            FrictionRun(v, torque=loaded, acceleration=a, gravity_torque=g),
+        ),
+        2: (
+            FrictionRun(v, torque=free, acceleration=a),
+            FrictionRun(v, torque=loaded, acceleration=a, gravity_torque=g),
+        ),
     }
     table = identify_arm_friction(runs, model="coulomb-viscous")
     copy = pickle.loads(pickle.dumps(table))
@@ -996,10 +1089,16 @@ def test_identify_arm_friction_result_pickles(short_runs):
 
 def test_errors_of_a_run_name_the_run(short_runs):
     v, a, g, free, loaded = short_runs
-    runs = (FrictionRun(v, free, a), FrictionRun(v, loaded, a, gravity_torque=g))
+    runs = (
+        FrictionRun(v, torque=free, acceleration=a),
+        FrictionRun(v, torque=loaded, acceleration=a, gravity_torque=g),
+    )
     with pytest.raises(ValueError, match="`free` run: Expected `exponent`"):
         identify_joint_friction(*runs, model="coulomb-viscous", exponent=2.0)
-    slow = (FrictionRun(v, free, a), FrictionRun(v * 1e-6, loaded, a, gravity_torque=g))
+    slow = (
+        FrictionRun(v, torque=free, acceleration=a),
+        FrictionRun(v * 1e-6, torque=loaded, acceleration=a, gravity_torque=g),
+    )
     with pytest.raises(InsufficientDataError, match="`loaded` run: Expected `velocity`"):
         identify_joint_friction(*slow, model="coulomb-viscous")
 
@@ -1014,7 +1113,7 @@ def test_models_and_geometry_survive_extreme_values():
             CoulombViscousFriction(1.0, 2.0).evaluate(1e308)
         with pytest.raises(ValueError, match="`velocity`"):
             SyntheticFrictionJoint().measure([0.0], [1e308], [0.0])
-        # Directions of any length: the verdict does not depend on the scale of `axis`.
+        # Directions of any length: the verdict does not depend on the scale of `joint_axis`.
         ref = gravity_free_check(UP, AXIS, [0, 0, 0.3], [0.4, 0.1, 0.3], 4.0)
         for s in (1e300, 1e-300):
             chk = gravity_free_check(UP, AXIS * s, [0, 0, 0.3], [0.4, 0.1, 0.3], 4.0)
@@ -1039,9 +1138,9 @@ def test_models_and_geometry_survive_extreme_values():
 def _noisy_runs(plan, gravity, seed: int = 5):
     rng = np.random.default_rng(seed)
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
     loaded = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )
     return free, loaded
 
@@ -1056,11 +1155,13 @@ def test_fit_friction_nan_sample_raise_names_the_option_and_omit_drops_it(plan, 
     acc = a.copy()
     acc[bad[2]] = np.nan
     with pytest.raises(ValueError, match=r'`torque` to be finite, got 2 NaN.*nan_policy="omit"'):
-        fit_friction(v, torque, model="coulomb-viscous", acceleration=acc)
-    fit = fit_friction(v, torque, model="coulomb-viscous", acceleration=acc, nan_policy="omit")
+        fit_friction(v, torque=torque, model="coulomb-viscous", acceleration=acc)
+    fit = fit_friction(
+        v, torque=torque, model="coulomb-viscous", acceleration=acc, nan_policy="omit"
+    )
     keep = np.ones(v.size, dtype=bool)
     keep[bad] = False
-    clean = fit_friction(v[keep], free[keep], model="coulomb-viscous", acceleration=a[keep])
+    clean = fit_friction(v[keep], torque=free[keep], model="coulomb-viscous", acceleration=a[keep])
     assert fit.n_omitted == 3 and clean.n_omitted == 0
     assert fit.mask.shape == (v.size - 3,)
     np.testing.assert_array_equal(fit.parameters, clean.parameters)
@@ -1069,27 +1170,31 @@ def test_fit_friction_nan_sample_raise_names_the_option_and_omit_drops_it(plan, 
     # Infinities are faults, refused under both policies.
     torque[5] = -np.inf
     with pytest.raises(ValueError, match="`torque` to be finite, got 1 infinite"):
-        fit_friction(v, torque, model="coulomb-viscous", nan_policy="omit")
+        fit_friction(v, torque=torque, model="coulomb-viscous", nan_policy="omit")
 
 
 def test_fit_friction_omit_still_needs_both_directions():
     v = np.array([0.1, 0.2, 0.3, -0.1, -0.2])
     torque = np.array([1.0, 1.1, 1.2, np.nan, np.nan])
     with pytest.raises(InsufficientDataError, match="after omitting 2 sample"):
-        fit_friction(v, torque, model="coulomb-viscous", nan_policy="omit")
+        fit_friction(v, torque=torque, model="coulomb-viscous", nan_policy="omit")
 
 
 def test_load_dependent_friction_nan_sample(plan, gravity):
     free, loaded = _noisy_runs(plan, gravity)
     v, a = np.array(plan.velocity), np.array(plan.acceleration)
-    fit0 = fit_friction(v, free, model="stribeck", acceleration=a, exponent=2.0)
+    fit0 = fit_friction(v, torque=free, model="stribeck", acceleration=a, exponent=2.0)
     g = gravity.copy()
     g[250] = np.nan
     with pytest.raises(ValueError, match=r'`gravity_torque` to be finite.*nan_policy="omit"'):
-        load_dependent_friction(fit0, v, loaded, g, acceleration=a)
-    res = load_dependent_friction(fit0, v, loaded, g, acceleration=a, nan_policy="omit")
+        load_dependent_friction(fit0, v, torque=loaded, gravity_torque=g, acceleration=a)
+    res = load_dependent_friction(
+        fit0, v, torque=loaded, gravity_torque=g, acceleration=a, nan_policy="omit"
+    )
     keep = np.arange(v.size) != 250
-    ref = load_dependent_friction(fit0, v[keep], loaded[keep], gravity[keep], acceleration=a[keep])
+    ref = load_dependent_friction(
+        fit0, v[keep], torque=loaded[keep], gravity_torque=gravity[keep], acceleration=a[keep]
+    )
     assert res.n_omitted == 1 and ref.n_omitted == 0
     assert res.load_coefficient == ref.load_coefficient
     assert res.load_friction.shape == (v.size - 1,) and "1 omitted (NaN)" in repr(res)
@@ -1101,24 +1206,26 @@ def test_friction_run_omits_nan_samples_for_the_identification(plan, gravity):
     logged = loaded.copy()
     logged[[30, 31]] = np.nan
     with pytest.raises(ValueError, match=r'`torque` to be finite.*nan_policy="omit"'):
-        FrictionRun(v, logged, a, gravity_torque=gravity)
-    run = FrictionRun(v, logged, a, gravity_torque=gravity, nan_policy="omit")
+        FrictionRun(v, torque=logged, acceleration=a, gravity_torque=gravity)
+    run = FrictionRun(v, torque=logged, acceleration=a, gravity_torque=gravity, nan_policy="omit")
     assert run.n_omitted == 2 and run.velocity.size == v.size - 2
     assert "2 omitted (NaN)" in repr(run) and run.to_dict()["n_omitted"] == 2
     assert pickle.loads(pickle.dumps(run)) == run
     keep = np.ones(v.size, dtype=bool)
     keep[[30, 31]] = False
-    ref = FrictionRun(v[keep], loaded[keep], a[keep], gravity_torque=gravity[keep])
+    ref = FrictionRun(
+        v[keep], torque=loaded[keep], acceleration=a[keep], gravity_torque=gravity[keep]
+    )
     assert ref.n_omitted == 0 and run != ref  # equal samples, different omission counts
     np.testing.assert_array_equal(run.torque, ref.torque)
-    free_run = FrictionRun(v, free, a)
+    free_run = FrictionRun(v, torque=free, acceleration=a)
     got = identify_joint_friction(free_run, run, model="stribeck", exponent=2.0)
     want = identify_joint_friction(free_run, ref, model="stribeck", exponent=2.0)
     assert got.load.load_coefficient == want.load.load_coefficient
     with pytest.raises(ValueError, match="`nan_policy` to be one of 'raise', 'omit'"):
-        FrictionRun(v, free, nan_policy="ignore")  # type: ignore[arg-type]
+        FrictionRun(v, torque=free, nan_policy="ignore")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="at least one sample, got none after omitting 2"):
-        FrictionRun([np.nan, 0.1], [1.0, np.nan], nan_policy="omit")
+        FrictionRun([np.nan, 0.1], torque=[1.0, np.nan], nan_policy="omit")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1139,32 +1246,36 @@ def test_a_velocity_sample_far_beyond_the_others_is_refused(model):
     v, torque = _geometric_speeds()
     v[26] = 1e300
     with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64.*1e\+300"):
-        fit_friction(v, torque, model=model)
+        fit_friction(v, torque=torque, model=model)
     v[26] = 0.005 * 2.0**65
     with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
-        fit_friction(v, torque, model=model)
+        fit_friction(v, torque=torque, model=model)
     # Just inside the bound, and below `min_speed`, the sample is taken or left out as before.
     v[26] = 0.005 * 2.0**63
     if model == "coulomb-viscous":
-        fit = fit_friction(v, torque, model=model)
+        fit = fit_friction(v, torque=torque, model=model)
         assert np.all(np.isfinite(fit.parameters)) and np.all(np.isfinite(fit.parameters_std))
     v[26] = 1e-300
-    assert fit_friction(v, torque, model=model).mask.sum() == v.size - 1
+    assert fit_friction(v, torque=torque, model=model).mask.sum() == v.size - 1
 
 
 def test_the_load_split_refuses_the_same_velocity_span(short_runs):
     v, a, g, free, loaded = short_runs
-    fit0 = fit_friction(v, free, acceleration=a, exponent=2.0)
+    fit0 = fit_friction(v, torque=free, acceleration=a, exponent=2.0)
     bad = v.copy()
     bad[int(np.argmax(np.abs(v)))] = 1e300
     with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
-        load_dependent_friction(fit0, bad, loaded, g, acceleration=a)
+        load_dependent_friction(fit0, bad, torque=loaded, gravity_torque=g, acceleration=a)
     with pytest.raises(ValueError, match=r"`velocity` to span at most a factor 2\*\*64"):
         identify_joint_friction(
-            FrictionRun(bad, free, a), FrictionRun(v, loaded, a, gravity_torque=g), exponent=2.0
+            FrictionRun(bad, torque=free, acceleration=a),
+            FrictionRun(v, torque=loaded, acceleration=a, gravity_torque=g),
+            exponent=2.0,
         )
     # The whole series scaled: the span is unchanged, the load split runs.
-    fast = load_dependent_friction(fit0, v * 2.0**700, loaded, g, acceleration=a)
+    fast = load_dependent_friction(
+        fit0, v * 2.0**700, torque=loaded, gravity_torque=g, acceleration=a
+    )
     assert np.isfinite(fast.load_coefficient)
 
 
@@ -1179,13 +1290,13 @@ def test_a_dip_lost_in_round_off_is_refused(short_runs, model, size):
     bad = g.copy()
     bad[50] = size
     with pytest.raises(InsufficientDataError, match="`torque` to carry a Stribeck dip"):
-        fit_friction(v, loaded, model=model, acceleration=a, gravity_torque=bad)
+        fit_friction(v, torque=loaded, model=model, acceleration=a, gravity_torque=bad)
     # Noise-free Coulomb + viscous torque has no dip to search either; its own model fits it.
     speeds, _ = _geometric_speeds()
     exact = CoulombViscousFriction(2.0, 1.5).evaluate(speeds)
     with pytest.raises(InsufficientDataError, match="fit model='coulomb-viscous'"):
-        fit_friction(speeds, exact, model=model)
-    fit = fit_friction(speeds, exact, model="coulomb-viscous")
+        fit_friction(speeds, torque=exact, model=model)
+    fit = fit_friction(speeds, torque=exact, model="coulomb-viscous")
     assert np.allclose(fit.parameters, [0.0, 2.0, 1.5], atol=1e-12)
 
 
@@ -1198,7 +1309,7 @@ def test_undetermined_parameters_are_named(short_runs):
         match=r"`velocity` and `torque` to determine every parameter of the "
         r"'asymmetric-stribeck' model, got nearly dependent terms `",
     ):
-        fit_friction(v, free, model="asymmetric-stribeck")
+        fit_friction(v, torque=free, model="asymmetric-stribeck")
 
 
 def test_covariance_from_columns_of_any_scale():

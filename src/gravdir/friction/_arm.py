@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -46,20 +46,19 @@ class FrictionRun(Result):
 
     Parameters
     ----------
-    velocity, torque, acceleration, gravity_torque
-        As the attributes below.
+    velocity, acceleration, torque, gravity_torque
+        As the attributes below; every argument after `velocity` is keyword-only.
     nan_policy : {"raise", "omit"}, optional
-        What a NaN does (keyword or fifth argument; not stored). Infinities are refused under
-        both.
+        What a NaN does (not stored). Infinities are refused under both.
 
     Attributes
     ----------
     velocity : ndarray, shape (n,)
         Joint speed, rad/s.
-    torque : ndarray, shape (n,)
-        Drive torque, N·m.
     acceleration : ndarray, shape (n,) or None
         Joint acceleration, rad/s² (enables the inertia term).
+    torque : ndarray, shape (n,)
+        Drive torque, N·m.
     gravity_torque : ndarray, shape (n,) or None
         Gravity torque, N·m: None for the gravity-free run, required for the loaded run.
     n_omitted : int
@@ -79,8 +78,9 @@ class FrictionRun(Result):
     }
 
     velocity: NDArray[np.float64]
-    torque: NDArray[np.float64]
+    _: KW_ONLY
     acceleration: NDArray[np.float64] | None = None
+    torque: NDArray[np.float64]
     gravity_torque: NDArray[np.float64] | None = None
     nan_policy: InitVar[NanPolicy] = "raise"
     n_omitted: int = field(default=0, init=False)
@@ -255,7 +255,8 @@ def identify_joint_friction(
     >>> torque_g = np.linspace(-20.0, 30.0, v.size)
     >>> torque_l = torque_g + LoadDependentFriction(f0, 0.04).evaluate(v, load=torque_g)
     >>> res = identify_joint_friction(
-    ...     FrictionRun(v, f0.evaluate(v)), FrictionRun(v, torque_l, gravity_torque=torque_g),
+    ...     FrictionRun(v, torque=f0.evaluate(v)),
+    ...     FrictionRun(v, torque=torque_l, gravity_torque=torque_g),
     ...     model="coulomb-viscous")
     >>> round(res.load.load_coefficient, 9)
     0.04
@@ -274,9 +275,9 @@ def identify_joint_friction(
     try:
         free_fit = fit_friction(
             free.velocity,
-            free.torque,
-            model=model,
             acceleration=free.acceleration,
+            torque=free.torque,
+            model=model,
             exponent=exponent,
             min_speed=min_speed,
             max_iter=max_iter,
@@ -287,9 +288,9 @@ def identify_joint_friction(
         load = load_dependent_friction(
             free_fit,
             loaded.velocity,
-            loaded.torque,
-            loaded.gravity_torque,
             acceleration=loaded.acceleration,
+            torque=loaded.torque,
+            gravity_torque=loaded.gravity_torque,
             min_speed=min_speed,
         )
     except ValueError as exc:
@@ -350,7 +351,8 @@ def identify_arm_friction(
     ...     f0 = CoulombViscousFriction(2.0 * j, 1.0)
     ...     torque_l = torque_g + LoadDependentFriction(f0, mu).evaluate(v, load=torque_g)
     ...     runs[j] = (
-    ...         FrictionRun(v, f0.evaluate(v)), FrictionRun(v, torque_l, gravity_torque=torque_g)
+    ...         FrictionRun(v, torque=f0.evaluate(v)),
+    ...         FrictionRun(v, torque=torque_l, gravity_torque=torque_g),
     ...     )
     >>> table = identify_arm_friction(runs, model="coulomb-viscous")
     >>> [round(table[j].load.load_coefficient, 9) for j in table]

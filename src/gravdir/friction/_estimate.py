@@ -149,6 +149,7 @@ class FrictionFit(Result):
     def predict(
         self,
         velocity: ArrayLike,
+        *,
         acceleration: ArrayLike | None = None,
         load: ArrayLike | None = None,
     ) -> NDArray[np.float64]:
@@ -491,11 +492,11 @@ def _warn_unresolved(
 @ignore_underflow
 def fit_friction(
     velocity: ArrayLike,
-    torque: ArrayLike,
     *,
-    model: FrictionModelName = "stribeck",
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
     gravity_torque: ArrayLike | None = None,
+    model: FrictionModelName = "stribeck",
     exponent: float | None = None,
     min_speed: float = 1e-3,
     speed_resolution: float = 0.05,
@@ -508,18 +509,18 @@ def fit_friction(
     ----------
     velocity : array_like, shape (n,)
         Joint speed, rad/s.
-    torque : array_like, shape (n,)
-        Drive torque, N·m.
-    model : {"stribeck", "coulomb-viscous", "asymmetric-stribeck"}
-        The friction model (see :class:`StribeckFriction`, :class:`CoulombViscousFriction`,
-        :class:`AsymmetricStribeckFriction`).
     acceleration : array_like, shape (n,), optional
         Joint acceleration, rad/s². When given, the torque model gains :math:`J \\ddot q` and the
         inertia :math:`J` is estimated (the ramps of an excitation plan then carry information).
+    torque : array_like, shape (n,)
+        Drive torque, N·m.
     gravity_torque : array_like, shape (n,), optional
         Gravity torque of a loaded run, N·m. When given it is subtracted from `torque` and the
         model gains :math:`\\mu |\\tau_g| \\operatorname{sgn} \\dot q`: the fitted model is a
         :class:`LoadDependentFriction` and `load_coefficient` is estimated in one fit.
+    model : {"stribeck", "coulomb-viscous", "asymmetric-stribeck"}
+        The friction model (see :class:`StribeckFriction`, :class:`CoulombViscousFriction`,
+        :class:`AsymmetricStribeckFriction`).
     exponent : float, optional
         Fixed Stribeck exponent :math:`\\delta`, from 0.25 to 5 (the box of the search). By
         default it is estimated.
@@ -634,7 +635,7 @@ def fit_friction(
     >>> from gravdir.friction import StribeckFriction
     >>> v = np.concatenate([np.geomspace(0.005, 1, 40), -np.geomspace(0.005, 1, 40)])
     >>> truth = StribeckFriction(2.0, 3.0, 0.05, 1.5, exponent=2.0, offset=0.1)
-    >>> fit = fit_friction(v, truth.evaluate(v), model="stribeck")
+    >>> fit = fit_friction(v, torque=truth.evaluate(v), model="stribeck")
     >>> np.allclose(fit.parameters, [0.1, 2.0, 3.0, 1.5, 0.05, 2.0]), fit.converged
     (True, True)
     """

@@ -113,7 +113,7 @@ def refuse_loaded_pose(free_pose: GravityFreeCheck | None) -> None:
 @ignore_underflow
 def gravity_free_check(
     up: ArrayLike,
-    axis: ArrayLike,
+    joint_axis: ArrayLike,
     point: ArrayLike,
     center_of_mass: ArrayLike,
     mass: float,
@@ -127,7 +127,7 @@ def gravity_free_check(
     ----------
     up : array_like, shape (3,)
         Unit vector opposite to gravity, base frame.
-    axis : array_like, shape (3,)
+    joint_axis : array_like, shape (3,)
         Joint axis direction in the base frame (normalised here).
     point : array_like, shape (3,)
         A point on the joint axis, m, base frame (e.g. the joint centre).
@@ -151,7 +151,7 @@ def gravity_free_check(
     Raises
     ------
     ValueError
-        If a vector is not shape (3,), real and finite, `up` is not unit, `axis` is zero,
+        If a vector is not shape (3,), real and finite, `up` is not unit, `joint_axis` is zero,
         `mass` or `gravity` is not a positive number, `tolerance` is not in (0, 1), or the peak
         gravity torque exceeds the float range.
 
@@ -185,7 +185,7 @@ def gravity_free_check(
     (False, 19.613)
     """
     u = check_unit(up, "up")
-    a = check_direction(axis, "axis")
+    a = check_direction(joint_axis, "joint_axis")
     p = vector3(point, "point")
     c = vector3(center_of_mass, "center_of_mass")
     m = check_positive(mass, "mass")
@@ -285,10 +285,10 @@ class LoadFrictionFit(Result):
 def load_dependent_friction(
     free_fit: FrictionFit,
     velocity: ArrayLike,
-    torque: ArrayLike,
-    gravity_torque: ArrayLike,
     *,
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
+    gravity_torque: ArrayLike,
     free_pose: GravityFreeCheck | None = None,
     min_speed: float | None = None,
     min_load: float = 1e-6,
@@ -302,13 +302,13 @@ def load_dependent_friction(
         Fit of the gravity-free run (:func:`fit_friction` without `gravity_torque`).
     velocity : array_like, shape (n,)
         Joint speed of the loaded run (the same plan as the free run), rad/s.
+    acceleration : array_like, shape (n,), optional
+        Joint acceleration, rad/s²; required when `free_fit` includes inertia.
     torque : array_like, shape (n,)
         Drive torque of the loaded run, N·m.
     gravity_torque : array_like, shape (n,)
         Gravity torque of the loaded run, N·m, from the caller's mass model or a sweep fit
         (gravity part only, without offset).
-    acceleration : array_like, shape (n,), optional
-        Joint acceleration, rad/s²; required when `free_fit` includes inertia.
     free_pose : GravityFreeCheck, optional
         The check of the pose of the free run; a pose that is not gravity-free is refused.
     min_speed : float, optional
@@ -380,10 +380,11 @@ def load_dependent_friction(
     ...     CoulombViscousFriction, LoadDependentFriction, fit_friction)
     >>> v = np.tile(np.concatenate([np.geomspace(0.01, 1, 30), -np.geomspace(0.01, 1, 30)]), 2)
     >>> free = CoulombViscousFriction(2.0, 1.5)
-    >>> fit0 = fit_friction(v, free.evaluate(v), model="coulomb-viscous")
+    >>> fit0 = fit_friction(v, torque=free.evaluate(v), model="coulomb-viscous")
     >>> torque_g = np.linspace(-20.0, 30.0, v.size)
     >>> torque = torque_g + LoadDependentFriction(free, 0.03).evaluate(v, load=torque_g)
-    >>> round(load_dependent_friction(fit0, v, torque, torque_g).load_coefficient, 9)
+    >>> fit = load_dependent_friction(fit0, v, torque=torque, gravity_torque=torque_g)
+    >>> round(fit.load_coefficient, 9)
     0.03
     """
     if not isinstance(free_fit, FrictionFit):
@@ -422,7 +423,7 @@ def load_dependent_friction(
         )
     check_speed_span(v[mask], v_min)
     a_used = acc if free_fit.inertia is not None else None
-    free_torque = free_fit.predict(v, a_used)
+    free_torque = free_fit.predict(v, acceleration=a_used)
     load_friction = finite_torque(
         lambda: drive - g - free_torque, "`torque`, `gravity_torque` and `velocity`"
     )

@@ -139,7 +139,9 @@ class CoulombViscousFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
+    def evaluate(
+        self, velocity: ArrayLike, *, load: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
 
         ``sgn(0) = 0``: at rest the curve gives the offset only (stiction is not modelled).
@@ -208,7 +210,9 @@ class StribeckFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
+    def evaluate(
+        self, velocity: ArrayLike, *, load: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
 
         Raises
@@ -295,7 +299,9 @@ class AsymmetricStribeckFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
+    def evaluate(
+        self, velocity: ArrayLike, *, load: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
 
         Raises
@@ -374,7 +380,9 @@ class LoadDependentFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(self, velocity: ArrayLike, load: ArrayLike | None = None) -> NDArray[np.float64]:
+    def evaluate(
+        self, velocity: ArrayLike, *, load: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """Friction torque at `velocity` under gravity torque `load` (sign ignored), broadcast.
 
         Raises

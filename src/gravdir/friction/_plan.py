@@ -42,7 +42,7 @@ class ExcitationPlan(Result):
     ----------
     time : ndarray, shape (n,)
         Sample times, s, from 0.
-    position, velocity, acceleration : ndarray, shape (n,)
+    q, velocity, acceleration : ndarray, shape (n,)
         Joint angle (rad), speed (rad/s) and acceleration (rad/s²) at the samples.
     speeds : ndarray, shape (k,)
         The cruise speeds of the plan, rad/s, in the order they are run.
@@ -55,12 +55,12 @@ class ExcitationPlan(Result):
     """
 
     _units = {
-        "time": "s", "position": "rad", "velocity": "rad/s", "acceleration": "rad/s²",
+        "time": "s", "q": "rad", "velocity": "rad/s", "acceleration": "rad/s²",
         "speeds": "rad/s", "speed_index": "", "duration": "s",
     }
 
     time: NDArray[np.float64]
-    position: NDArray[np.float64]
+    q: NDArray[np.float64]
     velocity: NDArray[np.float64]
     acceleration: NDArray[np.float64]
     speeds: NDArray[np.float64]
@@ -69,7 +69,7 @@ class ExcitationPlan(Result):
     duration: float
 
     def __repr__(self) -> str:
-        lo, hi = float(np.min(self.position)), float(np.max(self.position))
+        lo, hi = float(np.min(self.q)), float(np.max(self.q))
         return (
             f"ExcitationPlan({self.speeds.size} speeds {float(self.speeds.min()):.4g}-"
             f"{float(self.speeds.max()):.4g} rad/s, {self.time.size} samples, "
@@ -79,10 +79,10 @@ class ExcitationPlan(Result):
 
 @dataclass(frozen=True)
 class _Segment:
-    """A stretch of constant acceleration: start time, position and speed, acceleration."""
+    """A stretch of constant acceleration: start time, joint angle and speed, acceleration."""
 
     start: float
-    position: float
+    q: float
     velocity: float
     acceleration: float
     speed_index: int
@@ -135,13 +135,13 @@ def _sample(
     elapsed = time - t0[seg]
     a_s = np.array([s.acceleration for s in segments])[seg]
     v0 = np.array([s.velocity for s in segments])[seg]
-    q0 = np.array([s.position for s in segments])[seg]
+    q0 = np.array([s.q for s in segments])[seg]
     v_s = v0 + a_s * elapsed
     q_s = q0 + v0 * elapsed + 0.5 * a_s * elapsed**2
     return ExcitationPlan(
         time=time,
         # Rounding can leave a few 1e-16 excursions past the range ends.
-        position=np.clip(q_s, lo, hi),
+        q=np.clip(q_s, lo, hi),
         velocity=v_s,
         acceleration=a_s,
         speeds=speeds.copy(),
@@ -158,7 +158,7 @@ def excitation_trajectory(
     speeds: ArrayLike,
     *,
     max_acceleration: float,
-    sample_time: float,
+    sample_rate: float,
     cruise_time: float | None = None,
     repeats: int = 1,
 ) -> ExcitationPlan:
@@ -177,8 +177,8 @@ def excitation_trajectory(
         Cruise speeds, rad/s, positive, e.g. ``np.geomspace(0.005, 1.0, 8)``.
     max_acceleration : float
         The bound on the acceleration, rad/s²; the ramps use it exactly.
-    sample_time : float
-        Sample interval, s.
+    sample_rate : float
+        Samples per second, Hz; the samples are ``1 / sample_rate`` apart.
     cruise_time : float, optional
         Longest constant-speed time of a pass, s. By default every pass covers the whole range,
         which takes ``(q_max - q_min) / speed`` at slow speeds; a cruise time bounds the plan's
@@ -189,7 +189,7 @@ def excitation_trajectory(
     Returns
     -------
     ExcitationPlan
-        Sampled position, velocity and acceleration, the speeds and the duration.
+        Sampled joint angle, velocity and acceleration, the speeds and the duration.
 
     Raises
     ------
@@ -200,7 +200,7 @@ def excitation_trajectory(
         or a range wider than 4π rad (two turns: degrees?); `repeats` outside 1 to
         `MAX_REPEATS` = 1000; more than `MAX_PASSES` = 10 000 passes (speeds times repeats); a
         plan of more than `MAX_PLAN_SAMPLES` = 5 000 000 samples, or of fewer than two (a
-        `sample_time` longer than the plan).
+        `sample_rate` below one sample per plan duration).
 
     See Also
     --------
@@ -221,8 +221,8 @@ def excitation_trajectory(
 
     Examples
     --------
-    >>> plan = excitation_trajectory(0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_time=0.01)
-    >>> round(plan.duration, 3), float(plan.velocity.max()), float(plan.position.max())
+    >>> plan = excitation_trajectory(0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_rate=100)
+    >>> round(plan.duration, 3), float(plan.velocity.max()), float(plan.q.max())
     (25.2, 0.5, 1.0)
     """
     lo = _check_position(q_min, "q_min")
@@ -236,7 +236,8 @@ def excitation_trajectory(
     if np.any(v_all <= 0):
         raise ValueError(f"Expected `speeds` to be positive, got min {float(v_all.min())!r}.")
     acc = check_positive(max_acceleration, "max_acceleration")
-    dt = check_positive(sample_time, "sample_time")
+    rate = check_positive(sample_rate, "sample_rate")
+    dt = 1.0 / rate  # the one sample interval: the time grid is arange(n) * dt
     if cruise_time is not None:
         cruise_time = check_positive(cruise_time, "cruise_time", allow_zero=True)
     n_repeats = check_count(repeats, "repeats", minimum=1, maximum=MAX_REPEATS)
@@ -258,13 +259,13 @@ def excitation_trajectory(
     if not steps < MAX_PLAN_SAMPLES:
         raise ValueError(
             f"Expected a plan of at most {MAX_PLAN_SAMPLES} samples, got {steps:.3g} "
-            f"({duration:.3g} s every `sample_time`={dt:g} s): raise `sample_time`, or bound the "
+            f"({duration:.3g} s at `sample_rate`={rate:g} Hz): lower `sample_rate`, or bound the "
             "passes with `cruise_time`."
         )
     if steps < 1:
         raise ValueError(
-            f"Expected `sample_time` at most the plan's duration {duration:.4g} s (two samples "
-            f"or more), got {dt:g} s."
+            f"Expected `sample_rate` at least one sample per plan duration {duration:.4g} s (two "
+            f"samples or more), got {rate:g} Hz."
         )
     return _sample(segments, duration, dt, lo, hi, v_all)
 

@@ -160,7 +160,7 @@ def plot_friction(
     >>> rng = np.random.default_rng(0)
     >>> v = np.concatenate([np.geomspace(0.01, 1, 200), -np.geomspace(0.01, 1, 200)])
     >>> tau = 2.0 * np.sign(v) + 0.5 * v + rng.normal(0, 0.05, v.size)
-    >>> fit = fit_friction(v, tau, model="coulomb-viscous")
+    >>> fit = fit_friction(v, torque=tau, model="coulomb-viscous")
     >>> fig, axes = plot_friction(fit, v, tau)
     >>> len(axes), axes[0].get_xlabel(), axes[0].get_ylabel()
     (2, 'velocity [rad/s]', 'friction torque [N·m]')
@@ -187,7 +187,11 @@ def plot_friction(
     mask = np.asarray(fit.mask, dtype=bool)
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         data = t if g is None else t - g
-        model = fit.predict(v[mask], None if a is None else a[mask], None if g is None else g[mask])
+        model = fit.predict(
+            v[mask],
+            acceleration=None if a is None else a[mask],
+            load=None if g is None else g[mask],
+        )
         scale = float(np.max(np.abs(data[mask]))) or 1.0
         ok = np.all(np.abs((data[mask] - model) - fit.residuals) <= _RESIDUAL_RTOL * scale)
     if not ok:

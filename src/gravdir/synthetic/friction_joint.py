@@ -72,10 +72,10 @@ class SyntheticFrictionJoint:
 
     >>> from gravdir.friction import excitation_trajectory
     >>> plan = excitation_trajectory(
-    ...     0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_time=0.01
+    ...     0.0, 1.0, [0.1, 0.5], max_acceleration=1.0, sample_rate=100.0
     ... )
     >>> joint = SyntheticFrictionJoint()
-    >>> torque = joint.measure(plan.position, plan.velocity, plan.acceleration)
+    >>> torque = joint.measure(plan.q, plan.velocity, plan.acceleration)
     >>> torque.shape == plan.time.shape
     True
     >>> np.unique(torque[plan.cruising].round(2))
