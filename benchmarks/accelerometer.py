@@ -25,7 +25,7 @@ import numpy as np
 
 from gravdir import (
     chain_from_dh,
-    crlb_up_accelerometer,
+    crlb_up_from_accelerometer,
     plan_accelerometer_poses,
     up_from_accelerometer,
 )
@@ -53,7 +53,7 @@ def run(name: str, arm, n_poses: int, planned: bool, encoder_std: float, seed: i
     if planned:
         q = plan_accelerometer_poses(
             chain, link, n_poses, noise_std=NOISE_STD, encoder_std=encoder_std, up_hint=arm.up
-        ).configurations
+        ).q
     else:
         q = rng.uniform(-np.pi, np.pi, (n_poses, chain.n_joints))
     errors = np.empty((DRAWS, 3))
@@ -66,7 +66,7 @@ def run(name: str, arm, n_poses: int, planned: bool, encoder_std: float, seed: i
         fit = up_from_accelerometer(
             chain,
             data.measured_configurations,
-            data.readings,
+            readings=data.readings,
             link=link,
             noise_std=data.noise_std,
             encoder_std=encoder_std,
@@ -76,7 +76,7 @@ def run(name: str, arm, n_poses: int, planned: bool, encoder_std: float, seed: i
     elapsed = time.perf_counter() - start
     for i in range(0, DRAWS, 50):  # the bound barely varies with the sensor: every 50th draw
         sensor = realistic_accelerometer(np.random.default_rng(i))
-        b = crlb_up_accelerometer(
+        b = crlb_up_from_accelerometer(
             chain,
             q,
             link=link,

@@ -191,7 +191,7 @@ def joint_fit_figures() -> None:
             a_std.append(float(np.sqrt(fit.approach_axis @ fit.tool_tip_cov @ fit.approach_axis)))
             weak_std.append(float(fit.weak_axis_std))
             z.append(err / fit.tool_tip_std)
-            rms.append(float(fit.rms))
+            rms.append(float(fit.residual_rms))
         up_e, lat, app = np.array(up_err), np.array(lateral), np.array(approach)
         zs = np.array(z)
         misses = int(np.sum(np.array(rms) > 3 * SIGMA))
@@ -228,7 +228,7 @@ def joint_fit_figures() -> None:
 #
 # The bad contact (random index) is moved 0.5 mm (25σ) along the normal. Detection: the bad
 # contact is among the rejected ones. False rejections: good contacts rejected, with and without
-# the outlier (the per-contact rate is set to `false_alarm` = 0.01).
+# the outlier (the per-contact rate is set to `significance` = 0.01).
 
 
 # %%

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from gravdir.accelerometer import (
-    crlb_up_accelerometer,
+    crlb_up_from_accelerometer,
     plan_accelerometer_poses,
     up_from_accelerometer,
 )
@@ -50,12 +50,12 @@ def sample_results() -> dict[str, Any]:
     fit = up_from_accelerometer(
         _chain(),
         data.measured_configurations,
-        data.readings,
+        readings=data.readings,
         link=5,
         noise_std=data.noise_std,
         encoder_std=5e-5,
     )
-    bound = crlb_up_accelerometer(_chain(), _q(), link=5, noise_std=7e-4, encoder_std=5e-5)
+    bound = crlb_up_from_accelerometer(_chain(), _q(), link=5, noise_std=7e-4, encoder_std=5e-5)
     plan = plan_accelerometer_poses(_chain(), 5, 6, noise_std=7e-4, n_candidates=30)
     return {"sensor": sensor, "data": data, "fit": fit, "bound": bound, "plan": plan}
 
@@ -70,18 +70,19 @@ def _measured() -> np.ndarray:
 
 CASES: dict[str, Case] = {
     "gravdir.accelerometer.up_from_accelerometer": lambda: (
-        (_chain(), _measured(), _readings()),
+        (_chain(), _measured()),
         {
+            "readings": _readings(),
             "link": 5,
             "noise_std": 7e-4,
             "encoder_std": 5e-5,
             "gravity": 9.81,
             "up_hint": np.array([0.0, 0.0, 1.0]),
             "max_iter": 20,
-            "tol": 1e-10,
+            "xtol": 1e-10,
         },
     ),
-    "gravdir.accelerometer.crlb_up_accelerometer": lambda: (
+    "gravdir.accelerometer.crlb_up_from_accelerometer": lambda: (
         (_chain(), _q()),
         {
             "link": 5,
@@ -98,7 +99,7 @@ CASES: dict[str, Case] = {
         {
             "noise_std": 7e-4,
             "encoder_std": 5e-5,
-            "joint_limits": np.tile([-2.0, 2.0], (6, 1)),
+            "q_limits": np.tile([-2.0, 2.0], (6, 1)),
             "up_hint": np.array([0.0, 0.0, 1.0]),
             "n_candidates": 30,
             "rng": _Rng(np.random.PCG64(0)),
@@ -121,7 +122,7 @@ CASES: dict[str, Case] = {
 
 NOT_CALLED: dict[str, str] = {
     "gravdir.accelerometer.AccelerometerFit": "result of up_from_accelerometer",
-    "gravdir.accelerometer.AccelerometerBound": "result of crlb_up_accelerometer",
+    "gravdir.accelerometer.AccelerometerBound": "result of crlb_up_from_accelerometer",
     "gravdir.accelerometer.AccelerometerPlan": "result of plan_accelerometer_poses",
     "gravdir.synthetic.accelerometer.AccelerometerReadings": "result of accelerometer_readings",
 }

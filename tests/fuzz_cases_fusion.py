@@ -35,6 +35,6 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
 }
 
 NOT_CALLED: dict[str, str] = {
-    "gravdir.fusion.FusedUp": "a result returned by fuse_up",
+    "gravdir.fusion.FusedEstimate": "a result returned by fuse_up",
     "gravdir.fusion.SharedDataError": "an error raised by fuse_up",
 }

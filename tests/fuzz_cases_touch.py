@@ -83,14 +83,14 @@ CASES: dict[str, Case] = {
             "up_hint": np.array([0.0, 0.0, 1.0]),
             "noise_std": 2e-5,
             "robust": True,
-            "false_alarm": 0.01,
+            "significance": 0.01,
             "max_iter": 3,
             "min_conditioning": 1e-6,
         },
     ),
     "gravdir.touch.up_from_touches": lambda: (
         (np.array(_touches().flange_poses), np.array(_touches().tool_tip)),
-        {"noise_std": 2e-5, "false_alarm": 0.01, "min_conditioning": 1e-6},
+        {"noise_std": 2e-5, "significance": 0.01, "min_conditioning": 1e-6},
     ),
     "gravdir.touch.tool_tip_and_up_from_touches": lambda: (
         (_planned(),),
@@ -104,7 +104,7 @@ CASES: dict[str, Case] = {
             "search_max_iter": 3,
             "n_starts": 2,
             "robust": True,
-            "false_alarm": 0.01,
+            "significance": 0.01,
         },
     ),
     "gravdir.touch.tilt_from_tool_tip_error": lambda: (

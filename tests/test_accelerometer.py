@@ -7,10 +7,11 @@ import functools
 import numpy as np
 import pytest
 
+import gravdir.accelerometer
 from gravdir import STANDARD_GRAVITY
 from gravdir.accelerometer import (
     AccelerometerFit,
-    crlb_up_accelerometer,
+    crlb_up_from_accelerometer,
     plan_accelerometer_poses,
     up_from_accelerometer,
 )
@@ -69,22 +70,20 @@ def _monte_carlo(name, draws, seed):
     bounds = np.empty((draws, 3, 3))
     for i in range(draws):
         sensor = realistic_accelerometer(rng)
-        data = accelerometer_readings(
-            arm, plan.configurations, sensor, rng, link=link, encoder_std=ENCODER_STD
-        )
+        data = accelerometer_readings(arm, plan.q, sensor, rng, link=link, encoder_std=ENCODER_STD)
         fit = up_from_accelerometer(
             chain,
             data.measured_configurations,
-            data.readings,
+            readings=data.readings,
             link=link,
             noise_std=data.noise_std,
             encoder_std=ENCODER_STD,
         )
         errors[i] = fit.up - arm.up
         reported[i] = fit.up_cov
-        bound = crlb_up_accelerometer(
+        bound = crlb_up_from_accelerometer(
             chain,
-            plan.configurations,
+            plan.q,
             link=link,
             noise_std=data.noise_std,
             encoder_std=ENCODER_STD,
@@ -120,9 +119,13 @@ def test_noise_free_recovers_up_and_every_sensor_parameter():
         arm, chain, link, plan = _setup(name)
         rng = np.random.default_rng(3)
         sensor = realistic_accelerometer(rng, link_from_sensor=_rotation_about([1, 2, 3], 2.0))
-        data = accelerometer_readings(arm, plan.configurations, _noise_free(sensor), rng, link=link)
+        data = accelerometer_readings(arm, plan.q, _noise_free(sensor), rng, link=link)
         fit = up_from_accelerometer(
-            chain, data.measured_configurations, data.readings, link=link, noise_std=NOISE_STD
+            chain,
+            data.measured_configurations,
+            readings=data.readings,
+            link=link,
+            noise_std=NOISE_STD,
         )
         assert isinstance(fit, AccelerometerFit) and fit.converged
         np.testing.assert_allclose(fit.up, arm.up, atol=1e-9)
@@ -145,22 +148,27 @@ def test_upside_down_and_wall_mounts_get_the_sign_right():
         q = rng.uniform(-np.pi, np.pi, (8, 6))
         sensor = realistic_accelerometer(rng)
         data = accelerometer_readings(arm, q, _noise_free(sensor), rng, link=5)
-        fit = up_from_accelerometer(chain, q, data.readings, link=5, noise_std=NOISE_STD)
+        fit = up_from_accelerometer(chain, q, readings=data.readings, link=5, noise_std=NOISE_STD)
         np.testing.assert_allclose(fit.up, arm.up, atol=1e-9)
         # with an up_hint of the wrong sign the answer is the same
         hinted = up_from_accelerometer(
-            chain, q, data.readings, link=5, noise_std=NOISE_STD, up_hint=-np.asarray(arm.up)
+            chain,
+            q,
+            readings=data.readings,
+            link=5,
+            noise_std=NOISE_STD,
+            up_hint=-np.asarray(arm.up),
         )
         np.testing.assert_allclose(hinted.up, arm.up, atol=1e-9)
 
 
 def test_fewer_than_five_poses_are_refused():
     arm, chain, link, plan = _setup("ur5")
-    q = plan.configurations[:4]
+    q = plan.q[:4]
     with pytest.raises(InsufficientDataError, match="at least 5 poses"):
-        up_from_accelerometer(chain, q, np.ones((4, 3)), link=link, noise_std=NOISE_STD)
+        up_from_accelerometer(chain, q, readings=np.ones((4, 3)), link=link, noise_std=NOISE_STD)
     with pytest.raises(InsufficientDataError, match="at least 5 poses"):
-        crlb_up_accelerometer(chain, q, link=link, noise_std=NOISE_STD)
+        crlb_up_from_accelerometer(chain, q, link=link, noise_std=NOISE_STD)
     with pytest.raises(InsufficientDataError):
         plan_accelerometer_poses(chain, link, 4, noise_std=NOISE_STD)
 
@@ -172,9 +180,9 @@ def test_first_link_and_single_axis_poses_are_degenerate():
     q = rng.uniform(-np.pi, np.pi, (10, 6))
     data = accelerometer_readings(arm, q, _noise_free(sensor), rng, link=0)
     with pytest.raises(DegenerateGeometryError, match="two non-parallel axes"):
-        up_from_accelerometer(chain, q, data.readings, link=0, noise_std=NOISE_STD)
+        up_from_accelerometer(chain, q, readings=data.readings, link=0, noise_std=NOISE_STD)
     with pytest.raises(DegenerateGeometryError):
-        crlb_up_accelerometer(chain, q, link=0, noise_std=NOISE_STD)
+        crlb_up_from_accelerometer(chain, q, link=0, noise_std=NOISE_STD)
     with pytest.raises(DegenerateGeometryError):
         plan_accelerometer_poses(chain, 0, 8, noise_std=NOISE_STD, n_candidates=50)
     # the last link, but only joint 4 moves: one axis again
@@ -182,14 +190,14 @@ def test_first_link_and_single_axis_poses_are_degenerate():
     q1[:, 3] = np.linspace(-2, 2, 10)
     data = accelerometer_readings(arm, q1, _noise_free(sensor), rng, link=5)
     with pytest.raises(DegenerateGeometryError, match="one axis"):
-        up_from_accelerometer(chain, q1, data.readings, link=5, noise_std=NOISE_STD)
+        up_from_accelerometer(chain, q1, readings=data.readings, link=5, noise_std=NOISE_STD)
     # two joints with parallel axes (UR joints 2, 3, 4 are parallel): still one axis
     q2 = np.tile(q[0], (10, 1))
     q2[:, 1] = np.linspace(-1, 1, 10)
     q2[:, 2] = np.linspace(1, -0.5, 10) ** 2
     data = accelerometer_readings(arm, q2, _noise_free(sensor), rng, link=3)
     with pytest.raises(DegenerateGeometryError):
-        up_from_accelerometer(chain, q2, data.readings, link=3, noise_std=NOISE_STD)
+        up_from_accelerometer(chain, q2, readings=data.readings, link=3, noise_std=NOISE_STD)
 
 
 def test_single_axis_poses_leave_all_of_up_free():
@@ -211,12 +219,10 @@ def test_common_scale_goes_to_the_sensitivity_not_to_up():
     arm, chain, link, plan = _setup("ur5")
     rng = np.random.default_rng(8)
     sensor = realistic_accelerometer(rng)
-    data = accelerometer_readings(arm, plan.configurations, _noise_free(sensor), rng, link=link)
-    fit = up_from_accelerometer(
-        chain, plan.configurations, data.readings, link=link, noise_std=1e-3
-    )
+    data = accelerometer_readings(arm, plan.q, _noise_free(sensor), rng, link=link)
+    fit = up_from_accelerometer(chain, plan.q, readings=data.readings, link=link, noise_std=1e-3)
     other = up_from_accelerometer(
-        chain, plan.configurations, data.readings, link=link, noise_std=1e-3, gravity=9.78
+        chain, plan.q, readings=data.readings, link=link, noise_std=1e-3, gravity=9.78
     )
     np.testing.assert_allclose(other.up, fit.up, atol=1e-12)
     np.testing.assert_allclose(
@@ -229,18 +235,18 @@ def test_bound_matches_the_fit_information_and_scales_with_noise():
     arm, chain, link, plan = _setup("ur5")
     rng = np.random.default_rng(9)
     sensor = realistic_accelerometer(rng)
-    data = accelerometer_readings(arm, plan.configurations, _noise_free(sensor), rng, link=link)
+    data = accelerometer_readings(arm, plan.q, _noise_free(sensor), rng, link=link)
     fit = up_from_accelerometer(
         chain,
-        plan.configurations,
-        data.readings,
+        plan.q,
+        readings=data.readings,
         link=link,
         noise_std=NOISE_STD,
         encoder_std=ENCODER_STD,
     )
-    bound = crlb_up_accelerometer(
+    bound = crlb_up_from_accelerometer(
         chain,
-        plan.configurations,
+        plan.q,
         link=link,
         noise_std=NOISE_STD,
         encoder_std=ENCODER_STD,
@@ -249,14 +255,14 @@ def test_bound_matches_the_fit_information_and_scales_with_noise():
         link_from_sensor=sensor.link_from_sensor,
     )
     np.testing.assert_allclose(fit.up_information, bound.up_information, rtol=1e-6, atol=1e-3)
-    quiet = crlb_up_accelerometer(chain, plan.configurations, link=link, noise_std=NOISE_STD)
-    noisy = crlb_up_accelerometer(chain, plan.configurations, link=link, noise_std=2 * NOISE_STD)
+    quiet = crlb_up_from_accelerometer(chain, plan.q, link=link, noise_std=NOISE_STD)
+    noisy = crlb_up_from_accelerometer(chain, plan.q, link=link, noise_std=2 * NOISE_STD)
     assert noisy.up_std_deg == pytest.approx(2 * quiet.up_std_deg, rel=1e-9)
     # encoder noise only adds
     assert bound.up_std_deg > quiet.up_std_deg
     # a per-pose covariance equal to the scalar gives the same bound
-    same = crlb_up_accelerometer(
-        chain, plan.configurations, link=link, reading_cov=np.eye(3) * NOISE_STD**2
+    same = crlb_up_from_accelerometer(
+        chain, plan.q, link=link, reading_cov=np.eye(3) * NOISE_STD**2
     )
     np.testing.assert_allclose(same.up_information, quiet.up_information, rtol=1e-9)
     assert np.allclose(
@@ -273,15 +279,15 @@ def test_plan_stays_within_limits_and_beats_random_poses():
         8,
         noise_std=NOISE_STD,
         encoder_std=ENCODER_STD,
-        joint_limits=limits,
+        q_limits=limits,
         rng=np.random.default_rng(1),
     )
-    q = limited.configurations
+    q = limited.q
     assert q.shape == (8, 6)
     assert np.all(q >= limits[:, 0]) and np.all(q <= limits[:, 1])
     rng = np.random.default_rng(2)
     random_stds = [
-        crlb_up_accelerometer(
+        crlb_up_from_accelerometer(
             chain,
             rng.uniform(-np.pi, np.pi, (8, 6)),
             link=link,
@@ -301,12 +307,12 @@ def test_fingerprint_and_contract():
     arm, chain, link, plan = _setup("ur5")
     rng = np.random.default_rng(10)
     sensor = realistic_accelerometer(rng)
-    data = accelerometer_readings(arm, plan.configurations, sensor, rng, link=link)
+    data = accelerometer_readings(arm, plan.q, sensor, rng, link=link)
     fit = up_from_accelerometer(
-        chain, plan.configurations, data.readings, link=link, noise_std=NOISE_STD
+        chain, plan.q, readings=data.readings, link=link, noise_std=NOISE_STD
     )
     fit2 = up_from_accelerometer(
-        chain, plan.configurations, data.readings + 1e-6, link=link, noise_std=NOISE_STD
+        chain, plan.q, readings=data.readings + 1e-6, link=link, noise_std=NOISE_STD
     )
     assert len(fit.fingerprint) == 1 and not fit.fingerprint & fit2.fingerprint
     assert "AccelerometerFit" in repr(fit) and fit == fit
@@ -315,58 +321,83 @@ def test_fingerprint_and_contract():
 
 def test_bad_inputs_name_the_argument():
     arm, chain, link, plan = _setup("ur5")
-    q, f = plan.configurations, np.ones((8, 3))
+    q, f = plan.q, np.ones((8, 3))
     with pytest.raises(ValueError, match="exactly one of `noise_std` and `reading_cov`"):
-        up_from_accelerometer(chain, q, f, link=link)
+        up_from_accelerometer(chain, q, readings=f, link=link)
     with pytest.raises(ValueError, match="exactly one"):
-        up_from_accelerometer(chain, q, f, link=link, noise_std=1e-3, reading_cov=np.eye(3))
+        up_from_accelerometer(
+            chain, q, readings=f, link=link, noise_std=1e-3, reading_cov=np.eye(3)
+        )
     with pytest.raises(ValueError, match="`readings`"):
-        up_from_accelerometer(chain, q, f[:5], link=link, noise_std=1e-3)
+        up_from_accelerometer(chain, q, readings=f[:5], link=link, noise_std=1e-3)
     with pytest.raises(ValueError, match="degrees"):
-        up_from_accelerometer(chain, np.degrees(q), f, link=link, noise_std=1e-3)
+        up_from_accelerometer(chain, np.degrees(q), readings=f, link=link, noise_std=1e-3)
     with pytest.raises(ValueError, match="`link`"):
-        up_from_accelerometer(chain, q, f, link=6, noise_std=1e-3)
+        up_from_accelerometer(chain, q, readings=f, link=6, noise_std=1e-3)
     with pytest.raises(ValueError, match="`encoder_std`"):
-        up_from_accelerometer(chain, q, f, link=link, noise_std=1e-3, encoder_std=-1.0)
+        up_from_accelerometer(chain, q, readings=f, link=link, noise_std=1e-3, encoder_std=-1.0)
     with pytest.raises(ValueError, match="`reading_cov`"):
-        up_from_accelerometer(chain, q, f, link=link, reading_cov=-np.eye(3))
+        up_from_accelerometer(chain, q, readings=f, link=link, reading_cov=-np.eye(3))
     with pytest.raises(ValueError, match="`noise_std`"):
-        up_from_accelerometer(chain, q, f, link=link, noise_std=1e5)
+        up_from_accelerometer(chain, q, readings=f, link=link, noise_std=1e5)
     with pytest.raises(ValueError, match="`chain`"):
-        up_from_accelerometer("ur5", q, f, link=link, noise_std=1e-3)
-    with pytest.raises(ValueError, match="`joint_limits`"):
-        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, joint_limits=np.zeros((6, 2)))
+        up_from_accelerometer("ur5", q, readings=f, link=link, noise_std=1e-3)
+    with pytest.raises(ValueError, match="`q_limits`"):
+        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, q_limits=np.zeros((6, 2)))
     with pytest.raises(ValueError, match="`sensitivity`"):
-        crlb_up_accelerometer(chain, q, link=link, noise_std=1e-3, sensitivity=np.zeros((3, 3)))
+        crlb_up_from_accelerometer(
+            chain, q, link=link, noise_std=1e-3, sensitivity=np.zeros((3, 3))
+        )
+    for bad in (0.0, 1.0, "1e-12"):
+        with pytest.raises(ValueError, match="`xtol`"):
+            up_from_accelerometer(chain, q, readings=f, link=link, noise_std=1e-3, xtol=bad)
+
+
+def test_readings_are_keyword_only_and_the_former_names_are_gone() -> None:
+    # a positional call of the former order raises instead of taking one array for another
+    arm, chain, link, plan = _setup("ur5")
+    q, f = plan.q, np.ones((8, 3))
+    with pytest.raises(TypeError):
+        up_from_accelerometer(chain, q, f, link=link, noise_std=1e-3)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        up_from_accelerometer(chain, configurations=q, readings=f, link=link, noise_std=1e-3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        up_from_accelerometer(chain, q, readings=f, link=link, noise_std=1e-3, tol=1e-10)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, joint_limits=None)  # type: ignore[call-arg]
+    assert not hasattr(plan, "configurations") and plan.q.shape == (8, 6)
+    assert not hasattr(gravdir.accelerometer, "crlb_up_accelerometer")
 
 
 def test_joint_positions_in_degrees_are_refused_by_the_shared_check():
     # The rule and its message are those of every joint position in gravdir (link_frames and
     # the dynamics regressor among them): within ±4π, beyond it "degrees?".
     arm, chain, link, plan = _setup("ur5")
-    q, f = plan.configurations, np.ones((8, 3))
-    held = r"`configurations` to hold joint positions in radians within ±4π, got .*degrees\?$"
+    q, f = plan.q, np.ones((8, 3))
+    held = r"`q` to hold joint positions in radians within ±4π, got .*degrees\?$"
     with pytest.raises(ValueError, match=held):
-        up_from_accelerometer(chain, np.degrees(q), f, link=link, noise_std=1e-3)
+        up_from_accelerometer(chain, np.degrees(q), readings=f, link=link, noise_std=1e-3)
     with pytest.raises(ValueError, match=held):
-        crlb_up_accelerometer(chain, np.degrees(q), link=link, noise_std=1e-3)
+        crlb_up_from_accelerometer(chain, np.degrees(q), link=link, noise_std=1e-3)
     beyond = q.copy()
     beyond[3, 1] = -4 * np.pi * (1 + 1e-12)
-    with pytest.raises(ValueError, match=r"`configurations`.*got -12\.566.*degrees\?$"):
-        up_from_accelerometer(chain, beyond, f, link=link, noise_std=1e-3)
+    with pytest.raises(ValueError, match=r"`q`.*got -12\.566.*degrees\?$"):
+        up_from_accelerometer(chain, beyond, readings=f, link=link, noise_std=1e-3)
     limits = np.degrees(np.tile([-np.pi, np.pi], (6, 1)))
-    with pytest.raises(ValueError, match=r"`joint_limits` to hold joint positions.*degrees\?$"):
-        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, joint_limits=limits)
+    with pytest.raises(ValueError, match=r"`q_limits` to hold joint positions.*degrees\?$"):
+        plan_accelerometer_poses(chain, link, 8, noise_std=1e-3, q_limits=limits)
     # An encoder standard deviation is not an angle: its own limit, the same two turns.
     with pytest.raises(ValueError, match=r"`encoder_std` in radians.*beyond 4π.*degrees\?$"):
-        up_from_accelerometer(chain, q, f, link=link, noise_std=1e-3, encoder_std=13.0)
+        up_from_accelerometer(chain, q, readings=f, link=link, noise_std=1e-3, encoder_std=13.0)
     # Two full turns either way are radians, and the same poses.
     rng = np.random.default_rng(41)
     data = accelerometer_readings(arm, q, realistic_accelerometer(rng), rng, link=link)
     turned = q - 4 * np.pi * np.sign(q)
     assert np.max(np.abs(turned)) <= 4 * np.pi and np.max(np.abs(turned)) > 3 * np.pi
-    fit = up_from_accelerometer(chain, q, data.readings, link=link, noise_std=NOISE_STD)
-    same = up_from_accelerometer(chain, turned, data.readings, link=link, noise_std=NOISE_STD)
+    fit = up_from_accelerometer(chain, q, readings=data.readings, link=link, noise_std=NOISE_STD)
+    same = up_from_accelerometer(
+        chain, turned, readings=data.readings, link=link, noise_std=NOISE_STD
+    )
     np.testing.assert_allclose(same.up, fit.up, atol=1e-9)
 
 
@@ -446,7 +477,7 @@ def test_readings_outside_a_millionth_to_a_million_g_are_refused_by_name(scale):
         up_from_accelerometer(
             chain,
             data.measured_configurations,
-            data.readings * scale,
+            readings=data.readings * scale,
             link=5,
             noise_std=data.noise_std,
         )
@@ -458,9 +489,9 @@ def test_readings_within_the_range_scale_into_the_sensitivity(scale):
     """Readings and noise scaled together leave `up` and its information unchanged."""
     _, chain, _, data = _scattered()
     q = data.measured_configurations
-    fit = up_from_accelerometer(chain, q, data.readings, link=5, noise_std=data.noise_std)
+    fit = up_from_accelerometer(chain, q, readings=data.readings, link=5, noise_std=data.noise_std)
     scaled = up_from_accelerometer(
-        chain, q, data.readings * scale, link=5, noise_std=data.noise_std * scale
+        chain, q, readings=data.readings * scale, link=5, noise_std=data.noise_std * scale
     )
     np.testing.assert_allclose(scaled.up, fit.up, atol=1e-10)
     np.testing.assert_allclose(scaled.up_information, fit.up_information, rtol=1e-6)
@@ -480,25 +511,25 @@ def test_poses_that_barely_differ_are_degenerate(scale, around_zero):
     arm, chain, q, data = _scattered()
     near = _near_identical(q, scale, around_zero)
     # the readings of the scattered poses, given with configurations that barely differ
-    with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+    with pytest.raises(DegenerateGeometryError, match="`q`"):
         up_from_accelerometer(
-            chain, near, data.readings, link=5, noise_std=data.noise_std, encoder_std=5e-5
+            chain, near, readings=data.readings, link=5, noise_std=data.noise_std, encoder_std=5e-5
         )
     # readings taken where the arm stood
     rng = np.random.default_rng(2)
     still = accelerometer_readings(arm, near, realistic_accelerometer(rng), rng, link=5)
     for encoder_std in (0.0, 5e-5):
-        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+        with pytest.raises(DegenerateGeometryError, match="`q`"):
             up_from_accelerometer(
                 chain,
                 near,
-                still.readings,
+                readings=still.readings,
                 link=5,
                 noise_std=still.noise_std,
                 encoder_std=encoder_std,
             )
-        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
-            crlb_up_accelerometer(
+        with pytest.raises(DegenerateGeometryError, match="`q`"):
+            crlb_up_from_accelerometer(
                 chain, near, link=5, reading_cov=np.eye(3) * 5e-7, encoder_std=encoder_std
             )
 
@@ -509,19 +540,24 @@ def test_near_identical_poses_at_random_scales_are_degenerate():
     rng = np.random.default_rng(20261203)
     for exponent in rng.integers(-300, -4, 8):
         near = _near_identical(q, 10.0 ** float(exponent), around_zero=False)
-        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
+        with pytest.raises(DegenerateGeometryError, match="`q`"):
             up_from_accelerometer(
-                chain, near, data.readings, link=5, noise_std=data.noise_std, encoder_std=5e-5
+                chain,
+                near,
+                readings=data.readings,
+                link=5,
+                noise_std=data.noise_std,
+                encoder_std=5e-5,
             )
-        with pytest.raises(DegenerateGeometryError, match="`configurations`"):
-            crlb_up_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
+        with pytest.raises(DegenerateGeometryError, match="`q`"):
+            crlb_up_from_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
 
 
 def test_poses_a_few_degrees_apart_are_still_accepted():
     """The rank test refuses poses within about a milliradian, not merely close ones."""
     _, chain, q, _ = _scattered()
     near = _near_identical(q, 1e-2, around_zero=False)  # turns of up to about 0.07 rad
-    bound = crlb_up_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
+    bound = crlb_up_from_accelerometer(chain, near, link=5, noise_std=7e-4, encoder_std=5e-5)
     assert 0.01 < bound.up_std_deg < 10.0
 
 
@@ -529,7 +565,7 @@ def test_poses_a_few_degrees_apart_are_still_accepted():
 def test_sensitivity_outside_a_millionth_to_a_million_is_refused_by_name(scale):
     _, chain, q, _ = _scattered()
     with pytest.raises(ValueError, match="`sensitivity`"):
-        crlb_up_accelerometer(
+        crlb_up_from_accelerometer(
             chain,
             q,
             link=5,
@@ -544,8 +580,10 @@ def test_sensitivity_within_the_range_gives_the_bound_of_its_signal_to_noise(sca
     """Sensitivity and noise scaled together leave the bound unchanged."""
     _, chain, q, _ = _scattered()
     t = np.array([[1.01, 0.02, -0.01], [0.0, 0.99, 0.03], [0.0, 0.0, 1.0]])
-    bound = crlb_up_accelerometer(chain, q, link=5, noise_std=7e-4, sensitivity=t)
-    scaled = crlb_up_accelerometer(chain, q, link=5, noise_std=7e-4 * scale, sensitivity=t * scale)
+    bound = crlb_up_from_accelerometer(chain, q, link=5, noise_std=7e-4, sensitivity=t)
+    scaled = crlb_up_from_accelerometer(
+        chain, q, link=5, noise_std=7e-4 * scale, sensitivity=t * scale
+    )
     np.testing.assert_allclose(scaled.up_information, bound.up_information, rtol=1e-8)
     assert np.isfinite(scaled.condition) and scaled.condition >= 1.0
 
@@ -555,13 +593,13 @@ def test_encoder_noise_far_above_the_readings_noise():
     of that the bound is finite and approaches its limit set by the encoders alone."""
     _, chain, q, _ = _scattered()
     limits = [
-        crlb_up_accelerometer(chain, q, link=5, noise_std=noise, encoder_std=0.01).up_std_deg
+        crlb_up_from_accelerometer(chain, q, link=5, noise_std=noise, encoder_std=0.01).up_std_deg
         for noise in (1e-6, 1e-8)
     ]
     assert np.isfinite(limits).all()
     assert limits[1] == pytest.approx(limits[0], rel=1e-3)
     with pytest.raises(ValueError, match="`encoder_std`"):
-        crlb_up_accelerometer(chain, q, link=5, noise_std=1e-10, encoder_std=0.01)
+        crlb_up_from_accelerometer(chain, q, link=5, noise_std=1e-10, encoder_std=0.01)
 
 
 def test_reading_cov_beyond_float_precision_is_refused():
@@ -572,11 +610,11 @@ def test_reading_cov_beyond_float_precision_is_refused():
     for cov in (nearly_singular, np.full((3, 3), 5e-7)):
         with pytest.raises(ValueError, match="`reading_cov`"):
             up_from_accelerometer(
-                chain, data.measured_configurations, data.readings, link=5, reading_cov=cov
+                chain, data.measured_configurations, readings=data.readings, link=5, reading_cov=cov
             )
         with pytest.raises(ValueError, match="`reading_cov`"):
-            crlb_up_accelerometer(chain, q, link=5, reading_cov=cov)
+            crlb_up_from_accelerometer(chain, q, link=5, reading_cov=cov)
     # eigenvalues 1e8 apart are still a covariance
     fine = rot @ np.diag([1e-8, 1.0, 1.0]) @ rot.T * 1e-6
-    bound = crlb_up_accelerometer(chain, q, link=5, reading_cov=fine)
+    bound = crlb_up_from_accelerometer(chain, q, link=5, reading_cov=fine)
     assert np.isfinite(bound.up_std_deg) and bound.up_std_deg > 0

@@ -29,8 +29,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
+import gravdir.fusion
 from gravdir import (
-    FusedUp,
+    FusedEstimate,
     angle_between,
     chain_from_dh,
     contact_points,
@@ -314,7 +315,8 @@ def test_two_solvers_on_the_same_fits_are_refused_without_cross_cov():
         fuse_up(point, branch)
     x = 0.5 * _sqrt_psd(point.up_cov) @ _sqrt_psd(branch.up_cov)
     fused = fuse_up(point, branch, cross_cov={(0, 1): x})
-    assert isinstance(fused, FusedUp)
+    assert isinstance(fused, FusedEstimate) and repr(fused).startswith("FusedEstimate(")
+    assert not hasattr(gravdir.fusion, "FusedUp")  # renamed, not aliased
     assert fused.fingerprint == point.fingerprint | branch.fingerprint
     # Correlated sources carry less than the sum of their informations.
     summed = np.linalg.eigvalsh(point.up_information + branch.up_information)[-2:]

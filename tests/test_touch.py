@@ -277,7 +277,7 @@ def test_tool_tip_and_plane_monte_carlo_planned_orientations() -> None:
     assert np.all(np.abs(fit.weak_axis[:, 2]) > 0.999)
     zu = np.degrees(angle(fit.up, data.up)) ** 2 / fit.up_std_deg**2
     assert abs(np.mean(zu) - 1) < 0.15
-    assert np.all(fit.rms < 3 * SIGMA)
+    assert np.all(fit.residual_rms < 3 * SIGMA)
 
 
 @pytest.mark.slow
@@ -301,7 +301,7 @@ def test_tool_tip_without_guess_finds_global_minimum() -> None:
     ref_cost = np.sum(ref.residuals**2, axis=-1)
     assert np.all(cost <= ref_cost * (1 + 1e-9))
     assert np.all(angle(fit.up, ref.up) < 1e-8)
-    assert np.all(fit.rms < 3 * SIGMA)
+    assert np.all(fit.residual_rms < 3 * SIGMA)
     up_err = np.degrees(angle(fit.up, data.up))
     assert np.all(up_err < 4 * fit.up_std_deg)  # exp(-16) per draw for a 2-D Gaussian
     assert np.percentile(up_err, 95) < 0.05  # measured 0.029
@@ -679,12 +679,28 @@ def test_numeric_strings_are_refused() -> None:
         up_from_touch_points(data.contacts, noise_std="1e-3")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`points`"):
         up_from_touch_points(data.contacts.astype(str))
-    with pytest.raises(ValueError, match="`false_alarm`"):
-        up_from_touches(data.flange_poses, data.tool_tip, false_alarm="0.01")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`significance`"):
+        up_from_touches(data.flange_poses, data.tool_tip, significance="0.01")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`max_iter`"):
         tool_tip_and_up_from_touches(data.flange_poses, max_iter="50")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`extent`"):
         touch_contacts(rng, 6, extent="0.3")  # type: ignore[arg-type]
+
+
+def test_the_former_names_false_alarm_and_rms_are_gone() -> None:
+    # the test size is `significance` and the residual summary `residual_rms`, as elsewhere
+    data = touch_contacts(np.random.default_rng(22), 8)
+    with pytest.raises(TypeError):
+        up_from_touch_points(data.contacts, false_alarm=0.01)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        up_from_touches(data.flange_poses, data.tool_tip, false_alarm=0.01)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        tool_tip_and_up_from_touches(data.flange_poses, false_alarm=0.01)  # type: ignore[call-arg]
+    plane = up_from_touch_points(data.contacts, significance=0.05)
+    joint = tool_tip_and_up_from_touches(data.flange_poses, significance=0.05)
+    for fit in (plane, joint):
+        assert not hasattr(fit, "rms") and np.isfinite(fit.residual_rms)
+        assert "residual_rms=" in repr(fit)
 
 
 def test_overflowing_geometry_is_refused_by_name() -> None:
@@ -719,7 +735,8 @@ def test_overflowing_geometry_is_refused_by_name() -> None:
 
 def _same_fit(a, b) -> None:
     """Two plane fits equal in every field that does not count omitted samples."""
-    for name in ("up", "up_information", "offset", "residuals", "rms", "noise_std", "inliers"):
+    names = ("up", "up_information", "offset", "residuals", "residual_rms", "noise_std", "inliers")
+    for name in names:
         np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12, atol=1e-15)
 
 

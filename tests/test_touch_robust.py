@@ -124,7 +124,7 @@ def test_joint_fit_names_up_to_three_bad_contacts_among_twelve(n_bad: int) -> No
 
 @pytest.mark.slow
 def test_plane_false_rejections_on_clean_data_match_the_documented_level() -> None:
-    # Per contact at `false_alarm` = 0.01: 0.01 with `noise_std`; 0.027 without (the scale
+    # Per contact at `significance` = 0.01: 0.01 with `noise_std`; 0.027 without (the scale
     # estimated from the same twelve contacts; docs/touch.md).
     data, poses, is_bad = _draws(300, 500, 0, "same")
     pts = contact_points(poses, data.tool_tip)
@@ -225,7 +225,7 @@ def test_robust_fits_are_deterministic_and_batch_equals_loop() -> None:
     np.testing.assert_array_equal(tool.inliers, again.inliers)
 
 
-# ------------------------------------------------- bounded work, misfits, `false_alarm` floor
+# ------------------------------------------------- bounded work, misfits, `significance` floor
 
 
 def _stepped(n: int, n_high: int, step: float, seed: int, noise: float = 1e-4):
@@ -278,7 +278,7 @@ def test_joint_fit_beyond_its_breakdown_warns_and_inflates_the_uncertainty() -> 
 @pytest.mark.slow
 def test_noise_test_false_alarms_at_the_stated_rate_and_inflation_is_honest() -> None:
     # Good contacts with the right `noise_std`: the plain fit's chi-square test warns in a
-    # fraction `false_alarm` of the sets; the robust fit's inliers (kept within the test's
+    # fraction `significance` of the sets; the robust fit's inliers (kept within the test's
     # threshold) warn less often.
     data, poses, _ = _draws(700, 2000, 0, "same")
     pts = contact_points(poses, data.tool_tip)
@@ -380,26 +380,26 @@ def test_the_fixed_sample_of_subsets_is_distinct_unbiased_and_repeatable() -> No
 
 
 def test_false_alarm_whose_threshold_overflows_is_refused() -> None:
-    # Seen to fail: `false_alarm`=5e-324 made `rejection_threshold` infinite (and SciPy's
+    # Seen to fail: `significance`=5e-324 made `rejection_threshold` infinite (and SciPy's
     # Student quantile is -inf below about 1e-236 with three degrees of freedom).
     pts, _ = _stepped(12, 0, 0.0, 6, noise=1e-5)
     data = touch_contacts(np.random.default_rng(6), N, noise_std=SIGMA)
     for tiny in (5e-324, 1e-300, 9e-201):
-        with pytest.raises(ValueError, match=r"`false_alarm` of at least 1e-200"):
-            up_from_touch_points(pts, robust=True, false_alarm=tiny)
-        with pytest.raises(ValueError, match=r"`false_alarm` of at least 1e-200"):
-            tool_tip_and_up_from_touches(data.flange_poses, false_alarm=tiny)
+        with pytest.raises(ValueError, match=r"`significance` of at least 1e-200"):
+            up_from_touch_points(pts, robust=True, significance=tiny)
+        with pytest.raises(ValueError, match=r"`significance` of at least 1e-200"):
+            tool_tip_and_up_from_touches(data.flange_poses, significance=tiny)
     fits = [
-        up_from_touch_points(pts, false_alarm=1e-200),
-        up_from_touch_points(pts, robust=True, false_alarm=1e-200),
-        up_from_touch_points(pts, robust=True, noise_std=1e-5, false_alarm=1e-200),
-        up_from_touch_points(pts, robust="deletion", false_alarm=1e-200),
-        tool_tip_and_up_from_touches(data.flange_poses, robust=True, false_alarm=1e-200),
-        # The deletion's Bonferroni level false_alarm / (2 N) at the cap.
+        up_from_touch_points(pts, significance=1e-200),
+        up_from_touch_points(pts, robust=True, significance=1e-200),
+        up_from_touch_points(pts, robust=True, noise_std=1e-5, significance=1e-200),
+        up_from_touch_points(pts, robust="deletion", significance=1e-200),
+        tool_tip_and_up_from_touches(data.flange_poses, robust=True, significance=1e-200),
+        # The deletion's Bonferroni level significance / (2 N) at the cap.
         up_from_touch_points(
             _stepped(ROBUST_CONTACTS_CAP, 0, 0.0, 7, noise=1e-5)[0],
             robust="deletion",
-            false_alarm=1e-200,
+            significance=1e-200,
         ),
     ]
     for fit in fits:

@@ -26,7 +26,7 @@ from gravdir.kinematics import SerialChain
 __all__ = [
     "AccelerometerBound",
     "AccelerometerPlan",
-    "crlb_up_accelerometer",
+    "crlb_up_from_accelerometer",
     "plan_accelerometer_poses",
 ]
 
@@ -44,7 +44,7 @@ _RIDGE = 1e-9
 
 @dataclass(frozen=True, eq=False, repr=False)
 class AccelerometerBound(UpResult):
-    """Cramér-Rao bound of `up` for accelerometer poses (:func:`crlb_up_accelerometer`).
+    """Cramér-Rao bound of `up` for accelerometer poses (:func:`crlb_up_from_accelerometer`).
 
     Attributes
     ----------
@@ -84,24 +84,21 @@ class AccelerometerPlan(Result):
 
     Attributes
     ----------
-    configurations : ndarray, shape (m, n)
+    q : ndarray, shape (m, n)
         Joint positions of the poses, rad, within the joint limits.
     bound : AccelerometerBound
         The Cramér-Rao bound of `up` from these poses.
     """
 
     _units = {
-        "configurations": "rad",
+        "q": "rad",
     }
 
-    configurations: NDArray[np.float64]
+    q: NDArray[np.float64]
     bound: AccelerometerBound
 
     def __repr__(self) -> str:
-        return (
-            f"AccelerometerPlan(poses={self.configurations.shape[0]}, "
-            f"up_std={self.bound.up_std_deg:.3g}°)"
-        )
+        return f"AccelerometerPlan(poses={self.q.shape[0]}, up_std={self.bound.up_std_deg:.3g}°)"
 
 
 def _nominal_sensor(
@@ -150,9 +147,9 @@ def _pose_jacobians(
 
 
 @mdl.quiet_underflow
-def crlb_up_accelerometer(
+def crlb_up_from_accelerometer(
     chain: SerialChain,
-    configurations: ArrayLike,
+    q: ArrayLike,
     *,
     link: int,
     noise_std: float | None = None,
@@ -163,13 +160,13 @@ def crlb_up_accelerometer(
     link_from_sensor: ArrayLike | None = None,
     gravity: float = STANDARD_GRAVITY,
 ) -> AccelerometerBound:
-    """Cramér-Rao bound of `up` from an accelerometer on `link` at `configurations`.
+    """Cramér-Rao bound of `up` from an accelerometer on `link` at the poses `q`.
 
     Parameters
     ----------
     chain : SerialChain
         The arm's kinematics.
-    configurations : array_like, shape (m, n)
+    q : array_like, shape (m, n)
         Joint positions of the planned poses, rad, within ±4π.
     link : int
         The link carrying the sensor, 0-based (as in :func:`up_from_accelerometer`).
@@ -235,20 +232,20 @@ def crlb_up_accelerometer(
     >>> chain = chain_from_dh([0.3, 0, 0, 0.1], [0, 0, 0, 0], [0, 0.4, 0.3, 0],
     ...                       [np.pi / 2, 0, np.pi / 2, 0])
     >>> q = np.random.default_rng(0).uniform(-1.5, 1.5, (8, 4))
-    >>> bound = crlb_up_accelerometer(chain, q, link=3, noise_std=7.4e-4,
-    ...                               encoder_std=np.radians(0.003))
+    >>> bound = crlb_up_from_accelerometer(chain, q, link=3, noise_std=7.4e-4,
+    ...                                    encoder_std=np.radians(0.003))
     >>> 0.0 < bound.up_std_deg < 0.05
     True
     """
     chain = mdl.check_chain(chain)
-    q = mdl.check_configurations(configurations, chain, "configurations")
+    q = mdl.check_configurations(q, chain, "q")
     k = mdl.check_link(link, chain)
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
     u = check_direction(up_hint, "up_hint")
     m = _nominal_sensor(sensitivity, link_from_sensor)
     n = q.shape[0]
-    mdl.check_count_poses(n, "configurations")
+    mdl.check_count_poses(n, "q")
     cov_r = mdl.reading_covariance(noise_std, reading_cov, n, g)
     rot, axes = mdl.link_geometry(chain, q, k)
     mdl.check_two_axes(rot)
@@ -286,7 +283,7 @@ def plan_accelerometer_poses(
     *,
     noise_std: float,
     encoder_std: ArrayLike = 0.0,
-    joint_limits: ArrayLike | None = None,
+    q_limits: ArrayLike | None = None,
     up_hint: ArrayLike = (0.0, 0.0, 1.0),
     n_candidates: int = 500,
     rng: np.random.Generator | None = None,
@@ -306,7 +303,7 @@ def plan_accelerometer_poses(
         Standard deviation of each axis of a time-averaged reading, m/s².
     encoder_std : float or array_like, shape (n,), optional
         Standard deviation of each joint's measured position, rad (default 0).
-    joint_limits : array_like, shape (n, 2), optional
+    q_limits : array_like, shape (n, 2), optional
         Lower and upper limit of each joint, rad, within ±4π (default ±π). Joints distal to
         `link` do not move the sensor and are kept at the middle of their range.
     up_hint : array_like, shape (3,), optional
@@ -323,7 +320,7 @@ def plan_accelerometer_poses(
     Returns
     -------
     AccelerometerPlan
-        The configurations and their bound (:func:`crlb_up_accelerometer`).
+        The configurations and their bound (:func:`crlb_up_from_accelerometer`).
 
     Raises
     ------
@@ -338,7 +335,7 @@ def plan_accelerometer_poses(
 
     See Also
     --------
-    crlb_up_accelerometer : the bound the plan minimises.
+    crlb_up_from_accelerometer : the bound the plan minimises.
     up_from_accelerometer : the estimator.
 
     Notes
@@ -362,7 +359,7 @@ def plan_accelerometer_poses(
     >>> chain = chain_from_dh([0.3, 0, 0, 0.1], [0, 0, 0, 0], [0, 0.4, 0.3, 0],
     ...                       [np.pi / 2, 0, np.pi / 2, 0])
     >>> plan = plan_accelerometer_poses(chain, 3, 8, noise_std=7.4e-4, n_candidates=200)
-    >>> plan.configurations.shape, bool(plan.bound.up_std_deg < 0.01)
+    >>> plan.q.shape, bool(plan.bound.up_std_deg < 0.01)
     ((8, 4), True)
     """
     chain = mdl.check_chain(chain)
@@ -376,15 +373,15 @@ def plan_accelerometer_poses(
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
     u = check_direction(up_hint, "up_hint")
     nj = chain.n_joints
-    if joint_limits is None:
+    if q_limits is None:
         limits = np.tile([-np.pi, np.pi], (nj, 1))
     else:
         limits = mdl.check_configurations(
-            np.asarray(check_array(joint_limits, "joint_limits")).T, chain, "joint_limits"
+            np.asarray(check_array(q_limits, "q_limits")).T, chain, "q_limits"
         ).T
         if not np.all(limits[:, 0] < limits[:, 1]):
             raise ValueError(
-                "Expected each row of `joint_limits` to be (lower, upper) with lower < upper."
+                "Expected each row of `q_limits` to be (lower, upper) with lower < upper."
             )
     if rng is None:
         rng = np.random.default_rng(0)
@@ -429,7 +426,7 @@ def plan_accelerometer_poses(
             "first link) or the joint limits are too narrow."
         )
     configs = cand[np.array(chosen)]
-    bound = crlb_up_accelerometer(
+    bound = crlb_up_from_accelerometer(
         chain, configs, link=k, noise_std=noise_std, encoder_std=enc, up_hint=u, gravity=g
     )
-    return AccelerometerPlan(configurations=configs, bound=bound)
+    return AccelerometerPlan(q=configs, bound=bound)

@@ -71,7 +71,7 @@ class AccelerometerFit(UpResult):
     n_iter : int
         Gauss-Newton iterations of the final start, over all reweighting passes.
     fingerprint : frozenset of str
-        :func:`~gravdir._results.data_fingerprint` of the configurations and readings.
+        :func:`~gravdir._results.data_fingerprint` of `q` and the readings.
     """
 
     _units = {
@@ -133,7 +133,7 @@ def _gauss_newton(
     white: NDArray[np.float64],
     up: NDArray[np.float64],
     max_iter: int,
-    tol: float,
+    xtol: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float, int, bool]:
     """Variable projection (Kaufman's Gauss-Newton step) on the tangent plane of `up`:
     :func:`~gravdir._sphere.refine_direction` with (M, b) projected out at every trial."""
@@ -155,7 +155,7 @@ def _gauss_newton(
 
     theta, cost = _linear_solve(rot, up[None], f, white)
     run = refine_direction(
-        up, float(cost[0]), theta[0], evaluate, linearise, max_iter=max_iter, xtol=tol
+        up, float(cost[0]), theta[0], evaluate, linearise, max_iter=max_iter, xtol=xtol
     )
     return run.up, run.state, run.cost, run.n_iter, run.converged
 
@@ -163,9 +163,9 @@ def _gauss_newton(
 @mdl.quiet_underflow
 def up_from_accelerometer(
     chain: SerialChain,
-    configurations: ArrayLike,
-    readings: ArrayLike,
+    q: ArrayLike,
     *,
+    readings: ArrayLike,
     link: int,
     noise_std: float | None = None,
     reading_cov: ArrayLike | None = None,
@@ -173,7 +173,7 @@ def up_from_accelerometer(
     gravity: float = STANDARD_GRAVITY,
     up_hint: ArrayLike | None = None,
     max_iter: int = 50,
-    tol: float = 1e-12,
+    xtol: float = 1e-12,
 ) -> AccelerometerFit:
     """`up` from static readings of a 3-axis accelerometer on a link of a serial chain.
 
@@ -185,7 +185,7 @@ def up_from_accelerometer(
     chain : SerialChain
         The arm's kinematics (:func:`~gravdir.kinematics.chain_from_dh`,
         :func:`~gravdir.urdf.chain_from_urdf`, ...).
-    configurations : array_like, shape (m, n)
+    q : array_like, shape (m, n)
         Measured joint positions of the ``m`` static poses, rad, within ±4π.
     readings : array_like, shape (m, 3)
         Time-averaged accelerometer readings at those poses, m/s², in the sensor's axes (the
@@ -211,8 +211,9 @@ def up_from_accelerometer(
         sign does not matter (the sign of `up` is fixed by ``det T > 0``).
     max_iter : int, optional
         Gauss-Newton iterations per start and reweighting pass (default 50, 1 to 10 000).
-    tol : float, optional
-        Convergence tolerance on the step of `up`, rad (default 1e-12, positive, below 1).
+    xtol : float, optional
+        The Gauss-Newton iterations stop when the step of `up` (in the tangent plane) is below
+        it, rad (default 1e-12, positive, below 1).
 
     Returns
     -------
@@ -243,7 +244,7 @@ def up_from_accelerometer(
 
     See Also
     --------
-    crlb_up_accelerometer : the Cramér-Rao bound of this estimator.
+    crlb_up_from_accelerometer : the Cramér-Rao bound of this estimator.
     plan_accelerometer_poses : poses that make it accurate.
     gravdir.general.estimate_up : `up` from joint torques.
 
@@ -279,28 +280,28 @@ def up_from_accelerometer(
     >>> up = np.array([0.1, 0.0, 1.0]) / np.hypot(0.1, 1.0)
     >>> rot = link_frames(chain, q).rotations[:, 2]
     >>> f = 9.80665 * np.einsum("mji,j->mi", rot, up) + [0.1, -0.2, 0.05]
-    >>> fit = up_from_accelerometer(chain, q, f, link=2, noise_std=1e-3)
+    >>> fit = up_from_accelerometer(chain, q, readings=f, link=2, noise_std=1e-3)
     >>> bool(np.allclose(fit.up, up, atol=1e-9)), fit.bias.round(6).tolist()
     (True, [0.1, -0.2, 0.05])
     """
     chain = mdl.check_chain(chain)
-    q = mdl.check_configurations(configurations, chain, "configurations")
+    q = mdl.check_configurations(q, chain, "q")
     k = mdl.check_link(link, chain)
     f_raw = check_array(readings, "readings")
     if f_raw.shape != (q.shape[0], 3):
         raise ValueError(
-            f"Expected `readings` to have shape ({q.shape[0]}, 3) like `configurations`, got "
+            f"Expected `readings` to have shape ({q.shape[0]}, 3) like `q`, got "
             f"{describe_shape(f_raw.shape)}."
         )
     g = check_positive(gravity, "gravity")
     enc = mdl.check_encoder_std(encoder_std, chain.n_joints)
     start = None if up_hint is None else check_direction(up_hint, "up_hint")
     max_iter = check_count(max_iter, "max_iter", minimum=1, maximum=10_000)
-    tol = check_positive(tol, "tol")
-    if tol >= 1.0:
-        raise ValueError(f"Expected `tol` to be below 1, got {tol!r}.")
+    xtol = check_positive(xtol, "xtol")
+    if xtol >= 1.0:
+        raise ValueError(f"Expected `xtol` to be below 1, got {xtol!r}.")
     n = q.shape[0]
-    mdl.check_count_poses(n, "configurations")
+    mdl.check_count_poses(n, "q")
     cov_r = mdl.reading_covariance(noise_std, reading_cov, n, g)
     mdl.check_reading_scale(f_raw, g)
     rot, axes = mdl.link_geometry(chain, q, k)
@@ -315,7 +316,7 @@ def up_from_accelerometer(
         starts = grid[np.argsort(costs)[:_REFINED]]
     else:
         starts = start[None]
-    runs = [_gauss_newton(rot, f, white, s, max_iter, tol) for s in starts]
+    runs = [_gauss_newton(rot, f, white, s, max_iter, xtol) for s in starts]
     best = min(runs, key=lambda run: run[2])
     up, theta, cost, n_iter, converged = best
     # Whether the poses determine the parameters is decided on the design of the readings' own
@@ -325,7 +326,7 @@ def up_from_accelerometer(
         for _ in range(_REWEIGHT_PASSES):
             m = theta[:9].reshape(3, 3)
             white = mdl.whiteners(cov_r, mdl.encoder_spread(rot, axes, enc, up, m))
-            up, theta, cost, it, converged = _gauss_newton(rot, f, white, up, max_iter, tol)
+            up, theta, cost, it, converged = _gauss_newton(rot, f, white, up, max_iter, xtol)
             n_iter += it
     if not converged:
         warn_not_converged("up_from_accelerometer", max_iter)

@@ -212,7 +212,7 @@ def check_two_axes(rot: NDArray[np.float64]) -> None:
     s = np.linalg.svd(w, compute_uv=False)
     if s[0] == 0.0 or s[1] <= SINGLE_AXIS_TOL * s[0]:
         raise DegenerateGeometryError(
-            "Expected the link's orientations in `configurations` to differ by turns about at "
+            "Expected the link's orientations in `q` to differ by turns about at "
             "least two non-parallel axes, got "
             + ("a single orientation" if s[0] == 0.0 else "turns about one axis only")
             + ": with the sensor's scale, bias and mounting unknown, such poses leave the "
@@ -307,7 +307,7 @@ def check_design(jac: NDArray[np.float64]) -> None:
     The scale-free rank test of :func:`gravdir._rank.check_determined` against RCOND, made
     before anything is factorised.
     """
-    check_determined(jac, "configurations", _DETERMINED, rcond=RCOND)
+    check_determined(jac, "q", _DETERMINED, rcond=RCOND)
 
 
 def split_information(
@@ -317,7 +317,7 @@ def split_information(
 
     `jac` is the whitened Jacobian (3m, 14), `jac_r` the same whitened by the readings' noise
     alone where encoder noise entered `jac`. Where `jac` fails the rank test, the poses are
-    refused (DegenerateGeometryError naming `configurations`) if `jac_r` fails it too; otherwise
+    refused (DegenerateGeometryError naming `q`) if `jac_r` fails it too; otherwise
     the encoder noise is to blame and the ValueError names `encoder_std`.
     """
     rc = reciprocal_condition(jac)

@@ -4,7 +4,7 @@
 (:func:`~gravdir.general.estimate_up`), touches on a level surface (:mod:`gravdir.touch`), the
 closed-form solvers, a controller setting with its uncertainty -- by adding their Fisher
 information in the tangent plane of the fused `up` (Gauss–Newton on the sphere). It returns
-:class:`FusedUp`: the fused `up` with its information, a chi-square test of the sources'
+:class:`FusedEstimate`: the fused `up` with its information, a chi-square test of the sources'
 consistency, each source's distance from the fusion of the others in standard deviations and,
 with three or more sources that disagree, the source to blame and the fusion without it.
 
@@ -21,6 +21,6 @@ ch. 4 and 8.
 """
 
 from gravdir.fusion._api import fuse_up
-from gravdir.fusion._result import FusedUp, SharedDataError
+from gravdir.fusion._result import FusedEstimate, SharedDataError
 
-__all__ = ["FusedUp", "SharedDataError", "fuse_up"]
+__all__ = ["FusedEstimate", "SharedDataError", "fuse_up"]

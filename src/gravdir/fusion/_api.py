@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from gravdir._results import UpResult
 from gravdir.fusion._fuse import check_options, fuse
-from gravdir.fusion._result import FusedUp
+from gravdir.fusion._result import FusedEstimate
 
 __all__ = ["fuse_up"]
 
@@ -20,7 +20,7 @@ def fuse_up(
     significance: float = 0.01,
     max_iter: int = 50,
     xtol: float = 1e-12,
-) -> FusedUp:
+) -> FusedEstimate:
     """Combine independent estimates of `up` by their information, and test their agreement.
 
     Parameters
@@ -48,12 +48,12 @@ def fuse_up(
 
     Returns
     -------
-    FusedUp
-        The fused `up` with its information (:attr:`~FusedUp.up_cov`,
-        :attr:`~FusedUp.up_std_deg`), the statistic `chi2` with `dof`, `p_value` and the verdict
-        `consistent`; per source its distance `nsigma` from the fusion of the others; with three
-        or more inconsistent sources the `outlier` and the fusion `without_outlier`; and the
-        union of the sources' fingerprints.
+    FusedEstimate
+        The fused `up` with its information (:attr:`~FusedEstimate.up_cov`,
+        :attr:`~FusedEstimate.up_std_deg`), the statistic `chi2` with `dof`, `p_value` and the
+        verdict `consistent`; per source its distance `nsigma` from the fusion of the others;
+        with three or more inconsistent sources the `outlier` and the fusion `without_outlier`;
+        and the union of the sources' fingerprints.
 
     Raises
     ------

@@ -23,7 +23,7 @@ from gravdir._sphere import (
     tangent_basis,
 )
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
-from gravdir.fusion._result import FusedUp, SharedDataError
+from gravdir.fusion._result import FusedEstimate, SharedDataError
 
 __all__ = ["MAX_SOURCES", "check_options", "fuse"]
 
@@ -521,7 +521,7 @@ def fuse(
     significance: float,
     max_iter: int,
     xtol: float,
-) -> FusedUp:
+) -> FusedEstimate:
     """:func:`~gravdir.fusion.fuse_up` on checked options."""
     n = len(estimates)
     if n < 2:
@@ -570,7 +570,7 @@ def fuse(
     consistent = p_value >= significance
     source_p = [_chi2_sf(t, d) for t, d in zip(stats, dofs, strict=True)]
     outlier: int | None = None
-    without: FusedUp | None = None
+    without: FusedEstimate | None = None
     if n >= 3 and not consistent:
         k = min(range(n), key=lambda i: (source_p[i], -stats[i]))
         if source_p[k] < significance:
@@ -578,7 +578,7 @@ def fuse(
             without = _without(estimates, k, pairs, significance, max_iter, xtol)
     b = tangent_basis(up)
     info = b.T @ lin.matrix() @ b
-    return FusedUp(
+    return FusedEstimate(
         up=up,
         up_information=0.5 * (info + info.T),
         chi2=chi2,
@@ -605,7 +605,7 @@ def _without(
     significance: float,
     max_iter: int,
     xtol: float,
-) -> FusedUp | None:
+) -> FusedEstimate | None:
     """The fusion of all estimates but `k` (indices renumbered), None if they leave `up` open."""
     rest = estimates[:k] + estimates[k + 1 :]
 

@@ -1,4 +1,5 @@
-"""The result of a fusion of gravity directions: :class:`FusedUp`, and the shared-data error."""
+"""The result of a fusion of gravity directions (:class:`FusedEstimate`) and the shared-data
+error."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from numpy.typing import NDArray
 
 from gravdir._results import UpResult
 
-__all__ = ["FusedUp", "SharedDataError"]
+__all__ = ["FusedEstimate", "SharedDataError"]
 
 
 class SharedDataError(ValueError):
@@ -34,7 +35,7 @@ class SharedDataError(ValueError):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FusedUp(UpResult):
+class FusedEstimate(UpResult):
     """Gravity directions of several sources combined, with a test of their consistency.
 
     Attributes
@@ -71,7 +72,7 @@ class FusedUp(UpResult):
         `significance`; None otherwise (with two sources the data cannot say which is wrong).
     outlier_nsigma : float or None
         ``nsigma[outlier]``, or None.
-    without_outlier : FusedUp or None
+    without_outlier : FusedEstimate or None
         The fusion of the sources without `outlier` (its own indices count among the remaining
         sources, in their order), where they still determine `up`; None otherwise.
     n_sources : int
@@ -116,7 +117,7 @@ class FusedUp(UpResult):
     source_p_value: NDArray[np.float64]
     outlier: int | None
     outlier_nsigma: float | None
-    without_outlier: FusedUp | None
+    without_outlier: FusedEstimate | None
     n_sources: int
     converged: bool
     n_iter: int
@@ -124,7 +125,7 @@ class FusedUp(UpResult):
     def __repr__(self) -> str:
         verdict = "consistent" if self.consistent else "inconsistent"
         text = (
-            f"FusedUp(up={np.array2string(self.up, precision=6, separator=', ')}, "
+            f"FusedEstimate(up={np.array2string(self.up, precision=6, separator=', ')}, "
             f"up_std_deg={self.up_std_deg:.4g}, chi2={self.chi2:.4g} (dof {self.dof}), "
             f"p_value={self.p_value:.3g}: {verdict}, "
             f"nsigma={np.array2string(self.nsigma, precision=2, separator=', ')}"

@@ -233,5 +233,5 @@ def _draw(
     rax.set_xticks(index)
     rax.set_xlabel("contact")
     rax.set_ylabel(f"signed distance to the plane [{unit}]")
-    rax.set_title(f"rms {float(fit.rms):.3g} {unit}", fontsize="medium")
+    rax.set_title(f"rms {float(fit.residual_rms):.3g} {unit}", fontsize="medium")
     legend_outside(rax)

@@ -43,12 +43,12 @@ SEARCH_MAX_ITER_CAP = 100
 # is the contacts times the candidate subsets (at most 3000, see `_robust.sample_size`) plus a
 # pass over the contacts per refit or deletion test, and no temporary grows faster than N.
 ROBUST_CONTACTS_CAP = 10_000
-# Smallest accepted `false_alarm`. The tests' critical values are normal and Student quantiles
-# at false_alarm / 2, and the deletion's at false_alarm / (2 N), N <= ROBUST_CONTACTS_CAP: at
+# Smallest accepted `significance`. The tests' critical values are normal and Student quantiles
+# at significance / 2, and the deletion's at significance / (2 N), N <= ROBUST_CONTACTS_CAP: at
 # least 5e-205 from this floor, where SciPy's Student quantile is finite and positive for every
 # degree of freedom (checked from 1 to 1e7; below about 1e-236 it returns -inf at 3 degrees of
-# freedom, and at 5e-324 even false_alarm / 2 underflows to zero, an infinite normal quantile).
-MIN_FALSE_ALARM = 1e-200
+# freedom, and at 5e-324 even significance / 2 underflows to zero, an infinite normal quantile).
+MIN_SIGNIFICANCE = 1e-200
 
 
 def fmt(v: ArrayLike) -> str:
@@ -130,15 +130,15 @@ def check_noise_std(noise_std: float | None) -> float | None:
     return None if noise_std is None else check_positive(noise_std, "noise_std")
 
 
-def check_false_alarm(false_alarm: float) -> float:
-    """`false_alarm` in [`MIN_FALSE_ALARM`, 1): below it the tests' thresholds overflow."""
-    value = check_positive(false_alarm, "false_alarm")
+def check_significance(significance: float) -> float:
+    """`significance` in [`MIN_SIGNIFICANCE`, 1): below it the tests' thresholds overflow."""
+    value = check_positive(significance, "significance")
     if value >= 1.0:
-        raise ValueError(f"Expected `false_alarm` in (0, 1), got {false_alarm!r}.")
-    if value < MIN_FALSE_ALARM:
+        raise ValueError(f"Expected `significance` in (0, 1), got {significance!r}.")
+    if value < MIN_SIGNIFICANCE:
         raise ValueError(
-            f"Expected `false_alarm` of at least {MIN_FALSE_ALARM:g} (below, the tests' "
-            f"critical values are not finite), got {false_alarm!r}."
+            f"Expected `significance` of at least {MIN_SIGNIFICANCE:g} (below, the tests' "
+            f"critical values are not finite), got {significance!r}."
         )
     return value
 
@@ -241,7 +241,7 @@ def check_noise_fit(
     ss: NDArray[np.float64],
     dof: NDArray[np.int64],
     sigma: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
     cause: str,
     stacklevel: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
@@ -251,7 +251,7 @@ def check_noise_fit(
     parameters, `sigma` the caller's noise, all in one unit. With Gaussian noise of that level
     ``ss / sigma^2`` is chi-square with `dof` degrees of freedom (to first order; the robust fits'
     inliers, kept within the test's threshold, give less, so their test errs on the side of
-    silence). A set whose survival probability is below `false_alarm` is a misfit: a
+    silence). A set whose survival probability is below `significance` is a misfit: a
     :class:`~gravdir.errors.GravdirWarning` says so, naming `cause` as what to check, and its
     noise becomes the residuals' own scale ``sqrt(ss / dof)``, which inflates the covariance
     by the observed residual variance. Returns the noise (...) and the misfit mask (...).
@@ -263,7 +263,7 @@ def check_noise_fit(
     with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
         stat = np.where(tested, ss / sigma**2, 0.0)
         p_value = np.where(tested, chi2.sf(stat, np.maximum(dof, 1)), 1.0)
-        misfit = tested & (p_value < false_alarm)
+        misfit = tested & (p_value < significance)
         own = np.sqrt(ss / np.maximum(dof, 1))
     if not np.any(misfit):
         return sigma, misfit
@@ -279,7 +279,7 @@ def check_noise_fit(
         f"sqrt(sum r^2 / dof) is {float(own[worst] / sigma[worst]):.3g} times it (chi-square "
         f"{float(stat[worst]):.4g} "
         f"on {int(dof[worst])} degrees of freedom, p = {float(p_value[worst]):.2g} < "
-        f"`false_alarm` = {false_alarm:g}). The contacts do not lie on one plane within that "
+        f"`significance` = {significance:g}). The contacts do not lie on one plane within that "
         f"noise: {cause}, a stepped or curved surface, or a `noise_std` set too small. "
         "`noise_std` and `up_cov` of the result are inflated to the residuals' own scale, but "
         "the fit is not to be trusted: check the contacts.",

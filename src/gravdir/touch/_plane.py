@@ -19,12 +19,12 @@ from gravdir.touch._common import (
     ZERO_RESIDUAL,
     batch_repr,
     check_conditioning,
-    check_false_alarm,
     check_limit,
     check_min_conditioning,
     check_noise_fit,
     check_noise_std,
     check_robust_size,
+    check_significance,
     check_vector_batch,
     fmt,
     in_units,
@@ -77,7 +77,7 @@ class PlaneFit(UpResult):
         ``d`` in the plane equation ``up . x = d``.
     residuals : ndarray, shape (..., N)
         Signed distances ``up . c_i - d`` of every point (outliers included).
-    rms : ndarray, shape (...)
+    residual_rms : ndarray, shape (...)
         Root mean square of the inliers' residuals.
     noise_std : ndarray, shape (...)
         Contact noise ``sigma`` used for the information: the caller's, or
@@ -97,7 +97,7 @@ class PlaneFit(UpResult):
         ``|r_i| / (sigma sqrt(1 + h_i))`` of a rejected one, ``h_i`` its leverage.
     rejection_threshold : ndarray, shape (..., N)
         The critical value each point's `rejection_nsigma` was tested against: the normal (known
-        `noise_std`) or Student-t quantile at the per-point `false_alarm` (inf where no degree
+        `noise_std`) or Student-t quantile at the per-point `significance` (inf where no degree
         of freedom is left). A point of the ``"lts"`` fit is rejected when its
         `rejection_nsigma` exceeds it (see docs/touch.md for the two-set cycles); without
         `robust` nothing is rejected and it is the value the test would use.
@@ -116,7 +116,7 @@ class PlaneFit(UpResult):
     """
 
     _units = {
-        "offset": "m", "residuals": "m", "rms": "m", "noise_std": "m", "conditioning": "",
+        "offset": "m", "residuals": "m", "residual_rms": "m", "noise_std": "m", "conditioning": "",
         "rejection_nsigma": "", "rejection_threshold": "", "n_iter": "",
     }
 
@@ -125,7 +125,7 @@ class PlaneFit(UpResult):
     sign_rule: SignRule
     offset: NDArray[np.float64]
     residuals: NDArray[np.float64]
-    rms: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
     noise_std: NDArray[np.float64]
     conditioning: NDArray[np.float64]
     inliers: NDArray[np.bool_]
@@ -147,7 +147,7 @@ class PlaneFit(UpResult):
 
     def __repr__(self) -> str:
         extra = (
-            f"up_std_deg={fmt(self.up_std_deg)} deg, rms={fmt(self.rms)}, "
+            f"up_std_deg={fmt(self.up_std_deg)} deg, residual_rms={fmt(self.residual_rms)}, "
             f"conditioning={fmt(self.conditioning)}, "
             f"outliers={np.flatnonzero(~self.inliers).tolist() if self.up.ndim == 1 else '...'}, "
             f"sign_rule={self.sign_rule!r}"
@@ -169,14 +169,14 @@ def _fit_plane(
     test: _Test,
     n_omitted: int,
     fingerprint: frozenset[str],
-    false_alarm: float,
+    significance: float,
     robust: RobustMethod | None,
 ) -> PlaneFit:
     """The plane of the inliers of `points` (..., N, 3), given in units of `scale` (...).
 
     Every length is computed in those units (coordinates of order one) and multiplied by
     `scale` at the end; angles and the information of `up` do not depend on them. A caller's
-    `noise_std` that the inliers' residuals reject (chi-square test at `false_alarm`) is
+    `noise_std` that the inliers' residuals reject (chi-square test at `significance`) is
     replaced by their own scale, with a warning.
     """
     w = inliers.astype(np.float64)
@@ -202,7 +202,8 @@ def _fit_plane(
             else f"more bad contacts than the fit can reject (at most {breakdown(n_pts, 3)} of "
             f"{n_pts})"
         )
-        sigma, misfit = check_noise_fit(ss, n_in.astype(np.int64) - 3, sigma, false_alarm, cause, 4)
+        dof_in = n_in.astype(np.int64) - 3
+        sigma, misfit = check_noise_fit(ss, dof_in, sigma, significance, cause, 4)
     else:
         dof = n_in - 3
         estimate = np.maximum(np.sqrt(ss / np.maximum(dof, 1)), floor)
@@ -222,7 +223,7 @@ def _fit_plane(
         up_information=info,
         offset=to_units(offset, scale, names),
         residuals=to_units(residuals, scale[..., None], names),
-        rms=to_units(rms, scale, names),
+        residual_rms=to_units(rms, scale, names),
         noise_std=np.asarray(noise_out, dtype=np.float64),
         conditioning=cond,
         inliers=inliers.copy(),
@@ -237,7 +238,7 @@ def _fit_plane(
 
 
 def _deletion_inliers(
-    p: NDArray[np.float64], false_alarm: float, max_iter: int
+    p: NDArray[np.float64], significance: float, max_iter: int
 ) -> tuple[NDArray[np.bool_], bool, int]:
     """Backward deletion by externally studentised residuals until none is significant.
 
@@ -277,8 +278,8 @@ def _deletion_inliers(
         sigma = np.maximum(np.sqrt(lam[:, 0] / dof), floor)
         with np.errstate(under="ignore"):
             score = np.abs(r) / (sigma * np.sqrt(1.0 + leverage))
-        # Bonferroni: family-wise false-alarm rate `false_alarm` over the k inliers.
-        critical = float(student_t.isf(false_alarm / (2 * k), dof))
+        # Bonferroni: family-wise false-alarm rate `significance` over the k inliers.
+        critical = float(student_t.isf(significance / (2 * k), dof))
         worst = int(np.argmax(score))
         if score[worst] <= critical:
             return inl, True, n_iter
@@ -300,20 +301,20 @@ def _final_test(
     inl: NDArray[np.bool_],
     sigma: NDArray[np.float64] | None,
     floor: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
     inflation: float = 1.0,
     dof: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Studentised residuals (B, N) of every point against the plane of `inl`, and thresholds."""
     r, lam, vec = plane_residuals(p, inl)
     lev = plane_leverage(p, inl, lam, vec)
-    return studentize(r, lev, inl, 3, sigma, floor, false_alarm, inflation, dof)
+    return studentize(r, lev, inl, 3, sigma, floor, significance, inflation, dof)
 
 
 def _lts_inliers(
     p: NDArray[np.float64],
     sigma: NDArray[np.float64] | None,
-    false_alarm: float,
+    significance: float,
     max_iter: int | None,
 ) -> tuple[NDArray[np.bool_], _Test]:
     """The high-breakdown fit's inliers (B, N) for point sets `p` (B, N, 3) in units of one.
@@ -324,14 +325,14 @@ def _lts_inliers(
     """
     extent = np.max(np.ptp(p, axis=1), axis=1)
     floor = ZERO_RESIDUAL * extent
-    thr = None if sigma is None else np.maximum(sigma, floor) * normal_threshold(false_alarm)
+    thr = None if sigma is None else np.maximum(sigma, floor) * normal_threshold(significance)
     inl = plane_core(p, thr)
 
     def refit(w: NDArray[np.bool_]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         r, lam, vec = plane_residuals(p, w)
         return r, plane_leverage(p, w, lam, vec)
 
-    report = refit_until_stable(refit, inl, 3, sigma, floor, false_alarm, max_iter)
+    report = refit_until_stable(refit, inl, 3, sigma, floor, significance, max_iter)
     test = _Test(report.converged, report.n_iter, report.nsigma, report.threshold)
     return report.inliers, test
 
@@ -341,7 +342,7 @@ def _inliers(
     scale: NDArray[np.float64],
     robust: RobustMethod | None,
     noise_std: float | None,
-    false_alarm: float,
+    significance: float,
     max_iter: int | None,
     min_conditioning: float,
     names: str,
@@ -361,7 +362,7 @@ def _inliers(
         if noise_std is not None:
             sigma = noise_in_units(noise_std, scale, noise_floor(pts)).reshape(-1)
         floor = ZERO_RESIDUAL * np.max(np.ptp(flat, axis=1), axis=1)
-        stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), sigma, floor, false_alarm)
+        stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), sigma, floor, significance)
         shape = pts.shape[:-1]
         return inliers, _Test(converged, n_iter, stud.reshape(shape), crit.reshape(shape))
     # All points must span a plane before any is tested (coincident points have no scale).
@@ -372,7 +373,7 @@ def _inliers(
         sigma = None
         if noise_std is not None:
             sigma = noise_in_units(noise_std, scale, noise_floor(pts)).reshape(-1)
-        inl, test = _lts_inliers(flat, sigma, false_alarm, max_iter)
+        inl, test = _lts_inliers(flat, sigma, significance, max_iter)
         if not np.all(test.converged):
             warn_not_converged(
                 "The robust plane fit's refits", REFIT_CAP if max_iter is None else max_iter, 4
@@ -386,7 +387,7 @@ def _inliers(
     limit = REFIT_CAP if max_iter is None else max_iter
     for index in np.ndindex(batch):
         inliers[index], converged[index], n_iter[index] = _deletion_inliers(
-            pts[index], false_alarm, limit
+            pts[index], significance, limit
         )
     if not np.all(converged):
         if np.any(~converged & (n_iter == limit)):
@@ -402,7 +403,7 @@ def _inliers(
     # The final plane's statistics, each point at the deletion's Bonferroni level.
     flat = pts.reshape(-1, n_pts, 3)
     floor = ZERO_RESIDUAL * np.max(np.ptp(flat, axis=1), axis=1)
-    stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), None, floor, false_alarm / n_pts)
+    stud, crit = _final_test(flat, inliers.reshape(-1, n_pts), None, floor, significance / n_pts)
     shape = pts.shape[:-1]
     return inliers, _Test(converged, n_iter, stud.reshape(shape), crit.reshape(shape))
 
@@ -423,7 +424,7 @@ def _check_plane_options(
     data_name: str,
     noise_std: float | None,
     robust: object,
-    false_alarm: float,
+    significance: float,
     max_iter: int | None,
     min_conditioning: float,
     n_omitted: int,
@@ -440,7 +441,7 @@ def _check_plane_options(
     if method:
         check_robust_size(n_pts, data_name, "points" if data_name == "points" else "contacts")
     noise = check_noise_std(noise_std)
-    alarm = check_false_alarm(false_alarm)
+    alarm = check_significance(significance)
     limit = (
         None if max_iter is None else check_limit(max_iter, "max_iter", MAX_ITER_CAP)
     )
@@ -454,7 +455,7 @@ def up_from_touch_points(
     up_hint: ArrayLike = (0.0, 0.0, 1.0),
     noise_std: float | None = None,
     robust: bool | RobustMethod = False,
-    false_alarm: float = 0.01,
+    significance: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
     nan_policy: NanPolicy = "raise",
@@ -483,9 +484,9 @@ def up_from_touch_points(
         sample of 345, whose 20 best planes are concentrated), then refits on the points that
         pass a studentised-residual test against the current plane until the set repeats (see
         Notes and docs/touch.md). ``"deletion"``: the earlier backward deletion by externally
-        studentised residuals with a Bonferroni-corrected family-wise `false_alarm` (one bad
+        studentised residuals with a Bonferroni-corrected family-wise `significance` (one bad
         point; two mask each other). Needs 5 <= N <= 10000 (per set). Default False.
-    false_alarm : float, optional
+    significance : float, optional
         Probability that the test rejects a given good point (per point; family-wise for
         ``"deletion"``), and that the test of the residuals against a given `noise_std` warns
         on good contacts. In [1e-200, 1) (below, the critical values are not finite). Default
@@ -517,7 +518,7 @@ def up_from_touch_points(
         If `points` is not ``(..., N, 3)`` and finite, holds more than 10000 points per set
         with `robust`, `up_hint` is zero or does not broadcast to the batch shape of `points`,
         or an option is invalid: `noise_std` not positive and finite, `robust` not a bool,
-        "lts" or "deletion", `false_alarm` not in [1e-200, 1), `max_iter` not an integer
+        "lts" or "deletion", `significance` not in [1e-200, 1), `max_iter` not an integer
         from 1 to 10000, `min_conditioning` not in (0, 1]. Numeric strings are refused.
 
     Warns
@@ -564,7 +565,7 @@ def up_from_touch_points(
     With a `noise_std` ``sigma``, the inliers' residuals test it: for n good inliers
     ``sum r_i^2 / sigma^2`` is chi-square with n - 3 degrees of freedom (the robust fits'
     inliers, kept within the test's threshold, give less, so the test errs towards silence).
-    Where its survival probability is below `false_alarm` the contacts are not one plane with
+    Where its survival probability is below `significance` the contacts are not one plane with
     that noise (more bad points than the fit rejects, such as 5 of 12 on a step; a curved
     surface; or a `noise_std` too small): a warning says so, and ``sigma`` becomes
     ``sqrt(sum r_i^2 / (n - 3))``, which inflates the covariance by the observed residual
@@ -609,7 +610,7 @@ def up_from_touch_points(
         "points",
         noise_std,
         robust,
-        false_alarm,
+        significance,
         max_iter,
         min_conditioning,
         n_omitted,
@@ -674,7 +675,7 @@ def up_from_touches(
     base_from_target: ArrayLike | None = None,
     noise_std: float | None = None,
     robust: bool | RobustMethod = False,
-    false_alarm: float = 0.01,
+    significance: float = 0.01,
     max_iter: int | None = None,
     min_conditioning: float = MIN_CONDITIONING,
     nan_policy: NanPolicy = "raise",
@@ -693,7 +694,7 @@ def up_from_touches(
     base_from_target : array_like, shape (..., 4, 4), optional
         Pose of a target frame in the base frame; `up`, `offset` and the residuals are then in
         target coordinates.
-    noise_std, robust, false_alarm, max_iter, min_conditioning
+    noise_std, robust, significance, max_iter, min_conditioning
         As in :func:`up_from_touch_points`.
     nan_policy : {"raise", "omit"}, optional
         What a NaN in `flange_poses` does: ``"raise"`` (default) refuses it naming
@@ -755,7 +756,7 @@ def up_from_touches(
         "flange_poses",
         noise_std,
         robust,
-        false_alarm,
+        significance,
         max_iter,
         min_conditioning,
         n_omitted,

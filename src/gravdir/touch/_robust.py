@@ -96,21 +96,21 @@ def subsets(n_contacts: int, size: int) -> NDArray[np.int64]:
     return np.asarray(rows[:count], dtype=np.int64)
 
 
-def normal_threshold(false_alarm: float) -> float:
-    """Two-sided normal quantile: ``P(|z| > k) = false_alarm``."""
+def normal_threshold(significance: float) -> float:
+    """Two-sided normal quantile: ``P(|z| > k) = significance``."""
     with IMPORT_LOCK:
         from scipy.stats import norm as normal  # scipy.stats is slow to import: only when needed
 
-    return float(normal.isf(false_alarm / 2.0))
+    return float(normal.isf(significance / 2.0))
 
 
-def student_threshold(false_alarm: float, dof: NDArray[np.float64]) -> NDArray[np.float64]:
+def student_threshold(significance: float, dof: NDArray[np.float64]) -> NDArray[np.float64]:
     """Two-sided Student-t quantile with `dof` degrees of freedom (inf where dof < 1)."""
     with IMPORT_LOCK:
         from scipy.stats import t as student_t  # scipy.stats is slow to import: only when needed
 
     safe = np.maximum(dof, 1.0)
-    return np.asarray(np.where(dof >= 1, student_t.isf(false_alarm / 2.0, safe), np.inf))
+    return np.asarray(np.where(dof >= 1, student_t.isf(significance / 2.0, safe), np.inf))
 
 
 def trimmed_inflation(n_kept: int, n_contacts: int) -> float:
@@ -129,17 +129,17 @@ def trimmed_inflation(n_kept: int, n_contacts: int) -> float:
     return 1.0 / math.sqrt(1.0 - 2.0 * q * float(normal.pdf(q)) / frac)
 
 
-def truncated_inflation(false_alarm: float) -> float:
+def truncated_inflation(significance: float) -> float:
     """Factor making the scale of residuals kept within the test's normal quantile consistent.
 
-    ``E[z^2 | |z| < k] = 1 - 2 k phi(k) / (1 - false_alarm)`` with ``k`` from
+    ``E[z^2 | |z| < k] = 1 - 2 k phi(k) / (1 - significance)`` with ``k`` from
     :func:`normal_threshold`; the factor is the inverse square root of that.
     """
     with IMPORT_LOCK:
         from scipy.stats import norm as normal  # scipy.stats is slow to import: only when needed
 
-    k = normal_threshold(false_alarm)
-    return 1.0 / math.sqrt(1.0 - 2.0 * k * float(normal.pdf(k)) / (1.0 - false_alarm))
+    k = normal_threshold(significance)
+    return 1.0 / math.sqrt(1.0 - 2.0 * k * float(normal.pdf(k)) / (1.0 - significance))
 
 
 def trimmed_objective(r: NDArray[np.float64], h: int) -> NDArray[np.float64]:
@@ -327,7 +327,7 @@ def studentize(
     n_params: int,
     sigma: NDArray[np.float64] | None,
     floor: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
     inflation: float | NDArray[np.float64] = 1.0,
     dof: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -348,7 +348,7 @@ def studentize(
         if sigma is not None and dof is None:
             s = np.maximum(sigma, floor)[:, None]
             stud = np.where(w, r / (s * np.sqrt(1.0 - lev_in)), r / (s * np.sqrt(1.0 + leverage)))
-            crit = np.full(r.shape, normal_threshold(false_alarm))
+            crit = np.full(r.shape, normal_threshold(significance))
             return np.abs(stud), crit
         if sigma is not None and dof is not None:
             # A held estimate: a contact in the fit is judged by it without its own share.
@@ -361,8 +361,8 @@ def studentize(
             )
             crit = np.where(
                 w,
-                student_threshold(false_alarm, k - 1.0),
-                student_threshold(false_alarm, k),
+                student_threshold(significance, k - 1.0),
+                student_threshold(significance, k),
             )
             return np.abs(stud), np.asarray(crit, dtype=np.float64)
         n_in = np.sum(w, axis=-1)[:, None].astype(np.float64)
@@ -378,8 +378,8 @@ def studentize(
         )
         crit = np.where(
             w,
-            student_threshold(false_alarm, dof - 1.0),
-            student_threshold(false_alarm, dof),
+            student_threshold(significance, dof - 1.0),
+            student_threshold(significance, dof),
         )
     return np.abs(stud), np.asarray(crit, dtype=np.float64)
 
@@ -486,13 +486,13 @@ class TestReport(NamedTuple):
 
 
 def _held_scale(
-    refit: Refit, inl: NDArray[np.bool_], n_params: int, false_alarm: float
+    refit: Refit, inl: NDArray[np.bool_], n_params: int, significance: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Scale (B,) and its degrees of freedom of the fit on `inl`, consistent for truncation."""
     r, _ = refit(inl)
     n_in = np.sum(inl, axis=1)
     dof = (n_in - n_params).astype(np.float64)
-    later = np.where(n_in < inl.shape[1], truncated_inflation(false_alarm), 1.0)
+    later = np.where(n_in < inl.shape[1], truncated_inflation(significance), 1.0)
     with np.errstate(under="ignore"):
         ss = np.sum(np.where(inl, r**2, 0.0), axis=1)
     return later * np.sqrt(ss / np.maximum(dof, 1.0)), dof
@@ -504,7 +504,7 @@ def refit_until_stable(
     n_params: int,
     sigma: NDArray[np.float64] | None,
     floor: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
     max_iter: int | None,
 ) -> TestReport:
     """Refit on the contacts that pass the test against the current fit until the set repeats.
@@ -529,7 +529,7 @@ def refit_until_stable(
         r, lev = refit(inl)
         # The trimmed set's residual degrees of freedom h - p are a fraction of N - p.
         infl = trimmed_inflation(2 * coverage(n_rows, n_params) - n_params, 2 * n_rows - n_params)
-        stud, crit = studentize(r, lev, inl, n_params, None, floor, false_alarm, infl)
+        stud, crit = studentize(r, lev, inl, n_params, None, floor, significance, infl)
         passed = stud <= crit
         inl = np.where((np.sum(passed, axis=1) < need)[:, None], inl, passed)
     n_iter = np.full(n_batch, done, dtype=np.int64)
@@ -538,12 +538,12 @@ def refit_until_stable(
     for _ in range(1 if sigma is not None else SCALE_PASSES):
         start = inl
         if estimated:
-            sigma, dof = _held_scale(refit, inl, n_params, false_alarm)
+            sigma, dof = _held_scale(refit, inl, n_params, significance)
             converged[:] = False
         history = [inl]
         for _ in range(1, limit + 1 - done):
             r, lev = refit(inl)
-            stud, crit = studentize(r, lev, inl, n_params, sigma, floor, false_alarm, 1.0, dof)
+            stud, crit = studentize(r, lev, inl, n_params, sigma, floor, significance, 1.0, dof)
             new = stud <= crit
             # Too few contacts left would leave nothing to test: keep the current set.
             new = np.where((np.sum(new, axis=1) < need)[:, None], inl, new)
@@ -565,5 +565,5 @@ def refit_until_stable(
         if np.array_equal(start, inl):
             break
     r, lev = refit(inl)
-    stud, crit = studentize(r, lev, inl, n_params, sigma, floor, false_alarm, 1.0, dof)
+    stud, crit = studentize(r, lev, inl, n_params, sigma, floor, significance, 1.0, dof)
     return TestReport(inl, converged, n_iter, stud, crit)

@@ -109,7 +109,7 @@ def robust_tool_fit(
     pos: NDArray[np.float64],
     starts: NDArray[np.float64],
     sigma: NDArray[np.float64] | None,
-    false_alarm: float,
+    significance: float,
     max_iter: int,
 ) -> tuple[Solution, TestReport]:
     """The high-breakdown fit of every set: rotations (B, N, 3, 3), centred positions (B, N, 3).
@@ -124,7 +124,7 @@ def robust_tool_fit(
     floor = ZERO_RESIDUAL * np.max(np.ptp(pos, axis=1), axis=1)
     thr = None
     if sigma is not None:
-        thr = np.maximum(sigma, floor) * normal_threshold(false_alarm)
+        thr = np.maximum(sigma, floor) * normal_threshold(significance)
     t, n, d, _, conv, n_iter = gauss_newton(rot_k, pos_k, starts.reshape(-1, 3), max_iter)
     sol, core, r = _trimmed(
         rot_k,
@@ -152,5 +152,5 @@ def robust_tool_fit(
         jac, _ = jacobian(rot, state["sol"].normal, c)
         return r, row_leverage(jac, w)
 
-    report = refit_until_stable(refit, core, N_PARAMS, sigma, floor, false_alarm, None)
+    report = refit_until_stable(refit, core, N_PARAMS, sigma, floor, significance, None)
     return state["sol"], report

@@ -22,12 +22,12 @@ from gravdir.touch._common import (
     ZERO_RESIDUAL,
     batch_repr,
     check_contacts,
-    check_false_alarm,
     check_limit,
     check_noise_fit,
     check_noise_std,
     check_pose_stack,
     check_robust_size,
+    check_significance,
     check_vector_batch,
     drop_negligible,
     fmt,
@@ -81,7 +81,7 @@ class ToolPlaneFit(UpResult):
         Standard deviation of `offset`.
     residuals : ndarray, shape (..., N)
         ``up . (R_i t + p_i) - d`` of every contact (rejected ones included).
-    rms : ndarray, shape (...)
+    residual_rms : ndarray, shape (...)
         RMS of the inliers' residuals.
     noise_std : ndarray, shape (...)
         ``sigma`` used for the covariances: the caller's, or ``sqrt(sum r^2 / (n - 6))`` over the
@@ -133,8 +133,9 @@ class ToolPlaneFit(UpResult):
 
     _units = {
         "offset": "m", "tool_tip": "m", "tool_tip_std": "m", "tool_tip_cov": "m²",
-        "offset_std": "m", "residuals": "m", "rms": "m", "noise_std": "m", "approach_axis": "",
-        "weak_axis": "", "weak_axis_std": "m", "noise_gain": "", "orientation_spread": "rad",
+        "offset_std": "m", "residuals": "m", "residual_rms": "m", "noise_std": "m",
+        "approach_axis": "", "weak_axis": "", "weak_axis_std": "m", "noise_gain": "",
+        "orientation_spread": "rad",
         "rejection_nsigma": "", "rejection_threshold": "", "n_iter": "",
     }
 
@@ -146,7 +147,7 @@ class ToolPlaneFit(UpResult):
     tool_tip_cov: NDArray[np.float64]
     offset_std: NDArray[np.float64]
     residuals: NDArray[np.float64]
-    rms: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
     noise_std: NDArray[np.float64]
     approach_axis: NDArray[np.float64]
     weak_axis: NDArray[np.float64]
@@ -181,7 +182,7 @@ class ToolPlaneFit(UpResult):
         extra = (
             f"up_std_deg={fmt(self.up_std_deg)} deg, tool_tip={fmt(self.tool_tip)}, "
             f"tool_tip_std={fmt(self.tool_tip_std)}, weak_axis={fmt(self.weak_axis)}, "
-            f"weak_axis_std={fmt(self.weak_axis_std)}, rms={fmt(self.rms)}, "
+            f"weak_axis_std={fmt(self.weak_axis_std)}, residual_rms={fmt(self.residual_rms)}, "
             f"orientation_spread_deg={fmt(self.orientation_spread_deg)} deg, "
             f"converged={fmt(self.converged)}"
             + (f", n_omitted={self.n_omitted}" if self.n_omitted else "")
@@ -374,7 +375,7 @@ def _check_noise_fit(
     r: NDArray[np.float64],
     inliers: NDArray[np.bool_],
     sigma: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
     robust: bool,
     batch: tuple[int, ...],
 ) -> NDArray[np.float64]:
@@ -393,7 +394,7 @@ def _check_noise_fit(
         ss = np.sum(np.where(inliers, r**2, 0.0), axis=1)
     dof = np.sum(inliers, axis=1) - N_PARAMS
     out, _ = check_noise_fit(
-        ss.reshape(batch), dof.reshape(batch), sigma.reshape(batch), false_alarm, cause, 4
+        ss.reshape(batch), dof.reshape(batch), sigma.reshape(batch), significance, cause, 4
     )
     return np.asarray(out, dtype=np.float64).reshape(-1)
 
@@ -420,7 +421,7 @@ def _studentized(
     noise: float | None,
     scale: NDArray[np.float64],
     floor: NDArray[np.float64],
-    false_alarm: float,
+    significance: float,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Studentised residuals (B, N) of the fit of all contacts and the test's thresholds."""
     r = np.einsum("bni,bi->bn", c, best.normal) - best.offset[:, None]
@@ -429,7 +430,7 @@ def _studentized(
     lev = row_leverage(jac, every)
     known = None if noise is None else noise_in_units(noise, scale, floor)
     spread = ZERO_RESIDUAL * np.max(np.ptp(c, axis=1), axis=1)
-    return studentize(r, lev, every, N_PARAMS, known, spread, false_alarm)
+    return studentize(r, lev, every, N_PARAMS, known, spread, significance)
 
 
 def _sign_variance(
@@ -454,7 +455,7 @@ def tool_tip_and_up_from_touches(
     search_max_iter: int = 3,
     n_starts: int = 4,
     robust: bool = False,
-    false_alarm: float = 0.01,
+    significance: float = 0.01,
     nan_policy: NanPolicy = "raise",
 ) -> ToolPlaneFit:
     """Tool-tip offset, `up` and plane offset together, from N >= 6 contacts.
@@ -499,7 +500,7 @@ def tool_tip_and_up_from_touches(
         subset; above 3000 subsets, of a fixed sample of 2925, see docs/touch.md), trimmed
         Gauss-Newton, then refits on the contacts that pass the test against the current fit
         (see :func:`up_from_touch_points` and docs/touch.md). Default False.
-    false_alarm : float, optional
+    significance : float, optional
         Per-contact probability that the robust fit's test rejects a good contact, and
         probability that the test of the residuals against a given `noise_std` warns on good
         contacts; in [1e-200, 1) (default 0.01; see :func:`up_from_touch_points`).
@@ -523,7 +524,7 @@ def tool_tip_and_up_from_touches(
         If a pose is not rigid, not finite or of the wrong shape, `up_hint` or `tool_tip_guess`
         does not broadcast to the batch shape of `flange_poses`, `noise_std` or
         `max_noise_gain` is not positive and finite, `robust` is not a bool, `flange_poses`
-        holds more than 10000 contacts per set with `robust`, `false_alarm` is not in
+        holds more than 10000 contacts per set with `robust`, `significance` is not in
         [1e-200, 1), or a count is not a positive integer
         within its cap (`max_iter` 10000, `n_directions` 10000, `search_max_iter` 100,
         `n_starts` 1000).
@@ -609,7 +610,7 @@ def tool_tip_and_up_from_touches(
     if robust:
         check_robust_size(n_pts, "flange_poses", "contacts")
     noise = check_noise_std(noise_std)
-    alarm = check_false_alarm(false_alarm)
+    alarm = check_significance(significance)
     max_noise_gain = check_positive(max_noise_gain, "max_noise_gain")
     tip_guess = None if tool_tip_guess is None else check_vectors(tool_tip_guess, "tool_tip_guess")
     max_iter = check_limit(max_iter, "max_iter", MAX_ITER_CAP)
@@ -748,7 +749,7 @@ def _assemble(
         tool_tip_cov=shape(tool_cov, (3, 3)),
         offset_std=shape(offset_std),
         residuals=shape(to_units(r, scale[:, None], names), (r.shape[1],)),
-        rms=shape(to_units(rms, scale, names)),
+        residual_rms=shape(to_units(rms, scale, names)),
         noise_std=shape(sigma_out),
         approach_axis=shape(m_mean, (3,)),
         weak_axis=shape(weak, (3,)),
