@@ -85,13 +85,13 @@ def torque_only(rng: np.random.Generator, draws: int) -> None:
     bound = crlb_up_from_motion(
         CHAIN,
         traj.q,
-        traj.velocity,
-        traj.acceleration,
+        velocity=traj.velocity,
+        acceleration=traj.acceleration,
         inertial_parameters=inertial_parameters(body.mass, body.com_in_link, body.inertia_in_link),
         joint_parameters=np.stack([0 * sigma, err["coulomb"], err["viscous"], err["offsets"]], 1),
         gains=err["gains"],
         noise_std=sigma,
-        up=up,
+        up_hint=up,
     )
     weights = sample_weights(traj.velocity, None, 0.02, None, None, DEFAULT_SPEED_TAPER)
     n_used = np.count_nonzero(weights > 0, axis=0)
@@ -142,7 +142,9 @@ def encoder_noise(rng: np.random.Generator, draws: int) -> None:
             **sensor_errors(rng, peak),
         )  # fmt: skip
         t0 = time.perf_counter()
-        est = estimate_up_from_motion(CHAIN, log.q, log.velocity, log.torque, sample_rate=RATE)
+        est = estimate_up_from_motion(
+            CHAIN, log.q, velocity=log.velocity, torque=log.torque, sample_rate=RATE
+        )
         times.append(time.perf_counter() - t0)
         errors.append(angle(est.up, up))
         stds.append(est.up_std_deg)
@@ -163,7 +165,7 @@ def sweeps(rng: np.random.Generator, draws: int) -> None:
         arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up)
         sensors = realistic_sensors(rng, arm.peak_gravity_torque())
         rec1 = arm.sweep(0, config, -np.pi / 2, np.pi / 2, 0.5, 100.0, sensor=sensors, rng=rng)
-        fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity, load_friction="abs")
+        fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque, load_friction="abs")
         theta1 = float(fit1.zeros().unstable)
         items, seconds = [], rec1.time[-1] - rec1.time[0]
         for k in range(3):
@@ -173,7 +175,7 @@ def sweeps(rng: np.random.Generator, draws: int) -> None:
             rec = arm.sweep(1, c, c[1] - arc, c[1] + arc, 0.5, 100.0, sensor=sensors, rng=rng)
             seconds += rec.time[-1] - rec.time[0]
             fit = fit_sweep(
-                rec.q, rec.torque, rec.velocity, load_friction="abs",
+                rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs",
                 harmonics=(sensors[1].ripple_order,),
             )  # fmt: skip
             ref = c.copy()
@@ -202,10 +204,10 @@ def apparent_gravity(rng: np.random.Generator) -> None:
         )  # fmt: skip
         tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
         est = estimate_up_from_motion(
-            CHAIN, traj.q, traj.velocity, tau, acceleration=traj.acceleration
+            CHAIN, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration
         )
         known = estimate_up_from_motion(
-            CHAIN, traj.q, traj.velocity, tau, acceleration=traj.acceleration,
+            CHAIN, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration,
             base_acceleration=[push, 0.0, 0.0],
         )  # fmt: skip
         print(f"   {push:14.2f}{angle(est.up, up):10.4f}{np.degrees(np.arctan(push / G)):14.4f}"
@@ -216,7 +218,7 @@ def apparent_gravity(rng: np.random.Generator) -> None:
 # speed taper off and at three times its default.
 REALISTIC_OPTIONS: tuple[tuple[str, dict[str, object]], ...] = (
     ("defaults                     ", {}),
-    ("load_friction=False          ", {"load_friction": False}),
+    ("load_friction='none'         ", {"load_friction": "none"}),
     ("ripple_components=0          ", {"ripple_components": 0}),
     ("speed_taper=0                ", {"speed_taper": 0.0}),
     ("speed_taper=0.6              ", {"speed_taper": 0.6}),
@@ -247,8 +249,8 @@ def realistic(draws: int) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est = estimate_up_from_motion(
-                    CHAIN, traj.q, traj.velocity, logged, acceleration=traj.acceleration,
-                    **options,  # type: ignore[arg-type]
+                    CHAIN, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
+                    torque=logged, **options,  # type: ignore[arg-type]
                 )  # fmt: skip
             row += [angle(est.up, up), est.up_std_deg, time.perf_counter() - t0]
         rows.append(row)

@@ -12,7 +12,7 @@ Each chain is a DH chain with links of random lengths and twists (seeded), movin
 Fourier trajectory of 4 s at 100 Hz (400 samples); the torques come from the regressor with
 gains ±15%, offsets, Coulomb and viscous friction and noise of 0.5% of each joint's peak.
 Two configurations: the defaults (the ripple search and the load-friction passes included), and
-``load_friction=False, ripple_components=0`` (one search). CPU time of the calling process with
+``load_friction="none", ripple_components=0`` (one search). CPU time of the calling process with
 one BLAS thread (``OPENBLAS_NUM_THREADS=1`` is set before numpy loads); the machine may be
 shared, so the load average is printed before and after.
 
@@ -68,7 +68,7 @@ def cpu_seconds(n: int, **options: object) -> tuple[float, float]:
     chain, log, acc, up = log_of(n)
     start = time.process_time()
     est = estimate_up_from_motion(
-        chain, log.q, log.velocity, log.torque, acceleration=acc, **options
+        chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=acc, **options
     )
     spent = time.process_time() - start
     error = float(np.degrees(np.arctan2(np.linalg.norm(np.cross(est.up, up)), est.up @ up)))
@@ -83,7 +83,7 @@ def main(joints: list[int]) -> None:
     )
     configs = {
         "defaults": {},
-        "one search": {"load_friction": False, "ripple_components": 0},
+        "one search": {"load_friction": "none", "ripple_components": 0},
     }
     for label, options in configs.items():
         print(f"\n{label}")

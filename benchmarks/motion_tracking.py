@@ -95,7 +95,7 @@ def identify(rng, errors, up):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return estimate_up_from_motion(
-            CHAIN, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+            CHAIN, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
         )
 
 
@@ -110,7 +110,14 @@ def one_seed(seed, upright, hours=1.0):
     traj = ordinary(32.0, 1000.0, rng)
     tilt = lambda t: tilt0 + math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
     log = log_of(traj, up_of(tilt(traj.time), azimuth), errors, rng)
-    track = track_up(fit, log.time, log.q, log.velocity, log.torque, acceleration=traj.acceleration)
+    track = track_up(
+        fit,
+        log.time,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
+        acceleration=traj.acceleration,
+    )
     err = angle_deg(track.up, up_of(tilt(track.time_centre), azimuth))
     out["ramp_rms"] = float(np.sqrt(np.mean(err[1:] ** 2)))
     out["window_std"] = float(np.median(track.up_std_deg))
@@ -124,7 +131,14 @@ def one_seed(seed, upright, hours=1.0):
     )
     up = np.where((traj.time < t_step)[:, None], up_of(tilt0, azimuth), turned)
     log = log_of(traj, up, errors, rng)
-    track = track_up(fit, log.time, log.q, log.velocity, log.torque, acceleration=traj.acceleration)
+    track = track_up(
+        fit,
+        log.time,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
+        acceleration=traj.acceleration,
+    )
     alarms = track.alarm_times
     out["early_alarm"] = bool(np.any(alarms <= t_step))
     late = alarms[alarms > t_step]
@@ -137,10 +151,10 @@ def one_seed(seed, upright, hours=1.0):
         log = log_of(traj, up_of(tilt0, azimuth), errors, rng, scale)
         tracker.update(
             log.time[:-1] + 600.0 * k,
-            log.q[:-1],
-            log.velocity[:-1],
-            log.torque[:-1],
-            traj.acceleration[:-1],
+            q=log.q[:-1],
+            velocity=log.velocity[:-1],
+            torque=log.torque[:-1],
+            acceleration=traj.acceleration[:-1],
         )
     out["false_alarms_per_hour"] = tracker.n_alarms / hours
     return out
@@ -151,9 +165,7 @@ def planner(n_random=20):
     theta = inertial_parameters(bodies.mass, bodies.com_in_link, bodies.inertia_in_link)
     up = np.array([0.05, 0.03, 1.0]) / np.linalg.norm([0.05, 0.03, 1.0])
     limits = {
-        "position_limits": np.array(
-            [[-np.pi, np.pi], [-np.pi, 0.0], [-2.5, 2.5]] + 3 * [[-np.pi, np.pi]]
-        ),
+        "q_limits": np.array([[-np.pi, np.pi], [-np.pi, 0.0], [-2.5, 2.5]] + 3 * [[-np.pi, np.pi]]),
         "velocity_limits": np.full(6, 1.5),
         "acceleration_limits": np.full(6, 5.0),
         "torque_limits": np.array([150.0, 150.0, 150.0, 28.0, 28.0, 28.0]),
@@ -169,7 +181,7 @@ def planner(n_random=20):
     ell = np.arange(1, 6)
     grid = np.linspace(0.0, 10.0, 1001)
     arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up)
-    centre = limits["position_limits"].mean(axis=1)
+    centre = limits["q_limits"].mean(axis=1)
 
     def states(a, b, times):
         wl = 2 * np.pi / 10.0 * ell
@@ -181,7 +193,7 @@ def planner(n_random=20):
         )
 
     def ok(q, qd, qdd):
-        lo, hi = limits["position_limits"].T
+        lo, hi = limits["q_limits"].T
         tau = arm.inverse_dynamics(q, qd, qdd)
         return (
             np.all(q >= lo)
@@ -195,13 +207,13 @@ def planner(n_random=20):
         return crlb_up_from_motion(
             CHAIN,
             q,
-            qd,
-            qdd,
+            velocity=qd,
+            acceleration=qdd,
             inertial_parameters=theta,
             joint_parameters=np.zeros((6, 4)),
             gains=np.ones(6),
             noise_std=noise,
-            up=up,
+            up_hint=up,
         ).up_std_deg / math.sqrt(5.0)  # 200 Hz -> 1 kHz
 
     randoms = []

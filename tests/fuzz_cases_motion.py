@@ -54,8 +54,10 @@ def _log(
 
 def _estimate_case() -> tuple[tuple, dict]:
     q, qd, qdd, tau = _log(2.0, 40.0)
-    return (_chain(), q.copy(), qd.copy(), tau.copy()), {
+    return (_chain(), q.copy()), {
+        "velocity": qd.copy(),
         "acceleration": qdd.copy(),
+        "torque": tau.copy(),
         "n_grid": 60,
         "n_starts": 1,
         "max_iter": 50,
@@ -64,12 +66,14 @@ def _estimate_case() -> tuple[tuple, dict]:
 
 def _bound_case() -> tuple[tuple, dict]:
     q, qd, qdd, _ = _log()
-    return (_chain(), q.copy(), qd.copy(), qdd.copy()), {
+    return (_chain(), q.copy()), {
+        "velocity": qd.copy(),
+        "acceleration": qdd.copy(),
         "inertial_parameters": _PI.copy(),
         "joint_parameters": np.zeros((3, 4)),
         "gains": np.array([1.1, 0.95, 1.0]),
         "noise_std": np.array([0.01, 0.01, 0.01]),
-        "up": _UP.copy(),
+        "up_hint": _UP.copy(),
     }
 
 
@@ -101,8 +105,8 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
 
 NOT_CALLED: dict[str, str] = {
     "gravdir.dynamics.BaseParameters": "a result, returned by base_parameters",
-    "gravdir.motion.MotionUpEstimate": "a result, returned by estimate_up_from_motion",
-    "gravdir.motion.MotionUpBound": "a result, returned by crlb_up_from_motion",
+    "gravdir.motion.MotionFit": "a result, returned by estimate_up_from_motion",
+    "gravdir.motion.MotionBound": "a result, returned by crlb_up_from_motion",
     "gravdir.synthetic.motion.FourierTrajectory": "a result, returned by fourier_trajectory",
     "gravdir.synthetic.motion.MotionLog": "a result, returned by motion_log",
 }
@@ -112,10 +116,8 @@ def instances(name: str) -> list[Any]:
     """Real results of the new result types, for the contract test."""
     make: dict[str, Callable[[], Any]] = {
         "BaseParameters": lambda: base_parameters(_chain()),
-        "MotionUpEstimate": lambda: estimate_up_from_motion(
-            *_estimate_case()[0], **_estimate_case()[1]
-        ),
-        "MotionUpBound": lambda: crlb_up_from_motion(*_bound_case()[0], **_bound_case()[1]),
+        "MotionFit": lambda: estimate_up_from_motion(*_estimate_case()[0], **_estimate_case()[1]),
+        "MotionBound": lambda: crlb_up_from_motion(*_bound_case()[0], **_bound_case()[1]),
         "FourierTrajectory": lambda: fourier_trajectory(
             *_trajectory_case()[0], **_trajectory_case()[1]
         ),

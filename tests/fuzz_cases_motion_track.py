@@ -33,9 +33,9 @@ _THETA = inertial_parameters(
 
 @cache
 def _fit() -> Any:
-    """A fit identified from the log below (a real MotionUpEstimate)."""
+    """A fit identified from the log below (a real MotionFit)."""
     t, q, v, tau, a = _log()
-    return estimate_up_from_motion(_CHAIN, q, v, tau, acceleration=a)
+    return estimate_up_from_motion(_CHAIN, q, velocity=v, torque=tau, acceleration=a)
 
 
 def _true_parameters() -> SimpleNamespace:
@@ -67,7 +67,7 @@ def _log() -> tuple[np.ndarray, ...]:
 
 def example_track() -> UpTrack:
     t, q, v, tau, a = _log()
-    return track_up(_fit(), t, q, v, tau, acceleration=a, window=1.0, hop=0.5)
+    return track_up(_fit(), t, q=q, velocity=v, torque=tau, acceleration=a, window=1.0, hop=0.5)
 
 
 def _plan_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -75,7 +75,7 @@ def _plan_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
         (_CHAIN, _THETA),
         {
             "duration": 4.0,
-            "position_limits": np.array([[-2.0, 2.0], [-1.0, 2.0]]),
+            "q_limits": np.array([[-2.0, 2.0], [-1.0, 2.0]]),
             "velocity_limits": np.array([1.5, 1.5]),
             "acceleration_limits": np.array([4.0, 4.0]),
             "noise_std": np.array([0.05, 0.05]),
@@ -94,7 +94,14 @@ def example_plan() -> MotionExcitationPlan:
 
 def _track_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
     t, q, v, tau, a = _log()
-    return (_fit(), t, q, v, tau), {"acceleration": a, "window": 1.0, "hop": 0.5}
+    return (_fit(), t), {
+        "q": q,
+        "velocity": v,
+        "acceleration": a,
+        "torque": tau,
+        "window": 1.0,
+        "hop": 0.5,
+    }
 
 
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {

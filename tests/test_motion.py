@@ -19,7 +19,7 @@ from gravdir._sphere import tangent_basis
 from gravdir.dynamics import base_parameters, inertial_parameters
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.kinematics import SerialChain, chain_from_dh
-from gravdir.motion import MotionUpEstimate, crlb_up_from_motion, estimate_up_from_motion
+from gravdir.motion import MotionFit, crlb_up_from_motion, estimate_up_from_motion
 from gravdir.motion._design import (
     Layout,
     build_design,
@@ -116,14 +116,14 @@ def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> 
     err["gains"] = rng.uniform(0.8, 1.2, n)
     log = motion_log(traj, tau, rng=rng, **err)
     est = estimate_up_from_motion(
-        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
     )
     assert _angle(est.up, up) <= 1e-8
     np.testing.assert_allclose(est.gains, err["gains"] / err["gains"].mean(), atol=1e-7)
     assert est.converged
     assert est.sign_determined
     # The fitted model reproduces the log: identified friction, offsets and parameters.
-    pred = est.predict_torque(traj.q, traj.velocity, traj.acceleration)
+    pred = est.predict_torque(traj.q, velocity=traj.velocity, acceleration=traj.acceleration)
     moving = np.abs(traj.velocity) >= 0.02
     assert np.max(np.abs(pred - log.torque)[moving]) <= 1e-6 * np.max(peak)
     np.testing.assert_allclose(est.joint_parameters[:, 1], err["coulomb"], atol=1e-6 * np.max(peak))
@@ -138,7 +138,9 @@ def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
     traj = fourier_trajectory(6, 10.0, 500.0, rng=rng)
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, **_errors(rng, np.abs(tau).max(axis=0) + 1.0))
-    est = estimate_up_from_motion(arm.chain, log.q, log.velocity, log.torque, sample_rate=500.0)
+    est = estimate_up_from_motion(
+        arm.chain, log.q, velocity=log.velocity, torque=log.torque, sample_rate=500.0
+    )
     # The derivative's own error (below 1e-4 rad/s² here) is the only error left.
     assert _angle(est.up, up) <= np.radians(1e-3)
     assert est.n_used.min() > 4000
@@ -167,10 +169,10 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
         [motion_log(traj, tau, rng=rng, noise_std=sigma, **err).torque for _ in range(draws)]
     )
     bound = crlb_up_from_motion(
-        arm.chain, traj.q, traj.velocity, traj.acceleration,
+        arm.chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
         inertial_parameters=arm.pi,
         joint_parameters=np.stack([0 * sigma, err["coulomb"], err["viscous"], err["offsets"]], 1),
-        gains=err["gains"], noise_std=sigma, up=up,
+        gains=err["gains"], noise_std=sigma, up_hint=up,
     )  # fmt: skip
     weights = sample_weights(traj.velocity, None, 0.02, None, None, DEFAULT_SPEED_TAPER)
     designs = build_designs(
@@ -182,7 +184,7 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
     fits = [_fit(d, arm.chain, None, None, search, n_used, 0, frozenset()) for d in designs]
     # The fast path is the public one: the first log through estimate_up_from_motion.
     public = estimate_up_from_motion(
-        arm.chain, traj.q, traj.velocity, logs[0], acceleration=traj.acceleration,
+        arm.chain, traj.q, velocity=traj.velocity, torque=logs[0], acceleration=traj.acceleration,
         n_grid=100, n_starts=1,
     )  # fmt: skip
     assert _angle(public.up, fits[0].up) <= 1e-9
@@ -224,7 +226,7 @@ def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
             **_errors(rng, peak),
         )  # fmt: skip
         est = estimate_up_from_motion(
-            arm.chain, log.q, log.velocity, log.torque, sample_rate=1000.0
+            arm.chain, log.q, velocity=log.velocity, torque=log.torque, sample_rate=1000.0
         )
         errors.append(np.degrees(_angle(est.up, up)))
         assert est.up_std_deg < 0.07  # the speed taper costs about a fifth of the information
@@ -246,12 +248,12 @@ def test_known_base_acceleration_and_apparent_gravity() -> None:
     traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up + push)
     est = estimate_up_from_motion(
-        arm.chain, traj.q, traj.velocity, tau, acceleration=traj.acceleration,
+        arm.chain, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration,
         base_acceleration=push,
     )  # fmt: skip
     assert _angle(est.up, up) <= 1e-8
     blind = estimate_up_from_motion(
-        arm.chain, traj.q, traj.velocity, tau, acceleration=traj.acceleration
+        arm.chain, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration
     )
     apparent = (G * up + push) / np.linalg.norm(G * up + push)
     assert _angle(blind.up, apparent) <= np.radians(0.01)
@@ -267,8 +269,8 @@ def test_fixed_gains_and_no_friction() -> None:
     gains = np.array([1.1, 0.9, 1.05, 0.95])
     log = motion_log(traj, tau, rng=rng, gains=gains, offsets=[0.1, -0.2, 0.3, 0.0])
     est = estimate_up_from_motion(
-        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
-        gains=gains, friction=False,
+        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
+        gains=gains, friction="none",
     )  # fmt: skip
     assert _angle(est.up, up) <= 1e-8
     np.testing.assert_array_equal(est.gains, gains)
@@ -276,8 +278,54 @@ def test_fixed_gains_and_no_friction() -> None:
     assert np.all(est.joint_parameters[:, 1:3] == 0.0)
     np.testing.assert_allclose(est.joint_parameters[:, 3], [0.1, -0.2, 0.3, 0.0], atol=1e-7)
     # With the true gains the identified parameters reproduce the true torques.
-    y_pred = est.predict_torque(traj.q, traj.velocity, traj.acceleration)
+    y_pred = est.predict_torque(traj.q, velocity=traj.velocity, acceleration=traj.acceleration)
     np.testing.assert_allclose(y_pred, log.torque, atol=1e-7 * np.abs(tau).max())
+
+
+def test_coulomb_friction_without_the_viscous_term() -> None:
+    """`friction="coulomb"` fits the Coulomb column and not the viscous one: a log with Coulomb
+    friction only gives `up` exactly, its Coulomb levels and a viscous column of zeros. Each
+    friction term fitted is one more nuisance parameter per joint, so the bound can only grow
+    from "none" to "coulomb" to "coulomb-viscous"."""
+    rng = np.random.default_rng(76)
+    arm = _random_arm(rng, 3, "dh")
+    up = _up(np.radians(35.0), 0.8)
+    traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    coulomb = np.array([0.4, 0.3, 0.1])
+    log = motion_log(traj, tau, rng=rng, offsets=[0.1, -0.2, 0.05], coulomb=coulomb)
+    est = estimate_up_from_motion(
+        arm.chain, log.q, velocity=log.velocity, acceleration=traj.acceleration,
+        torque=log.torque, friction="coulomb", load_friction="none",
+    )  # fmt: skip
+    assert _angle(est.up, up) <= 1e-8
+    assert np.all(est.joint_parameters[:, 2] == 0.0)
+    np.testing.assert_allclose(est.joint_parameters[:, 1], coulomb, atol=1e-7 * np.abs(tau).max())
+    sigma = 0.005 * np.abs(tau).max(axis=0)
+    std = [
+        crlb_up_from_motion(
+            arm.chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
+            inertial_parameters=arm.pi, joint_parameters=np.zeros((3, 4)), gains=np.ones(3),
+            noise_std=sigma, up_hint=up, friction=friction,
+        ).up_std_deg
+        for friction in ("none", "coulomb", "coulomb-viscous")
+    ]  # fmt: skip
+    assert std[0] <= std[1] * (1 + 1e-9) and std[1] <= std[2] * (1 + 1e-9)
+
+
+def test_series_after_q_are_keyword_only() -> None:
+    """A call in the old positional order fails with a TypeError instead of swapping arrays."""
+    chain, q, qd, tau = _small()
+    with pytest.raises(TypeError):
+        estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0)  # type: ignore[misc]
+    bound = {
+        "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
+        "gains": np.ones(3), "noise_std": 1.0,
+    }  # fmt: skip
+    with pytest.raises(TypeError):
+        crlb_up_from_motion(chain, q, qd, np.zeros_like(q), **bound)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        MotionFit.predict_torque(None, q, qd, np.zeros_like(q))  # type: ignore[arg-type, misc]
 
 
 def test_data_selection_weights_limits_and_nan() -> None:
@@ -292,20 +340,20 @@ def test_data_selection_weights_limits_and_nan() -> None:
     clipped = np.clip(tau, -limit, limit)  # saturated drives
     weights = np.ones(tau.shape[0])
     weights[300:400] = 0.0
-    args = (arm.chain, traj.q, traj.velocity)
-    kw = {"acceleration": traj.acceleration}
-    est = estimate_up_from_motion(*args, bad, weights=weights, **kw)
+    args = (arm.chain, traj.q)
+    kw = {"velocity": traj.velocity, "acceleration": traj.acceleration}
+    est = estimate_up_from_motion(*args, torque=bad, weights=weights, **kw)
     assert _angle(est.up, up) <= 1e-8
-    est = estimate_up_from_motion(*args, clipped, torque_limit=limit * (1 - 1e-9), **kw)
+    est = estimate_up_from_motion(*args, torque=clipped, torque_limits=limit * (1 - 1e-9), **kw)
     assert _angle(est.up, up) <= 1e-8
     assert np.all(est.n_used < tau.shape[0] * 0.95)
     with_nan = tau.copy()
     with_nan[[5, 50, 500], [0, 1, 2]] = np.nan
-    est = estimate_up_from_motion(*args, with_nan, nan_policy="omit", **kw)
+    est = estimate_up_from_motion(*args, torque=with_nan, nan_policy="omit", **kw)
     assert est.n_omitted == 3
     assert _angle(est.up, up) <= 1e-8
     with pytest.raises(ValueError, match="`torque`"):
-        estimate_up_from_motion(*args, with_nan, **kw)
+        estimate_up_from_motion(*args, torque=with_nan, **kw)
 
 
 def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
@@ -325,7 +373,7 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
     tau = arm.torque(still, G * _up(0.5, 0.5))
     with pytest.raises(InsufficientDataError, match="never move"):
         estimate_up_from_motion(
-            arm.chain, still.q, still.velocity, tau, acceleration=still.acceleration
+            arm.chain, still.q, velocity=still.velocity, torque=tau, acceleration=still.acceleration
         )
     # A single joint about base z: its gravity torque is a sinusoid whose amplitude mixes
     # the tilt with the link's moment, so a tangent direction of `up` carries no information.
@@ -340,8 +388,9 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
     log = motion_log(traj1, tau1, rng=rng, noise_std=0.01)
     with pytest.raises(DegenerateGeometryError, match="direction"):
         estimate_up_from_motion(
-            one.chain, log.q, log.velocity, log.torque, acceleration=traj1.acceleration
-        )
+            one.chain, log.q, velocity=log.velocity, torque=log.torque,
+            acceleration=traj1.acceleration,
+        )  # fmt: skip
 
 
 def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
@@ -355,8 +404,8 @@ def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
     log = motion_log(traj, tau, rng=rng, noise_std=0.01 * np.abs(tau).max(axis=0))
     with pytest.warns(GravdirWarning, match="sign"):
         est = estimate_up_from_motion(
-            arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
-            min_speed=0.0,
+            arm.chain, log.q, velocity=log.velocity, acceleration=traj.acceleration,
+            torque=log.torque, min_speed=0.0,
         )  # fmt: skip
     assert not est.sign_determined and est.sign_margin < 5.0
     assert est.up_std_deg > 0.5  # the direction itself is poorly determined, and it says so
@@ -373,32 +422,34 @@ def test_result_contract_and_bound_agree_with_the_estimate() -> None:
     log = motion_log(traj, tau, rng=rng, noise_std=sigma)
     # Every sample above `min_speed` at full weight, as the bound assumes.
     est = estimate_up_from_motion(
-        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
+        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
         noise_std=sigma, speed_taper=0.0,
     )  # fmt: skip
-    assert isinstance(est, MotionUpEstimate)
+    assert isinstance(est, MotionFit)
     np.testing.assert_allclose(est.noise_std, sigma)
     bound = crlb_up_from_motion(
-        arm.chain, traj.q, traj.velocity, traj.acceleration, inertial_parameters=arm.pi,
-        joint_parameters=np.zeros((3, 4)), gains=np.ones(3), noise_std=sigma, up=up,
+        arm.chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
+        inertial_parameters=arm.pi, joint_parameters=np.zeros((3, 4)), gains=np.ones(3),
+        noise_std=sigma, up_hint=up,
     )  # fmt: skip
     assert est.up_std_deg == pytest.approx(bound.up_std_deg, rel=0.05)
     # The default speed taper down-weights slow samples (against gear ripple): the reported
     # standard deviation (a sandwich) grows, and never below the bound.
     tapered = estimate_up_from_motion(
-        arm.chain, log.q, log.velocity, log.torque, acceleration=traj.acceleration,
+        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
         noise_std=sigma,
     )  # fmt: skip
     assert bound.up_std_deg <= tapered.up_std_deg <= 1.4 * bound.up_std_deg
     assert abs(est.up @ est.up_information @ est.up) <= 1e-6 * np.abs(est.up_information).max()
-    assert "MotionUpEstimate(" in repr(est) and "°" in repr(est)
-    assert "MotionUpBound(" in repr(bound)
+    assert "MotionFit(" in repr(est) and "°" in repr(est)
+    assert "MotionBound(" in repr(bound)
     d = est.to_dict()
     assert set(d) >= {"up", "gains", "joint_parameters", "residual_rms", "n_used"}
     # The bound scales with the noise: half the noise, half the standard deviation.
     half = crlb_up_from_motion(
-        arm.chain, traj.q, traj.velocity, traj.acceleration, inertial_parameters=arm.pi,
-        joint_parameters=np.zeros((3, 4)), gains=np.ones(3), noise_std=sigma / 2, up=up,
+        arm.chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
+        inertial_parameters=arm.pi, joint_parameters=np.zeros((3, 4)), gains=np.ones(3),
+        noise_std=sigma / 2, up_hint=up,
     )  # fmt: skip
     assert half.up_std_deg == pytest.approx(bound.up_std_deg / 2, rel=1e-9)
 
@@ -412,8 +463,10 @@ def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, noise_std=0.005 * np.abs(tau).max(axis=0))
     kw = {"acceleration": traj.acceleration}
-    a = estimate_up_from_motion(arm.chain, log.q, log.velocity, log.torque, **kw)
-    b = estimate_up_from_motion(arm.chain, log.q, log.velocity, 1000.0 * log.torque, **kw)
+    a = estimate_up_from_motion(arm.chain, log.q, velocity=log.velocity, torque=log.torque, **kw)
+    b = estimate_up_from_motion(
+        arm.chain, log.q, velocity=log.velocity, torque=1000.0 * log.torque, **kw
+    )
     assert _angle(a.up, b.up) <= 1e-9
     np.testing.assert_allclose(b.gains, a.gains, atol=1e-9)
     np.testing.assert_allclose(b.noise_std, 1000.0 * a.noise_std, rtol=1e-6)
@@ -445,10 +498,12 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
         ({"gains": "guess"}, "gains"),
         ({"gains": [1.0, -1.0, 1.0]}, "gains"),
         ({"friction": "yes"}, "friction"),
+        ({"friction": True}, "friction"),
+        ({"friction": "auto"}, "friction"),
         ({"base_acceleration": np.zeros((3, 2))}, "base_acceleration"),
         ({"gravity": 0.0}, "gravity"),
         ({"min_speed": -1.0}, "min_speed"),
-        ({"torque_limit": [1.0, 1.0]}, "torque_limit"),
+        ({"torque_limits": [1.0, 1.0]}, "torque_limits"),
         ({"weights": np.full(301, 2.0)}, "weights"),
         ({"weights": np.ones(7)}, "weights"),
         ({"nan_policy": "ignore"}, "nan_policy"),
@@ -459,7 +514,9 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
         ({"derivative_window": 0.0}, "derivative_window"),
         ({"speed_taper": -0.1}, "speed_taper"),
         ({"load_friction": "yes"}, "load_friction"),
-        ({"load_friction": True, "gains": [1.0, 1.0, 1.0]}, "load_friction"),
+        ({"load_friction": False}, "load_friction"),
+        ({"load_friction": "signed"}, "load_friction"),
+        ({"load_friction": "abs", "gains": [1.0, 1.0, 1.0]}, "load_friction"),
     ],
 )
 def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:
@@ -468,7 +525,7 @@ def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:
         "chain": chain, "q": q, "velocity": qd, "torque": tau, "acceleration": np.zeros_like(q)
     }  # fmt: skip
     args.update(kwargs)
-    pos = [args.pop(k) for k in ("chain", "q", "velocity", "torque")]
+    pos = [args.pop(k) for k in ("chain", "q")]
     with pytest.raises(ValueError, match=f"`{name}`" if name != "degrees" else name):
         estimate_up_from_motion(*pos, **args)
 
@@ -476,28 +533,32 @@ def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:
 def test_too_few_samples_are_refused() -> None:
     chain, q, qd, tau = _small()
     with pytest.raises(InsufficientDataError):
-        estimate_up_from_motion(chain, q[:8], qd[:8], tau[:8], acceleration=0 * q[:8])
+        estimate_up_from_motion(
+            chain, q[:8], velocity=qd[:8], torque=tau[:8], acceleration=0 * q[:8]
+        )
 
 
 def test_bound_input_checks() -> None:
     chain, q, qd, _ = _small()
     good: dict[str, Any] = {
         "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
-        "gains": np.ones(3), "noise_std": 1.0, "up": [0, 0, 1],
+        "gains": np.ones(3), "noise_std": 1.0, "up_hint": [0, 0, 1],
     }  # fmt: skip
     for key, value in [
         ("inertial_parameters", np.ones(20)),
         ("joint_parameters", np.zeros((3, 3))),
         ("gains", [1.0, 0.0, 1.0]),
         ("noise_std", -1.0),
-        ("up", [0, 0, 2]),
+        ("up_hint", [0, 0, 2]),
         ("gravity", -1.0),
         ("friction", 1),
-        ("base", "none"),
+        ("friction", True),
+        ("friction", "auto"),
+        ("base_parameters", "none"),
     ]:
         kw = {**good, key: value}
         with pytest.raises(ValueError, match=f"`{key}`"):
-            crlb_up_from_motion(chain, q, qd, np.zeros_like(q), **kw)
+            crlb_up_from_motion(chain, q, velocity=qd, acceleration=np.zeros_like(q), **kw)
 
 
 def test_synthetic_motion_is_exact_and_checked() -> None:
@@ -536,7 +597,9 @@ def test_no_warnings_on_a_well_posed_log() -> None:
     chain, q, qd, tau = _small()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0, derivative_window=0.1)
+        estimate_up_from_motion(
+            chain, q, velocity=qd, torque=tau, sample_rate=50.0, derivative_window=0.1
+        )
 
 
 @pytest.mark.slow
@@ -562,7 +625,7 @@ def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
              enumerate(sensors)], axis=-1,
         )  # fmt: skip
         est = estimate_up_from_motion(
-            arm.chain, traj.q, traj.velocity, logged, acceleration=traj.acceleration
+            arm.chain, traj.q, velocity=traj.velocity, torque=logged, acceleration=traj.acceleration
         )
         error = np.degrees(_angle(est.up, up))
         assert error <= 0.1
@@ -583,7 +646,9 @@ def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
             got = amplitude * np.sin(order * x + phase)
             assert np.sqrt(np.mean((got - want) ** 2)) < 0.2 * sensor.ripple_amplitude
         # The fitted model, ripple included, predicts the logged torques to their noise.
-        resid = logged - est.predict_torque(traj.q, traj.velocity, traj.acceleration)
+        resid = logged - est.predict_torque(
+            traj.q, velocity=traj.velocity, acceleration=traj.acceleration
+        )
         noise = np.array([s.noise_std for s in sensors])
         rms = np.sqrt(np.mean(resid**2, axis=0))
         assert np.all(rms < 1.3 * noise)
@@ -668,19 +733,20 @@ def test_chains_beyond_the_joint_cap_are_refused() -> None:
         alpha = np.tile([np.pi / 2, -np.pi / 2], n)[:n]
         chain = chain_from_dh(np.full(n, 0.05), np.zeros(n), np.full(n, 0.1), alpha)
         traj = fourier_trajectory(n, 2.0, 50.0, rng=np.random.default_rng(73))
-        log = (chain, traj.q, traj.velocity)
+        log = (chain, traj.q)
+        series = {"velocity": traj.velocity, "acceleration": traj.acceleration}
         bound = {
             "inertial_parameters": np.tile([1.0, 0.05, 0.0, 0.0, 0.01, 0, 0, 0.01, 0, 0.01], n),
             "joint_parameters": np.zeros((n, 4)), "gains": np.ones(n), "noise_std": 0.01,
-            "up": [0.0, 0.0, 1.0],
+            "up_hint": [0.0, 0.0, 1.0],
         }  # fmt: skip
         if ok:
-            assert np.isfinite(crlb_up_from_motion(*log, traj.acceleration, **bound).up_std_deg)
+            assert np.isfinite(crlb_up_from_motion(*log, **series, **bound).up_std_deg)
             continue
         with pytest.raises(ValueError, match=rf"`chain` to have at most {MAX_JOINTS} joints"):
-            estimate_up_from_motion(*log, traj.q, acceleration=traj.acceleration)
+            estimate_up_from_motion(*log, **series, torque=traj.q)
         with pytest.raises(ValueError, match="`chain`"):
-            crlb_up_from_motion(*log, traj.acceleration, **bound)
+            crlb_up_from_motion(*log, **series, **bound)
 
 
 def _straight_line_log(seed: int) -> tuple[_Arm, np.ndarray, tuple[np.ndarray, ...]]:
@@ -711,11 +777,13 @@ def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
     `up_determined=False`, infinite standard deviations) or refuses the log; it never returns
     a finite uncertainty that the truth lies far outside."""
     arm, up, (q, qd, tau, qdd) = _straight_line_log(seed)
-    for options in ({"load_friction": False, "ripple_components": 0}, {}):
+    for options in ({"load_friction": "none", "ripple_components": 0}, {}):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                est = estimate_up_from_motion(arm.chain, q, qd, tau, acceleration=qdd, **options)
+                est = estimate_up_from_motion(
+                    arm.chain, q, velocity=qd, torque=tau, acceleration=qdd, **options
+                )
             except DegenerateGeometryError as exc:
                 assert "`q`" in str(exc)
                 continue
@@ -732,7 +800,9 @@ def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
 def test_a_well_determined_log_is_determined() -> None:
     """The likelihood check does not fire on ordinary motion: the flag is set, nothing is far."""
     chain, q, qd, tau = _small()
-    est = estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0, derivative_window=0.1)
+    est = estimate_up_from_motion(
+        chain, q, velocity=qd, torque=tau, sample_rate=50.0, derivative_window=0.1
+    )
     assert est.up_determined and est.far_fit_deg == 0.0 and np.isfinite(est.up_std_deg)
 
 
@@ -746,20 +816,26 @@ def test_bound_is_infinite_where_the_trajectory_does_not_determine() -> None:
     kw: dict[str, Any] = {
         "inertial_parameters": np.tile([2.0, 0.1, 0.02, 0.05, 0.1, 0, 0.1, 0, 0, 0.1], 3),
         "joint_parameters": np.zeros((3, 4)), "gains": np.ones(3),
-        "noise_std": np.full(3, 0.01), "up": [0.0, 0.0, 1.0],
+        "noise_std": np.full(3, 0.01), "up_hint": [0.0, 0.0, 1.0],
     }  # fmt: skip
     one = crlb_up_from_motion(
-        chain, [[0.1, 0.5, -0.3]], [[0.5, -0.2, 0.3]], [[0.1, 0.2, -0.1]], **kw
+        chain,
+        [[0.1, 0.5, -0.3]],
+        velocity=[[0.5, -0.2, 0.3]],
+        acceleration=[[0.1, 0.2, -0.1]],
+        **kw,
     )
     assert np.isinf(one.up_std_deg) and np.all(one.up_information == 0.0)
     assert np.all(np.isinf(one.gains_std))
     traj = fourier_trajectory(3, 10.0, 100.0, rng=np.random.default_rng(74))
-    rich = crlb_up_from_motion(chain, traj.q, traj.velocity, traj.acceleration, **kw)
+    rich = crlb_up_from_motion(
+        chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration, **kw
+    )
     assert 0.0 < rich.up_std_deg < 0.1
     assert np.all(np.isfinite(rich.gains_std)) and np.all(rich.gains_std > 0)
     # Held gains have no uncertainty at all, determined or not.
     held = crlb_up_from_motion(
-        chain, [[0.1, 0.5, -0.3]], [[0.5, -0.2, 0.3]], [[0.1, 0.2, -0.1]], estimate_gains=False,
-        **kw,
+        chain, [[0.1, 0.5, -0.3]], velocity=[[0.5, -0.2, 0.3]],
+        acceleration=[[0.1, 0.2, -0.1]], estimate_gains=False, **kw,
     )  # fmt: skip
     assert np.all(held.gains_std == 0.0) and np.isinf(held.up_std_deg)

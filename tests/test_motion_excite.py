@@ -24,7 +24,7 @@ THETA = inertial_parameters(BODIES.mass, BODIES.com_in_link, BODIES.inertia_in_l
 UP = np.array([0.05, 0.03, 1.0]) / np.linalg.norm([0.05, 0.03, 1.0])
 ARM = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=UP)
 LIMITS = {
-    "position_limits": np.array(
+    "q_limits": np.array(
         [
             [-np.pi, np.pi],
             [-np.pi, 0.0],
@@ -70,7 +70,7 @@ def _fourier(q0, a, b, t):
 
 def _violation(q, qd, qdd) -> float:
     """Largest excess over any limit (<= 0 when every limit holds)."""
-    lo, hi = LIMITS["position_limits"].T
+    lo, hi = LIMITS["q_limits"].T
     tau = ARM.inverse_dynamics(q, qd, qdd)
     return float(
         max(
@@ -87,13 +87,13 @@ def _bound_deg(q, qd, qdd) -> float:
     bound = crlb_up_from_motion(
         CHAIN,
         q,
-        qd,
-        qdd,
+        velocity=qd,
+        acceleration=qdd,
         inertial_parameters=THETA,
         joint_parameters=np.zeros((6, 4)),
         gains=np.ones(6),
         noise_std=NOISE,
-        up=UP,
+        up_hint=UP,
     )
     return float(bound.up_std_deg)
 
@@ -131,7 +131,7 @@ def test_the_plan_beats_the_best_of_twenty_random_feasible_trajectories():
     rng = np.random.default_rng(2024)
     n_harm = plan.sine_coefficients.shape[1]
     ell = np.arange(1, n_harm + 1)
-    centre = LIMITS["position_limits"].mean(axis=1)
+    centre = LIMITS["q_limits"].mean(axis=1)
     grid = np.linspace(0.0, DURATION, 1001)
     best = math.inf
     for _ in range(20):
@@ -155,7 +155,7 @@ def test_bad_input_is_refused_with_the_argument_named():
         plan_motion_excitation(CHAIN, THETA, **dict(kwargs, duration=-1.0))
     with pytest.raises(ValueError, match="degrees"):
         plan_motion_excitation(
-            CHAIN, THETA, **dict(kwargs, position_limits=np.degrees(LIMITS["position_limits"]))
+            CHAIN, THETA, **dict(kwargs, q_limits=np.degrees(LIMITS["q_limits"]))
         )
     with pytest.raises(ValueError, match="`velocity_limits`"):
         plan_motion_excitation(CHAIN, THETA, **dict(kwargs, velocity_limits=-1.0))
@@ -167,6 +167,9 @@ def test_bad_input_is_refused_with_the_argument_named():
         plan_motion_excitation(CHAIN, THETA, q_centre=np.full(6, 3.5), **kwargs)
     with pytest.raises(ValueError, match="`safety`"):
         plan_motion_excitation(CHAIN, THETA, safety=0.7, **kwargs)
+    for friction in (True, "auto", "signed"):
+        with pytest.raises(ValueError, match="`friction`"):
+            plan_motion_excitation(CHAIN, THETA, friction=friction, **kwargs)
 
 
 def test_repr_and_trajectory_shapes():

@@ -111,12 +111,20 @@ def _planar_log(ripple: np.ndarray | None):
 def test_estimator_removes_a_ripple_and_reports_it_and_the_tracker_uses_it() -> None:
     planted = np.array([[1.0, 160.0, 0.02, 0.01]])
     chain, q, qd, qdd, tau, noise = _planar_log(planted)
-    est = estimate_up_from_motion(chain, q, qd, tau, acceleration=qdd, load_friction=False)
+    est = estimate_up_from_motion(
+        chain, q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
+    )
     assert est.ripple.shape == (1, 4) and est.ripple[0, 0] == 1.0
     assert abs(est.ripple[0, 1] - 160.0) < 0.05
     np.testing.assert_allclose(est.ripple[0, 2], np.hypot(0.02, 0.01), rtol=0.05)
     off = estimate_up_from_motion(
-        chain, q, qd, tau, acceleration=qdd, load_friction=False, ripple_components=0
+        chain,
+        q,
+        velocity=qd,
+        torque=tau,
+        acceleration=qdd,
+        load_friction="none",
+        ripple_components=0,
     )
     assert off.ripple.shape == (0, 4)
     # Removed, the ripple no longer adds its mean square to joint 2's residual.
@@ -124,7 +132,7 @@ def test_estimator_removes_a_ripple_and_reports_it_and_the_tracker_uses_it() -> 
     ripple_rms = np.hypot(0.02, 0.01) / np.sqrt(2)
     np.testing.assert_allclose(off.residual_rms[1], np.hypot(noise[1], ripple_rms), rtol=0.03)
     # predict_torque and the tracker's model carry the ripple the fit reports.
-    with_ripple = est.predict_torque(q, qd, qdd)
+    with_ripple = est.predict_torque(q, velocity=qd, acceleration=qdd)
     plain = fixed_model(est)._replace(ripple=np.zeros((0, 4)))
     a_with, _ = affine_torque(fixed_model(est), q, qd, qdd, None)
     a_without, _ = affine_torque(plain, q, qd, qdd, None)
@@ -141,13 +149,20 @@ def test_ripple_components_is_checked(bad: object) -> None:
     chain, q, qd, qdd, tau, _ = _planar_log(None)
     with pytest.raises(ValueError, match="`ripple_components`"):
         estimate_up_from_motion(
-            chain, q[:400], qd[:400], tau[:400], acceleration=qdd[:400], ripple_components=bad
+            chain,
+            q[:400],
+            velocity=qd[:400],
+            torque=tau[:400],
+            acceleration=qdd[:400],
+            ripple_components=bad,
         )
 
 
 def test_fixed_model_refuses_a_malformed_ripple() -> None:
     chain, q, qd, qdd, tau, _ = _planar_log(None)
-    est = estimate_up_from_motion(chain, q, qd, tau, acceleration=qdd, load_friction=False)
+    est = estimate_up_from_motion(
+        chain, q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
+    )
 
     class Bad:
         def __init__(self, ripple: np.ndarray) -> None:

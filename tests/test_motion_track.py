@@ -87,7 +87,7 @@ def _identified(seed: int = 7, upright: bool = False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = estimate_up_from_motion(
-            CHAIN, log.q, log.velocity, log.torque, acceleration=traj.acceleration
+            CHAIN, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
         )
     return errors, tilt0, azimuth, fit
 
@@ -119,9 +119,9 @@ def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
     track = track_up(
         fit,
         log.time,
-        log.q,
-        log.velocity,
-        log.torque,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
     )
@@ -154,9 +154,9 @@ def test_detects_a_one_degree_step_within_two_windows(seed):
     track = track_up(
         fit,
         log.time,
-        log.q,
-        log.velocity,
-        log.torque,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
     )
@@ -183,10 +183,10 @@ def test_at_most_one_false_alarm_in_an_hour_without_steps():
         log = _log(traj, up, errors, rng, noise_scale=scale)
         part = tracker.update(
             log.time[:-1] + 600.0 * k,
-            log.q[:-1],
-            log.velocity[:-1],
-            log.torque[:-1],
-            traj.acceleration[:-1],
+            q=log.q[:-1],
+            velocity=log.velocity[:-1],
+            torque=log.torque[:-1],
+            acceleration=traj.acceleration[:-1],
         )
         n_windows += part.n_windows
         n_alarms += int(part.alarm.sum())
@@ -225,9 +225,9 @@ def test_noise_free_windows_are_exact(drift):
     track = track_up(
         _exact_fit(),
         traj.time,
-        traj.q,
-        traj.velocity,
-        tau,
+        q=traj.q,
+        velocity=traj.velocity,
+        torque=tau,
         acceleration=traj.acceleration,
         window=2.0,
         hop=1.0,
@@ -236,7 +236,7 @@ def test_noise_free_windows_are_exact(drift):
     assert track.n_windows == 7
     assert np.max(np.radians(_angle_deg(track.up, up))) < 1e-9
     assert np.all(track.determined) and not np.any(track.alarm)
-    assert np.max(track.residual_std) < 1e-9
+    assert np.max(track.residual_rms) < 1e-9
 
 
 @pytest.mark.slow
@@ -249,7 +249,13 @@ def test_reported_information_matches_the_scatter():
     traj = _ordinary(121.0, 250.0, rng)
     tau = _torques(traj, up) + rng.normal(0.0, 0.2, traj.q.shape)
     track = track_up(
-        fit, traj.time, traj.q, traj.velocity, tau, acceleration=traj.acceleration, window=2.0
+        fit,
+        traj.time,
+        q=traj.q,
+        velocity=traj.velocity,
+        torque=tau,
+        acceleration=traj.acceleration,
+        window=2.0,
     )
     d = track.up - up
     z2 = np.einsum("wi,wij,wj->w", d, track.up_information, d)
@@ -264,12 +270,13 @@ def test_incremental_tracker_equals_one_call():
     traj = _ordinary(14.9, 200.0, rng)
     tilt = tilt0 + math.radians(2.0) * (traj.time > 7.3)
     log = _log(traj, _up(tilt, azimuth), errors, rng)
-    args = (log.time, log.q, log.velocity, log.torque)
-    whole = track_up(fit, *args, acceleration=traj.acceleration, window=2.0, hop=0.5)
+    series = {"q": log.q, "velocity": log.velocity, "acceleration": traj.acceleration}
+    series["torque"] = log.torque
+    whole = track_up(fit, log.time, **series, window=2.0, hop=0.5)
     tracker = UpTracker(fit, window=2.0, hop=0.5)
     cuts = np.sort(rng.choice(np.arange(1, log.time.size), 12, replace=False))
     parts = [
-        tracker.update(*(x[lo:hi] for x in args), traj.acceleration[lo:hi])
+        tracker.update(log.time[lo:hi], **{k: x[lo:hi] for k, x in series.items()})
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, log.time.size], strict=True)
     ]
     assert sum(p.n_windows for p in parts) == whole.n_windows == 26
@@ -289,7 +296,7 @@ def test_accelerations_default_to_the_derivative_of_the_velocities():
     rng = np.random.default_rng(71)
     traj = _ordinary(10.5, 500.0, rng)
     log = _log(traj, _up(tilt0, azimuth), errors, rng)
-    track = track_up(fit, log.time, log.q, log.velocity, log.torque)
+    track = track_up(fit, log.time, q=log.q, velocity=log.velocity, torque=log.torque)
     assert track.n_windows == 5
     assert np.max(_angle_deg(track.up, _up(tilt0, azimuth))) < 0.1
 
@@ -304,12 +311,11 @@ def test_a_base_acceleration_is_taken_out():
     accel = np.array([0.5, 0.0, 0.0])
     apparent = ARMS[0].gravity * up + accel
     tau = _torques(traj, apparent / ARMS[0].gravity)  # the dynamics are linear in a0
-    args = (fit, traj.time, traj.q, traj.velocity, tau)
-    given = track_up(
-        *args, acceleration=traj.acceleration, base_acceleration=np.tile(accel, (traj.time.size, 1))
-    )
+    args = (fit, traj.time)
+    kw = {"q": traj.q, "velocity": traj.velocity, "acceleration": traj.acceleration, "torque": tau}
+    given = track_up(*args, **kw, base_acceleration=np.tile(accel, (traj.time.size, 1)))
     assert np.max(np.radians(_angle_deg(given.up, up))) < 1e-9
-    blind = track_up(*args, acceleration=traj.acceleration)
+    blind = track_up(*args, **kw)
     assert np.min(_angle_deg(blind.up, up)) > 2.5
 
 
@@ -321,33 +327,44 @@ def test_bad_input_is_refused_with_the_argument_named():
     fit = _exact_fit()
     t = np.arange(0.0, 3.0, 0.01)
     q = np.zeros((t.size, 6)) + HOME
-    args = (fit, t, q, q * 0 + 0.1, q * 0)
+    args = (fit, t)
+    kw = {"q": q, "velocity": q * 0 + 0.1, "torque": q * 0}
     with pytest.raises(ValueError, match="`window`"):
-        track_up(*args, window=-1.0)
+        track_up(*args, **kw, window=-1.0)
     with pytest.raises(ValueError, match="`hop`"):
-        track_up(*args, window=1.0, hop=2.0)
+        track_up(*args, **kw, window=1.0, hop=2.0)
     with pytest.raises(ValueError, match="degrees"):
-        track_up(*args, min_change=5.0)
-    with pytest.raises(ValueError, match="`false_alarm_probability`"):
-        track_up(*args, false_alarm_probability=1.5)
+        track_up(*args, **kw, min_change=5.0)
+    with pytest.raises(ValueError, match="`significance`"):
+        track_up(*args, **kw, significance=1.5)
     with pytest.raises(ValueError, match="`time`"):
-        track_up(fit, t[::-1], q, q, q)
+        track_up(fit, t[::-1], q=q, velocity=q, torque=q)
     with pytest.raises(ValueError, match="`torque`"):
-        track_up(fit, t, q, q, q[:, :5])
+        track_up(fit, t, q=q, velocity=q, torque=q[:, :5])
     with pytest.raises(ValueError, match="degrees"):
-        track_up(fit, t, np.degrees(q), q, q)
+        track_up(fit, t, q=np.degrees(q), velocity=q, torque=q)
     with pytest.raises(ValueError, match="`fit`"):
-        track_up(object(), t, q, q, q)
+        track_up(object(), t, q=q, velocity=q, torque=q)
     with pytest.raises(ValueError, match="`drift`"):
-        track_up(*args, drift="yes")
+        track_up(*args, **kw, drift="yes")
     with pytest.raises(InsufficientDataError, match="`time`"):
-        track_up(*args, window=5.0)
+        track_up(*args, **kw, window=5.0)
     tracker = UpTracker(fit, window=1.0)
-    assert tracker.update(t[:50], q[:50], q[:50] + 0.1, q[:50], q[:50]).n_windows == 0
+    assert (
+        tracker.update(
+            t[:50], q=q[:50], velocity=q[:50] + 0.1, torque=q[:50], acceleration=q[:50]
+        ).n_windows
+        == 0
+    )
     with pytest.raises(ValueError, match="`time`"):
-        tracker.update(t[:50], q[:50], q[:50], q[:50], q[:50])
+        tracker.update(t[:50], q=q[:50], velocity=q[:50], torque=q[:50], acceleration=q[:50])
     with pytest.raises(ValueError, match="`acceleration`"):
-        tracker.update(t[50:], q[50:], q[50:], q[50:], None)
+        tracker.update(t[50:], q=q[50:], velocity=q[50:], torque=q[50:], acceleration=None)
+    # The series after `time` are keyword-only: the old positional order fails, never swaps.
+    with pytest.raises(TypeError):
+        track_up(fit, t, q, q * 0 + 0.1, q * 0)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        tracker.update(t[50:], q[50:], q[50:], q[50:], q[50:])  # type: ignore[misc]
 
 
 def test_track_repr_and_fields():
@@ -355,7 +372,14 @@ def test_track_repr_and_fields():
     rng = np.random.default_rng(91)
     traj = _ordinary(8.5, 200.0, rng)
     log = _log(traj, _up(tilt0, azimuth), errors, rng)
-    track = track_up(fit, log.time, log.q, log.velocity, log.torque, acceleration=traj.acceleration)
+    track = track_up(
+        fit,
+        log.time,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
+        acceleration=traj.acceleration,
+    )
     text = repr(track)
     assert text.startswith("UpTrack(4 windows of 2 s") and "alarm" in text
     assert track.up_std_deg.shape == (4,) and track.up_cov.shape == (4, 3, 3)
@@ -400,9 +424,9 @@ def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
     track = track_up(
         fit,
         log.time,
-        log.q,
-        log.velocity,
-        log.torque,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
     )

@@ -7,15 +7,15 @@ solved out; :func:`crlb_up_from_motion` is the Cramér-Rao bound of a planned tr
 derivation is on the *Motion* page of the documentation.
 """
 
-from gravdir.motion._bound import MotionUpBound, crlb_up_from_motion
-from gravdir.motion._estimate import MotionUpEstimate, estimate_up_from_motion
+from gravdir.motion._bound import MotionBound, crlb_up_from_motion
+from gravdir.motion._estimate import MotionFit, estimate_up_from_motion
 from gravdir.motion._excite import MotionExcitationPlan, plan_motion_excitation
 from gravdir.motion._track import UpTrack, UpTracker, track_up
 
 __all__ = [
+    "MotionBound",
     "MotionExcitationPlan",
-    "MotionUpBound",
-    "MotionUpEstimate",
+    "MotionFit",
     "UpTrack",
     "UpTracker",
     "crlb_up_from_motion",

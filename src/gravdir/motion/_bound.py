@@ -11,9 +11,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_unit_vector
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._options import Friction
 from gravdir._results import UpResult
 from gravdir._sphere import tangent_basis, up_information_from_tangent
-from gravdir.dynamics import BaseParameters, base_parameters
+from gravdir.dynamics import BaseParameters
+from gravdir.dynamics import base_parameters as chain_base_parameters
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import (
     Layout,
@@ -30,14 +32,15 @@ from gravdir.motion._inputs import (
     check_joint_parameters,
     check_log,
     check_per_joint,
+    friction_mask,
     sample_weights,
 )
 
-__all__ = ["MotionUpBound", "crlb_up_from_motion"]
+__all__ = ["MotionBound", "crlb_up_from_motion"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class MotionUpBound(UpResult):
+class MotionBound(UpResult):
     """The Cramér-Rao bound of `up` from a trajectory, every other parameter unknown.
 
     Attributes
@@ -64,29 +67,29 @@ class MotionUpBound(UpResult):
     def __repr__(self) -> str:
         up = np.array2string(np.asarray(self.up), precision=6, separator=", ")
         return (
-            f"MotionUpBound(up={up}, up_std_deg={self.up_std_deg:.4g}°, n_samples={self.n_samples})"
+            f"MotionBound(up={up}, up_std_deg={self.up_std_deg:.4g}°, n_samples={self.n_samples})"
         )
 
 
 def crlb_up_from_motion(
     chain: SerialChain,
     q: ArrayLike,
+    *,
     velocity: ArrayLike,
     acceleration: ArrayLike,
-    *,
+    base_acceleration: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     inertial_parameters: ArrayLike,
     joint_parameters: ArrayLike,
     gains: ArrayLike,
     noise_std: ArrayLike,
-    up: ArrayLike,
+    up_hint: ArrayLike = (0.0, 0.0, 1.0),
     gravity: float = STANDARD_GRAVITY,
-    base_acceleration: ArrayLike | None = None,
-    friction: bool = True,
+    friction: Friction = "coulomb-viscous",
     estimate_gains: bool = True,
     min_speed: float = DEFAULT_MIN_SPEED,
-    weights: ArrayLike | None = None,
-    base: BaseParameters | None = None,
-) -> MotionUpBound:
+    base_parameters: BaseParameters | None = None,
+) -> MotionBound:
     """Cramér-Rao bound of `up` estimated from a trajectory by :func:`estimate_up_from_motion`.
 
     Parameters
@@ -95,38 +98,40 @@ def crlb_up_from_motion(
         The arm, at most 12 joints.
     q, velocity, acceleration : array_like, shape (N, n)
         The trajectory: joint positions (rad, within ±4π), velocities (rad/s) and
-        accelerations (rad/s²), exact (the bound has torque noise only).
+        accelerations (rad/s²), exact (the bound has torque noise only); all but `q`
+        keyword-only.
+    base_acceleration : array_like, shape (3,) or (N, 3), optional
+        Known linear acceleration of the base, m/s².
+    weights : array_like, shape (N,) or (N, n), optional
+        Weights in [0, 1] of the samples (or of each joint's samples).
     inertial_parameters : array_like, shape (10 n,)
         The links' standard parameters (:func:`gravdir.dynamics.inertial_parameters`).
     joint_parameters : array_like, shape (n, 4)
         Armature, Coulomb, viscous friction and offset of every joint, measured-torque units.
-        With ``friction=False`` the Coulomb and viscous entries are ignored.
+        The entries `friction` leaves out are ignored.
     gains : array_like, shape (n,)
         Torque gains, positive (measured = gain × actuator torque + joint terms).
     noise_std : float or array_like, shape (n,)
         Torque noise per joint, measured units, positive.
-    up : array_like, shape (3,)
-        The direction of the bound (unit vector within 1e-6).
+    up_hint : array_like, shape (3,), optional
+        The direction the bound is computed at (unit vector within 1e-6; default upright).
     gravity : float, optional
         m/s², default standard gravity.
-    base_acceleration : array_like, shape (3,) or (N, 3), optional
-        Known linear acceleration of the base, m/s².
-    friction : bool, optional
-        Whether Coulomb and viscous friction are estimated (default True), as in the estimator.
+    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+        The friction estimated per joint, as in the estimator (default ``"coulomb-viscous"``:
+        Coulomb and viscous; ``"coulomb"``: Coulomb only; ``"none"``: neither).
     estimate_gains : bool, optional
         Whether the gains are unknown (default True; their mean is fixed at its value).
     min_speed : float, optional
         A joint's samples slower than this (rad/s) are left out of its torque equation, as in
         the estimator; default 0.02.
-    weights : array_like, shape (N,) or (N, n), optional
-        Weights in [0, 1] of the samples (or of each joint's samples).
-    base : BaseParameters, optional
+    base_parameters : BaseParameters, optional
         The base parameters of `chain` (:func:`gravdir.dynamics.base_parameters`); computed
         when not given. A planner that calls the bound many times passes it once.
 
     Returns
     -------
-    MotionUpBound
+    MotionBound
         `up`, its Fisher information (``up_std_deg`` is the bound on the RMS angular error) and
         the gains' bounds.
 
@@ -164,9 +169,9 @@ def crlb_up_from_motion(
     >>> qd = np.array([1.3, 1.7]) * np.cos(np.array([1.3, 1.7]) * t)
     >>> qdd = -np.array([1.3, 1.7]) ** 2 * q
     >>> pi = np.tile([2.0, 0.3, 0.1, 0.05, 0.2, 0.0, 0.2, 0.0, 0.0, 0.1], 2)
-    >>> bound = crlb_up_from_motion(chain, q, qd, qdd, inertial_parameters=pi,
-    ...     joint_parameters=np.zeros((2, 4)), gains=[1.0, 1.0], noise_std=0.05,
-    ...     up=[0.0, 0.6, 0.8])
+    >>> bound = crlb_up_from_motion(chain, q, velocity=qd, acceleration=qdd,
+    ...     inertial_parameters=pi, joint_parameters=np.zeros((2, 4)), gains=[1.0, 1.0],
+    ...     noise_std=0.05, up_hint=[0.0, 0.6, 0.8])
     >>> bool(0 < bound.up_std_deg < 5.0)
     True
     """
@@ -184,22 +189,24 @@ def crlb_up_from_motion(
     check_joint_parameters(joint_parameters, n)
     k_given = check_per_joint(gains, "gains", n)
     sigma = check_per_joint(noise_std, "noise_std", n)
-    u = check_unit_vector(up, "up")
+    u = check_unit_vector(up_hint, "up_hint")
     if u.shape != (3,):
-        raise ValueError(f"Expected `up` to have shape (3,), got {u.shape}.")
+        raise ValueError(f"Expected `up_hint` to have shape (3,), got {u.shape}.")
     g = check_positive(gravity, "gravity")
     acc = check_base_acceleration(base_acceleration, qq.shape[0])
-    for flag, name in ((friction, "friction"), (estimate_gains, "estimate_gains")):
-        if not isinstance(flag, bool | np.bool_):
-            raise ValueError(f"Expected `{name}` to be True or False, got {flag!r}.")
+    mask = friction_mask(friction)
+    if not isinstance(estimate_gains, bool | np.bool_):
+        raise ValueError(f"Expected `estimate_gains` to be True or False, got {estimate_gains!r}.")
     # Sums of tiny regressor products may underflow to zero: harmless.
     with np.errstate(under="ignore"):
+        base = base_parameters
         if base is None:
-            base = base_parameters(chain)
+            base = chain_base_parameters(chain)
         elif not isinstance(base, BaseParameters) or base.combination.shape[1] != 10 * n:
-            raise ValueError(f"Expected `base` to be the BaseParameters of `chain`, got {base!r}.")
+            raise ValueError(
+                f"Expected `base_parameters` to be the BaseParameters of `chain`, got {base!r}."
+            )
         w = sample_weights(qd, None, min_speed, None, weights)
-        mask = np.array([True, bool(friction), bool(friction), True])
         design = build_design(chain, base, qq, qd, qdd, w, None, acc, g, mask)
         k = k_given / k_given.mean()  # the scale is fixed by the mean gain: only ratios matter
         beta = base.combination @ pi
@@ -228,7 +235,7 @@ def crlb_up_from_motion(
             )
         with np.errstate(over="ignore"):  # a standard deviation beyond the floats is infinite
             k_std = gains_std(cov, layout, dirs) * top * float(np.mean(k_given))
-        return MotionUpBound(
+        return MotionBound(
             u,
             up_information_from_tangent(u, basis, info2),
             k_std,

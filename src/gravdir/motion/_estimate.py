@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
+from gravdir._options import Friction, LoadFriction
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
 from gravdir._sphere import up_information_from_tangent
 from gravdir.dynamics import BaseParameters, base_parameters
@@ -40,7 +41,7 @@ from gravdir.motion._samples import (
     select_samples,
 )
 
-__all__ = ["MotionUpEstimate", "estimate_up_from_motion"]
+__all__ = ["MotionFit", "estimate_up_from_motion"]
 
 # The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
 # least this many standard deviations (square root of twice the log-likelihood ratio).
@@ -55,7 +56,7 @@ _MAX_RIPPLE = 20
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class MotionUpEstimate(UpResult):
+class MotionFit(UpResult):
     """`up` estimated from a log of ordinary motion by :func:`estimate_up_from_motion`.
 
     Attributes
@@ -78,7 +79,7 @@ class MotionUpEstimate(UpResult):
         The identified base parameters (:func:`gravdir.dynamics.base_parameters`, same units).
     joint_parameters : ndarray, shape (n, 4)
         Armature, Coulomb, viscous friction and offset of each joint, logged-torque units
-        (Coulomb and viscous zero with ``friction=False``).
+        (zero where `friction` leaves the term out).
     load_coefficient : ndarray, shape (n,)
         Load-dependent friction of each joint, :math:`\\mu_j |r_j| \\operatorname{sign}
         \\dot q_j` with :math:`r_j` the rigid-body torque in logged units (zero where the term
@@ -106,7 +107,7 @@ class MotionUpEstimate(UpResult):
     far_fit_deg : float
         The angle from `up` of the farthest such direction, degrees (0 when `up_determined`).
     n_used : ndarray of int, shape (n,)
-        Samples used in each joint's torque equation (after `min_speed`, `torque_limit` and
+        Samples used in each joint's torque equation (after `min_speed`, `torque_limits` and
         zero `weights`).
     n_omitted : int
         Samples dropped for NaN (``nan_policy="omit"``).
@@ -166,7 +167,7 @@ class MotionUpEstimate(UpResult):
     def __repr__(self) -> str:
         tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
         return (
-            f"MotionUpEstimate(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
+            f"MotionFit(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
             f"up_std={self.up_std_deg:.3g}°, gains={np.array2string(self.gains, precision=4)}, "
             f"residual_rms={np.array2string(self.residual_rms, precision=3)} N·m, "
             f"sign_margin={self.sign_margin:.3g}σ, n_used={self.n_used.tolist()}, "
@@ -176,21 +177,23 @@ class MotionUpEstimate(UpResult):
     def predict_torque(
         self,
         q: ArrayLike,
+        *,
         velocity: ArrayLike,
         acceleration: ArrayLike,
-        up: ArrayLike | None = None,
         base_acceleration: ArrayLike | None = None,
+        up: ArrayLike | None = None,
     ) -> NDArray[np.float64]:
         """The logged torques the fitted model predicts, shape (N, n).
 
         Parameters
         ----------
         q, velocity, acceleration : array_like, shape (N, n)
-            Joint positions (rad), velocities (rad/s) and accelerations (rad/s²).
-        up : array_like, shape (3,), optional
-            Direction of gravity to predict with; default the estimate.
+            Joint positions (rad), velocities (rad/s) and accelerations (rad/s²); all but `q`
+            keyword-only.
         base_acceleration : array_like, shape (3,) or (N, 3), optional
             The base's own linear acceleration, m/s²; default none.
+        up : array_like, shape (3,), optional
+            Direction of gravity to predict with; default the estimate.
 
         Returns
         -------
@@ -217,29 +220,29 @@ class MotionUpEstimate(UpResult):
 def estimate_up_from_motion(
     chain: SerialChain,
     q: ArrayLike,
-    velocity: ArrayLike,
-    torque: ArrayLike,
     *,
+    velocity: ArrayLike,
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
+    base_acceleration: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     sample_rate: float | None = None,
     derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
     noise_std: ArrayLike | None = None,
     gains: ArrayLike | Literal["estimate"] = "estimate",
-    friction: bool = True,
-    load_friction: bool | Literal["auto"] = "auto",
+    friction: Friction = "coulomb-viscous",
+    load_friction: LoadFriction = "auto",
     ripple_components: int = 2,
-    base_acceleration: ArrayLike | None = None,
     gravity: float = STANDARD_GRAVITY,
     min_speed: float = DEFAULT_MIN_SPEED,
     speed_taper: float = DEFAULT_SPEED_TAPER,
-    torque_limit: ArrayLike | None = None,
-    weights: ArrayLike | None = None,
+    torque_limits: ArrayLike | None = None,
     nan_policy: NanPolicy = "raise",
     n_grid: int = 400,
     n_starts: int = 6,
     max_iter: int = 200,
     xtol: float = 1e-10,
-) -> MotionUpEstimate:
+) -> MotionFit:
     """Estimate `up` from logged joint positions, velocities and torques of ordinary motion.
 
     Parameters
@@ -251,13 +254,20 @@ def estimate_up_from_motion(
         Logged joint positions, rad (within ±4π).
     velocity : array_like, shape (N, n)
         Logged joint velocities, rad/s.
-    torque : array_like, shape (N, n)
-        Logged joint torques (sign convention of the Conventions page), any unit shared by
-        the joints up to a per-joint gain.
     acceleration : array_like, shape (N, n), optional
         Joint accelerations, rad/s². Default: the Savitzky--Golay derivative of `velocity`
         (a cubic over `derivative_window`, :func:`gravdir.sweep.joint_acceleration`), which
         needs `sample_rate`; the first and last half window of samples are then left out.
+    torque : array_like, shape (N, n)
+        Logged joint torques (sign convention of the Conventions page), any unit shared by
+        the joints up to a per-joint gain.
+    base_acceleration : array_like, shape (3,) or (N, 3), optional
+        The base's own linear acceleration in the base frame, m/s² (a mobile platform); the
+        estimator sees gravity plus this. Without it an accelerating base shows as apparent
+        gravity, about 0.6° per 0.1 m/s² of horizontal acceleration.
+    weights : array_like, shape (N,) or (N, n), optional
+        Weights in [0, 1] of the samples or of each joint's samples: 0 leaves out a contact
+        phase, values between down-weight it.
     sample_rate : float, optional
         Samples per second of a uniformly sampled log; needed when `acceleration` is None.
     derivative_window : float, optional
@@ -269,25 +279,24 @@ def estimate_up_from_motion(
     gains : "estimate" or array_like, shape (n,)
         ``"estimate"`` (default): per-joint torque gains are estimated with their mean fixed at
         1 (the direction does not depend on a common scale). An array fixes them.
-    friction : bool, optional
-        Whether Coulomb and viscous friction columns are fitted per joint (default True);
-        armature and offset always are.
-    load_friction : bool or "auto", optional
-        Whether the friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
-        \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless), is
-        fitted per joint: ``"auto"`` (default) fits it and keeps it where a likelihood-ratio test
-        finds it, True keeps it, False does not fit it. True needs ``gains="estimate"``;
-        ``"auto"`` with `gains` given does not fit it. Method, cost and effect: *Motion* page.
+    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+        The friction fitted per joint: ``"coulomb-viscous"`` (default) fits Coulomb and viscous
+        friction, ``"coulomb"`` Coulomb friction only, ``"none"`` neither; armature and offset
+        always are. ``"auto"`` (the sweep functions' choice for a sweep at one speed) is
+        refused.
+    load_friction : {"auto", "abs", "none"}, optional
+        The friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
+        \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless),
+        per joint: ``"auto"`` (default) fits it and keeps it where a likelihood-ratio test finds
+        it, ``"abs"`` keeps it, ``"none"`` does not fit it. ``"abs"`` needs
+        ``gains="estimate"``; ``"auto"`` with `gains` given does not fit it. (``"signed"``, the
+        column pair of a sweep, is refused.) Method, cost and effect: *Motion* page.
     ripple_components : int, optional
         Gear-ripple components looked for per joint, 0 to 20 (default 2; 0 looks for none):
         torques periodic in the joint angle with an order between 50 and 2000 cycles per
         revolution (a harmonic drive's gear ratio and its multiples), found in the residuals,
         each kept at a false-alarm probability of 1e-3 per joint, and removed from the logged
         torque before the fit is repeated. Method and effect: *Motion* page.
-    base_acceleration : array_like, shape (3,) or (N, 3), optional
-        The base's own linear acceleration in the base frame, m/s² (a mobile platform); the
-        estimator sees gravity plus this. Without it an accelerating base shows as apparent
-        gravity, about 0.6° per 0.1 m/s² of horizontal acceleration.
     gravity : float, optional
         m/s², default standard gravity.
     min_speed : float, optional
@@ -300,12 +309,9 @@ def estimate_up_from_motion(
         leaves out near a reversal (a ripple below the detection threshold, friction unlike the
         Coulomb-plus-viscous model) into a bias of `up`; the smooth weight averages it out. The
         covariance accounts for the weights (a sandwich estimate), so it stays honest.
-    torque_limit : float or array_like, shape (n,), optional
+    torque_limits : float or array_like, shape (n,), optional
         A joint's samples at or above this absolute logged torque (saturation) are left out of
         its equation.
-    weights : array_like, shape (N,) or (N, n), optional
-        Weights in [0, 1] of the samples or of each joint's samples: 0 leaves out a contact
-        phase, values between down-weight it.
     nan_policy : {"raise", "omit"}, optional
         ``"omit"`` drops every sample holding a NaN (counted in `n_omitted`).
     n_grid : int, optional
@@ -321,7 +327,7 @@ def estimate_up_from_motion(
 
     Returns
     -------
-    MotionUpEstimate
+    MotionFit
         `up`, its information, the gains, the identified parameters and the diagnostics.
 
     Raises
@@ -383,7 +389,8 @@ def estimate_up_from_motion(
     >>> pi = np.tile([2.0, 0.3, 0.1, 0.05, 0.2, 0.01, 0.25, 0.0, 0.02, 0.1], 3)
     >>> up = np.array([np.sin(0.17), 0.0, np.cos(0.17)])
     >>> tau = inverse_dynamics_regressor(chain, q, qd, qdd, up=up) @ pi
-    >>> est = estimate_up_from_motion(chain, q, qd, tau * [1.1, 0.9, 1.0], acceleration=qdd)
+    >>> est = estimate_up_from_motion(chain, q, velocity=qd, acceleration=qdd,
+    ...                               torque=tau * [1.1, 0.9, 1.0])
     >>> bool(np.linalg.norm(est.up - up) < 1e-9), est.gains.round(6).tolist()
     (True, [1.1, 0.9, 1.0])
     """
@@ -392,7 +399,7 @@ def estimate_up_from_motion(
     log = check_arrays(
         n, q, velocity, torque, acceleration, sample_rate, derivative_window, nan_policy
     )
-    sigma_given, fixed_gains = check_model(n, noise_std, gains, friction, load_friction)
+    sigma_given, fixed_gains, mask = check_model(n, noise_std, gains, friction, load_friction)
     acc_base = check_base_acceleration(base_acceleration, log.q.shape[0])
     g = check_positive(gravity, "gravity")
     search = _Search(
@@ -402,9 +409,8 @@ def estimate_up_from_motion(
         check_positive(xtol, "xtol"),
     )
     n_ripple = check_count(ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE)
-    samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limit, weights)
+    samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limits, weights)
     base = base_parameters(chain)
-    mask = np.array([True, bool(friction), bool(friction), True])
     n_used, unit = check_identifiable(samples, base, mask, fixed_gains is None)
     problem = _Problem(
         chain, base, samples, g, mask, unit, fixed_gains, sigma_given, search, n_used,
@@ -422,7 +428,7 @@ def estimate_up_from_motion(
         free = None
         if fixed_gains is None:
             plain, free = _hold_weak_gains(problem, plain, design, ripple)
-        if load_friction is False or fixed_gains is not None or not plain.up_determined:
+        if load_friction == "none" or fixed_gains is not None or not plain.up_determined:
             return _warn(plain, search.max_iter)
         est = _fit_load_friction(problem, plain, free, ripple, n_ripple)
     if load_friction == "auto" and not load_is_significant(
@@ -464,7 +470,7 @@ class _Problem:
             return build_design(*args, s.base_acceleration, self.gravity, self.mask)
         return build_design(*args, s.base_acceleration, self.gravity, self.mask, driving)
 
-    def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> MotionUpEstimate:
+    def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> MotionFit:
         """The maximum-likelihood fit of `design` (`free`: the gains estimated, default all)."""
         sigma = None if self.sigma_given is None else self.sigma_given / self.unit
         return _fit(
@@ -474,8 +480,8 @@ class _Problem:
 
 
 def _remove_ripple(
-    problem: _Problem, plain: MotionUpEstimate, design: _Design, n_ripple: int
-) -> tuple[MotionUpEstimate, NDArray[np.float64], _Design]:
+    problem: _Problem, plain: MotionFit, design: _Design, n_ripple: int
+) -> tuple[MotionFit, NDArray[np.float64], _Design]:
     """Gear ripple found in the residuals of `plain` (the fit of `design`), removed from the
     torques, and the fit repeated; the ripple's rows (joint, order, a, b) of
     ``a sin(k q) + b cos(k q)`` and the design of the torques without it."""
@@ -494,8 +500,8 @@ def _remove_ripple(
 
 
 def _hold_weak_gains(
-    problem: _Problem, plain: MotionUpEstimate, design: _Design, ripple: NDArray[np.float64]
-) -> tuple[MotionUpEstimate, NDArray[np.bool_] | None]:
+    problem: _Problem, plain: MotionFit, design: _Design, ripple: NDArray[np.float64]
+) -> tuple[MotionFit, NDArray[np.bool_] | None]:
     """The fit with the gains of weak joints held, and which gains are free (None: all).
 
     A joint whose rigid-body torque is lost in its noise (a tool flange turning about its own
@@ -516,11 +522,11 @@ def _hold_weak_gains(
 
 def _fit_load_friction(
     problem: _Problem,
-    plain: MotionUpEstimate,
+    plain: MotionFit,
     free: NDArray[np.bool_] | None,
     ripple: NDArray[np.float64],
     n_ripple: int,
-) -> MotionUpEstimate:
+) -> MotionFit:
     """The fit with load friction, in passes that start from `plain`.
 
     Load friction mu |r| sign(qd) = mu s r with s = sign(r) sign(qd) is a gain k (1 + mu s) on
@@ -572,7 +578,7 @@ def _fit_load_friction(
     return est
 
 
-def _warn(est: MotionUpEstimate, max_iter: int) -> MotionUpEstimate:
+def _warn(est: MotionFit, max_iter: int) -> MotionFit:
     """The warnings of the returned estimate (the intermediate fits issue none)."""
     if not est.converged:
         warn_not_converged("estimate_up_from_motion", max_iter, stacklevel=4)
@@ -597,7 +603,7 @@ def _warn(est: MotionUpEstimate, max_iter: int) -> MotionUpEstimate:
     return est
 
 
-def combine(pseudo: MotionUpEstimate, n: int, ripple: NDArray[np.float64]) -> MotionUpEstimate:
+def combine(pseudo: MotionFit, n: int, ripple: NDArray[np.float64]) -> MotionFit:
     """The estimate per joint from that per pseudo-joint (driving ``j``, braking ``n + j``):
     gain ``(k+ + k-) / 2`` and load coefficient ``(k+ - k-) / (k+ + k-)``; the joint parameters
     (shared by the pair); noise levels and residuals the root mean square over the two sample
@@ -647,7 +653,7 @@ def _fit(
     fingerprint: frozenset[str],
     unit: float = 1.0,
     free: NDArray[np.bool_] | None = None,
-) -> MotionUpEstimate:
+) -> MotionFit:
     """The maximum-likelihood search on the Gram blocks of a checked log.
 
     The blocks are of the torques divided by `unit`; parameters, noise levels and residuals are
@@ -677,7 +683,7 @@ def _fit(
     gains_out = best.gains * mean_gain
     theta = best.theta * mask
     resid = np.sqrt(best.rss / np.maximum(design.count, 1.0))
-    return MotionUpEstimate(
+    return MotionFit(
         best.up,
         up_information_from_tangent(best.up, basis, info2),
         gains_out,

@@ -24,6 +24,7 @@ from gravdir._checks import (
 )
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._imports import IMPORT_LOCK
+from gravdir._options import Friction
 from gravdir._results import Result
 from gravdir._sphere import cov_from_up_information, tangent_basis
 from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
@@ -31,7 +32,12 @@ from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import gain_basis
 from gravdir.motion._fixed import gravity_columns
-from gravdir.motion._inputs import check_chain, check_joint_parameters
+from gravdir.motion._inputs import (
+    FRICTION_COLUMNS,
+    check_chain,
+    check_joint_parameters,
+    friction_mask,
+)
 
 __all__ = ["MotionExcitationPlan", "plan_motion_excitation"]
 
@@ -66,7 +72,7 @@ class _Problem(NamedTuple):
     up: NDArray[np.float64]
     tangent: NDArray[np.float64]  # (2, 3)
     gravity: float
-    friction: bool
+    friction: Friction  # the estimator's option: which joint columns it fits
     gain_dirs: NDArray[np.float64]  # (n, n - 1)
     scale: float  # samples of the real trajectory per grid point
 
@@ -119,7 +125,8 @@ def _rows(
     inertial = prob.gains[:, None] * y[..., prob.base.independent]
     gain = (rigid[..., :, None] * eye) @ prob.gain_dirs
     sign = np.broadcast_to(sign, qd.shape)
-    joint = [qdd, sign, qd, np.ones_like(qd)] if prob.friction else [qdd, np.ones_like(qd)]
+    fitted = FRICTION_COLUMNS[prob.friction]
+    joint = [c for c, f in zip((qdd, sign, qd, np.ones_like(qd)), fitted, strict=True) if f]
     joint_cols = np.stack(joint, axis=-1)[..., :, None, :] * eye[..., None]
     jac = np.concatenate(
         [tangent, inertial, gain, joint_cols.reshape(*lead, n, n * len(joint))], axis=-1
@@ -159,7 +166,7 @@ def _objective(
 
 
 class _Limits(NamedTuple):
-    position: NDArray[np.float64]  # (n, 2)
+    q: NDArray[np.float64]  # (n, 2)
     velocity: NDArray[np.float64]  # (n,)
     acceleration: NDArray[np.float64]  # (n,)
     torque: NDArray[np.float64] | None  # (n,)
@@ -169,7 +176,7 @@ def _margins(limits: _Limits, *states: Any) -> tuple[NDArray[np.float64], ...]:
     """Smallest distance of each joint to each limit over a grid (negative: violated), from
     q, q̇, q̈ and the torques (None without torque limits)."""
     q, qd, qdd, tau = states
-    pos = np.minimum(q.min(axis=0) - limits.position[:, 0], limits.position[:, 1] - q.max(axis=0))
+    pos = np.minimum(q.min(axis=0) - limits.q[:, 0], limits.q[:, 1] - q.max(axis=0))
     vel = limits.velocity - np.abs(qd).max(axis=0)
     acc = limits.acceleration - np.abs(qdd).max(axis=0)
     no_torque = limits.torque is None or tau is None
@@ -230,7 +237,7 @@ def _linear_constraints(
     rows, consts = [], []
     for j in range(n):
         for m, lo, hi in (
-            (pos, limits.position[j, 0], limits.position[j, 1]),
+            (pos, limits.q[j, 0], limits.q[j, 1]),
             (vel, -limits.velocity[j], limits.velocity[j]),
             (acc, -limits.acceleration[j], limits.acceleration[j]),
         ):
@@ -360,16 +367,16 @@ class MotionExcitationPlan(Result):
 
 def _check_limits(
     n: int,
-    position: ArrayLike,
+    q: ArrayLike,
     velocity: ArrayLike,
     acceleration: ArrayLike,
     torque: ArrayLike | None,
 ) -> _Limits:
-    pos = check_array(position, "position_limits")
+    pos = check_array(q, "q_limits")
     if pos.shape != (n, 2) or not np.all(pos[:, 1] > pos[:, 0]):
-        raise ValueError(f"Expected `position_limits` (lower, upper) shape ({n}, 2), got {pos!r}.")
+        raise ValueError(f"Expected `q_limits` (lower, upper) shape ({n}, 2), got {pos!r}.")
     if np.abs(pos).max() > 4 * np.pi:
-        raise ValueError(f"Expected `position_limits` in radians within ±4π, got {pos!r}: degrees?")
+        raise ValueError(f"Expected `q_limits` in radians within ±4π, got {pos!r}: degrees?")
     torque_arr = None if torque is None else check_per_joint(torque, "torque_limits", n)
     vel = check_per_joint(velocity, "velocity_limits", n)
     return _Limits(pos, vel, check_per_joint(acceleration, "acceleration_limits", n), torque_arr)
@@ -377,8 +384,8 @@ def _check_limits(
 
 def _inner(limits: _Limits, safety: float) -> _Limits:
     """The limits tightened by the fraction `safety` (of the half range for positions)."""
-    half = 0.5 * (limits.position[:, 1] - limits.position[:, 0])
-    pos = limits.position + safety * half[:, None] * np.array([1.0, -1.0])
+    half = 0.5 * (limits.q[:, 1] - limits.q[:, 0])
+    pos = limits.q + safety * half[:, None] * np.array([1.0, -1.0])
     keep = 1.0 - safety
     torque = None if limits.torque is None else keep * limits.torque
     return _Limits(pos, keep * limits.velocity, keep * limits.acceleration, torque)
@@ -389,7 +396,7 @@ def plan_motion_excitation(
     inertial_parameters: ArrayLike,
     *,
     duration: float,
-    position_limits: ArrayLike,
+    q_limits: ArrayLike,
     velocity_limits: ArrayLike,
     acceleration_limits: ArrayLike,
     noise_std: ArrayLike,
@@ -397,7 +404,7 @@ def plan_motion_excitation(
     up_hint: ArrayLike = (0.0, 0.0, 1.0),
     gains: ArrayLike | None = None,
     joint_parameters: ArrayLike | None = None,
-    friction: bool = True,
+    friction: Friction = "coulomb-viscous",
     n_harmonics: int = 5,
     sample_rate: float = 1000.0,
     gravity: float = STANDARD_GRAVITY,
@@ -418,7 +425,7 @@ def plan_motion_excitation(
         or a fit's `inertial_parameters`): the bound depends on it.
     duration : float
         Length (and period) of the trajectory, s, in (0, 3600].
-    position_limits : array_like, shape (n, 2)
+    q_limits : array_like, shape (n, 2)
         Lower and upper joint limits, rad (within ±4π).
     velocity_limits, acceleration_limits : float or array_like, shape (n,)
         Largest joint speed (rad/s) and acceleration (rad/s²), positive.
@@ -432,14 +439,14 @@ def plan_motion_excitation(
     gains, joint_parameters : array_like, shape (n,) and (n, 4), optional
         Torque gains (default 1) and armature, Coulomb, viscous friction and offset of each
         joint (default zeros) of the model; the estimator fits them either way.
-    friction : bool, optional
-        Whether the estimator will fit Coulomb and viscous friction (default True).
+    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+        The friction the estimator will fit (default ``"coulomb-viscous"``), as its `friction`.
     n_harmonics : int, optional
         Harmonics ``L`` per joint, 1 to 20 (default 5).
     sample_rate, gravity : float, optional
         Samples per second the bound assumes (default 1000); m/s² (default standard gravity).
     q_centre : array_like, shape (n,), optional
-        Centre of the seeded start (default: the middle of the position limits); its static
+        Centre of the seeded start (default: the middle of `q_limits`); its static
         torques must respect `torque_limits`.
     n_grid : int, optional
         Points of the grid the bound and the torque limits are evaluated on, 20 to 2000 (default
@@ -490,7 +497,7 @@ def plan_motion_excitation(
     >>> theta = inertial_parameters([2.0, 3.0], [[0, 0, 0.1], [-0.2, 0, 0.05]],
     ...                             np.tile(np.eye(3) * 0.01, (2, 1, 1)))
     >>> plan = plan_motion_excitation(chain, theta, duration=4.0,
-    ...     position_limits=[[-2, 2], [-1, 2]], velocity_limits=1.5, acceleration_limits=4.0,
+    ...     q_limits=[[-2, 2], [-1, 2]], velocity_limits=1.5, acceleration_limits=4.0,
     ...     noise_std=0.05, n_harmonics=3, max_iter=30)
     >>> bool(plan.crlb_deg < plan.initial_crlb_deg), bool(plan.velocity_margin.min() >= 0)
     (True, True)
@@ -505,14 +512,13 @@ def plan_motion_excitation(
     span = check_positive(duration, "duration")
     if span > 3600:
         raise ValueError(f"Expected `duration` at most 3600 s, got {span:g}.")
-    limits = _check_limits(n, position_limits, velocity_limits, acceleration_limits, torque_limits)
+    limits = _check_limits(n, q_limits, velocity_limits, acceleration_limits, torque_limits)
     sigma = check_per_joint(noise_std, "noise_std", n)
     up = check_direction(up_hint, "up_hint")
     k = np.ones(n) if gains is None else check_per_joint(gains, "gains", n)
     joint = np.zeros((n, 4)) if joint_parameters is None else joint_parameters
     joint = check_joint_parameters(joint, n)
-    if not isinstance(friction, bool | np.bool_):
-        raise ValueError(f"Expected `friction` to be True or False, got {friction!r}.")
+    friction_mask(friction)  # checked: one of the options the estimator implements
     n_harm = check_count(n_harmonics, "n_harmonics", maximum=MAX_HARMONICS)
     rate = check_positive(sample_rate, "sample_rate")
     g = check_positive(gravity, "gravity")
@@ -525,14 +531,14 @@ def plan_motion_excitation(
     if not isinstance(gen, np.random.Generator):
         raise ValueError(f"Expected `rng` to be a numpy.random.Generator, got {rng!r}.")
     centre = (
-        limits.position.mean(axis=1)
+        limits.q.mean(axis=1)
         if q_centre is None
         else check_per_joint(q_centre, "q_centre", n, scalar=False, sign="any")
     )
 
     with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
         basis, dirs, scale = tangent_basis(up), gain_basis(n), rate * span / grid
-        args = (theta, k / k.mean(), joint, 1.0 / sigma, up, basis, g, bool(friction), dirs, scale)
+        args = (theta, k / k.mean(), joint, 1.0 / sigma, up, basis, g, friction, dirs, scale)
         prob = _Problem(chain, base_parameters(chain), *args)
         omega = 2.0 * np.pi / span
         inner = _inner(limits, margin)
@@ -567,7 +573,7 @@ def _seeded_start(
     x0[:, 0] = centre
     if not _feasible(prob, inner, x0.reshape(-1), kin_maps):
         raise ValueError(
-            "Expected `q_centre` (default: the middle of `position_limits`) inside the "
+            "Expected `q_centre` (default: the middle of `q_limits`) inside the "
             "position limits, its static torques within `torque_limits`; it violates them."
         )
     ell = np.arange(1, n_harm + 1)
@@ -680,13 +686,13 @@ def _bound(
     bound = crlb_up_from_motion(
         prob.chain,
         q,
-        qd,
-        qdd,
+        velocity=qd,
+        acceleration=qdd,
         inertial_parameters=prob.theta,
         joint_parameters=prob.joint,
         gains=prob.gains,
         noise_std=1.0 / prob.weight,
-        up=prob.up,
+        up_hint=prob.up,
         gravity=prob.gravity,
         friction=prob.friction,
     )

@@ -1,6 +1,6 @@
 """The model a fit holds fixed, for the tracker of :mod:`gravdir.motion._track`.
 
-:class:`FixedModel` is what the tracker takes from a :class:`MotionUpEstimate`;
+:class:`FixedModel` is what the tracker takes from a :class:`MotionFit`;
 :func:`gravity_columns` is the arm's gravity torque per unit base acceleration and
 :func:`affine_torque` the measured torque's affine form in `up`. The derivation is on the
 *Tracking* page of the documentation.
@@ -45,7 +45,7 @@ class FixedModel(NamedTuple):
 def _field(fit: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
     if not hasattr(fit, name):
         raise ValueError(
-            f"Expected `fit` to be a MotionUpEstimate (with `{name}`), got {type(fit).__name__}."
+            f"Expected `fit` to be a MotionFit (with `{name}`), got {type(fit).__name__}."
         )
     arr = check_array(getattr(fit, name), f"fit.{name}")
     if arr.shape != shape:
@@ -54,10 +54,10 @@ def _field(fit: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
 
 
 def fixed_model(fit: Any) -> FixedModel:
-    """The parameters of a :class:`MotionUpEstimate` (or of an object with its fields)."""
+    """The parameters of a :class:`MotionFit` (or of an object with its fields)."""
     if not hasattr(fit, "chain"):
         raise ValueError(
-            f"Expected `fit` to be a MotionUpEstimate (with `chain`), got {type(fit).__name__}."
+            f"Expected `fit` to be a MotionFit (with `chain`), got {type(fit).__name__}."
         )
     chain = check_chain(fit.chain)
     n = chain.n_joints
@@ -118,7 +118,7 @@ def affine_torque(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Offset (N, n) and slope (N, n, 3) of the measured torque in `up`: ``tau = a + B up``.
 
-    The model of :class:`MotionUpEstimate`:
+    The model of :class:`MotionFit`:
     :math:`\\tau_j = r_j + \\mu_j |r_j| \\operatorname{sign} \\dot q_j + J_j \\ddot q_j
     + F_{c,j} \\operatorname{sign} \\dot q_j + F_{v,j} \\dot q_j + \\tau_{0,j}` plus the gear
     ripple, with the

@@ -5,10 +5,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_radians, describe_shape
+from gravdir._checks import (
+    check_array,
+    check_option,
+    check_positive,
+    check_radians,
+    describe_shape,
+)
 
 # The one per-joint check, imported from here by the motion estimator, its bound and its planner.
 from gravdir._checks import check_per_joint as check_per_joint
+from gravdir._options import Friction
 from gravdir.kinematics import SerialChain
 
 # Cap on the samples of one log: 5e6 samples are 83 minutes at 1 kHz; the Gram blocks are formed
@@ -28,7 +35,25 @@ DEFAULT_SPEED_TAPER = 0.2
 # stays within seconds up to the cap: benchmarks/motion_joints.py measured one search over a
 # 400-sample log at about 2 s of CPU for 12 joints, three times that of a 6-joint arm.
 MAX_JOINTS = 12
+# The joint parameters each `friction` option fits (armature, Coulomb, viscous, offset): the
+# motion functions implement these options (not "auto": the estimator fits what it is told).
+FRICTION_COLUMNS: dict[str, tuple[bool, bool, bool, bool]] = {
+    "coulomb-viscous": (True, True, True, True),
+    "coulomb": (True, True, False, True),
+    "none": (True, False, False, True),
+}
 
+
+def friction_mask(friction: Friction) -> NDArray[np.bool_]:
+    """The joint parameters fitted under `friction`, (4,) (armature, Coulomb, viscous, offset).
+
+    Raises
+    ------
+    ValueError
+        If `friction` is not one of the options the motion functions implement.
+    """
+    option = check_option(friction, "friction", tuple(FRICTION_COLUMNS))
+    return np.array(FRICTION_COLUMNS[option])
 
 
 def check_chain(chain: object) -> SerialChain:
@@ -98,7 +123,7 @@ def sample_weights(
     velocity: NDArray[np.float64],
     torque: NDArray[np.float64] | None,
     min_speed: float,
-    torque_limit: ArrayLike | None,
+    torque_limits: ArrayLike | None,
     weights: ArrayLike | None,
     speed_taper: float = 0.0,
 ) -> NDArray[np.float64]:
@@ -117,8 +142,8 @@ def sample_weights(
             w = x * x * (3.0 - 2.0 * x)
     if speed > 0:
         w[np.abs(velocity) < speed] = 0.0
-    if torque_limit is not None:
-        limit = check_per_joint(torque_limit, "torque_limit", n)
+    if torque_limits is not None:
+        limit = check_per_joint(torque_limits, "torque_limits", n)
         if torque is not None:
             w[np.abs(torque) >= limit] = 0.0
     if weights is not None:

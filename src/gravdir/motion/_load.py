@@ -24,7 +24,7 @@ LOAD_FALSE_ALARM = 1e-3
 
 
 class FittedMotion(Protocol):
-    """The fields of a :class:`~gravdir.motion.MotionUpEstimate` that its torque model reads."""
+    """The fields of a :class:`~gravdir.motion.MotionFit` that its torque model reads."""
 
     @property
     def up(self) -> NDArray[np.float64]: ...

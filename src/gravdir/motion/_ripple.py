@@ -20,7 +20,7 @@ cosine of that order, and kept when the reduction of the sum of squares it gives
 with two degrees of freedom (tail :math:`e^{-x/2}`), and :math:`M` counts six orders per
 resolution cell :math:`2\\pi/\\text{span}` of the band (the maximum over a continuous band, as
 measured on white residuals), so that white residuals give a component with probability
-:math:`\\alpha` = `false_alarm`.
+:math:`\\alpha` = `significance`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ _PAD = 4
 # maximum over a continuous band exceeds that over the cell centres): benchmarks/motion_ripple.py.
 _CONTINUOUS = 6.0
 # False-alarm probability of one detection on white residuals (over every order searched).
-FALSE_ALARM = 1e-3
+SIGNIFICANCE = 1e-3
 
 
 def _basis(x: NDArray[np.float64], orders: list[float]) -> NDArray[np.float64]:
@@ -114,7 +114,7 @@ def detect_ripple(
     residual: NDArray[np.float64],
     used: NDArray[np.bool_],
     max_components: int,
-    false_alarm: float = FALSE_ALARM,
+    significance: float = SIGNIFICANCE,
 ) -> NDArray[np.float64]:
     """Ripple components of every joint found in the residuals of a fit.
 
@@ -141,7 +141,7 @@ def detect_ripple(
         n_independent = max(_CONTINUOUS * (MAX_ORDER - lo) * span / (2.0 * math.pi), 1.0)
         # Twice the reduction over the noise variance is chi-square with 2 degrees of freedom
         # for one order: its tail exp(-x / 2), over every independent order.
-        level = 2.0 * math.log(n_independent / false_alarm)
+        level = 2.0 * math.log(n_independent / significance)
         orders: list[float] = []
         total = float(np.sum((e - e.mean()) ** 2))
         explained = 0.0

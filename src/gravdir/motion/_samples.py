@@ -14,10 +14,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_option, check_positive
+from gravdir._options import Friction, LoadFriction
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._inputs import check_log, check_per_joint, sample_weights
+from gravdir.motion._inputs import check_log, check_per_joint, friction_mask, sample_weights
 from gravdir.sweep import joint_acceleration
+
+# The `load_friction` options the estimator implements ("signed" is the sweep's column pair).
+LOAD_FRICTION: tuple[LoadFriction, ...] = ("none", "abs", "auto")
 
 
 class Log(NamedTuple):
@@ -79,28 +83,25 @@ def check_model(
     n: int,
     noise_std: ArrayLike | None,
     gains: ArrayLike | Literal["estimate"],
-    friction: bool,
-    load_friction: bool | Literal["auto"],
-) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
-    """The noise levels and gains given (None: estimated), with the friction options checked."""
+    friction: Friction,
+    load_friction: LoadFriction,
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None, NDArray[np.bool_]]:
+    """The noise levels and gains given (None: estimated) and the joint parameters fitted, with
+    the friction options checked."""
     sigma_given = None if noise_std is None else check_per_joint(noise_std, "noise_std", n)
     if isinstance(gains, str):
         check_option(gains, "gains", ("estimate",))
         fixed_gains = None
     else:
         fixed_gains = check_per_joint(gains, "gains", n)
-    if not isinstance(friction, bool | np.bool_):
-        raise ValueError(f"Expected `friction` to be True or False, got {friction!r}.")
-    if not (isinstance(load_friction, bool | np.bool_) or load_friction == "auto"):
+    mask = friction_mask(friction)
+    check_option(load_friction, "load_friction", LOAD_FRICTION)
+    if load_friction == "abs" and fixed_gains is not None:
         raise ValueError(
-            f"Expected `load_friction` to be True, False or 'auto', got {load_friction!r}."
-        )
-    if load_friction is True and fixed_gains is not None:
-        raise ValueError(
-            "Expected `gains='estimate'` with `load_friction` True (the load term is a second "
+            "Expected `gains='estimate'` when `load_friction` is 'abs' (the load term is a second "
             "gain per joint), got gains given."
         )
-    return sigma_given, fixed_gains
+    return sigma_given, fixed_gains, mask
 
 
 def select_samples(
@@ -108,7 +109,7 @@ def select_samples(
     base_acceleration: NDArray[np.float64] | None,
     min_speed: float,
     speed_taper: float,
-    torque_limit: ArrayLike | None,
+    torque_limits: ArrayLike | None,
     weights: ArrayLike | None,
 ) -> Samples:
     """The samples fitted and their weights (zero where a joint's sample is left out)."""
@@ -120,7 +121,7 @@ def select_samples(
         keep &= np.isfinite(qdd).all(1)
     n_omitted = int(np.count_nonzero(~keep))
     # Weights of every logged sample (a NaN compares false: those samples are dropped below).
-    w = sample_weights(qd, tau, min_speed, torque_limit, weights, speed_taper)[keep]
+    w = sample_weights(qd, tau, min_speed, torque_limits, weights, speed_taper)[keep]
     if qdd is None:
         assert rate is not None
         # The derivative takes the time axis of the kept samples (gaps where NaN were dropped).
@@ -131,7 +132,7 @@ def select_samples(
                 f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
                 f"{qq.shape[0]}."
             )
-        qdd = joint_acceleration(time, qd.T, window=log.window).T
+        qdd = joint_acceleration(time, velocity=qd.T, window=log.window).T
         # The ends of a Savitzky-Golay derivative are extrapolated: left out.
         edge = int(np.ceil(0.5 * log.window * rate))
         w[:edge] = 0.0
@@ -167,7 +168,7 @@ def check_identifiable(
     if int(n_used.sum()) <= n_params:
         raise InsufficientDataError(
             f"Expected more torque samples than the {n_params} parameters (and at least "
-            f"{int(mask.sum()) + 1} per joint) after `min_speed`, `torque_limit` and `weights`, "
+            f"{int(mask.sum()) + 1} per joint) after `min_speed`, `torque_limits` and `weights`, "
             f"got {n_used.tolist()} per joint."
         )
     # Work in units of the largest torque, so that any finite log gives finite sums.

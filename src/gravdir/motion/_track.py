@@ -1,6 +1,6 @@
 """Identify once, then track: `up` over sliding windows of a motion log, with a change detector.
 
-With the inertial parameters, gains and joint terms of a :class:`MotionUpEstimate` held fixed,
+With the inertial parameters, gains and joint terms of a :class:`MotionFit` held fixed,
 the measured torques are affine in `up`, :math:`\\tau = a + B\\,u`; each window's `up` is the
 least-squares point of the unit sphere (a trust-region subproblem, solved exactly through its
 secular equation) and its Fisher information follows from the per-joint noise levels. The
@@ -62,7 +62,7 @@ class _Samples(NamedTuple):
 class _Window(NamedTuple):
     up: NDArray[np.float64]
     information: NDArray[np.float64]
-    residual_std: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
     n_samples: int
     determined: bool
     rate: NDArray[np.float64]
@@ -217,7 +217,7 @@ class UpTrack(UpResult):
         A window holds the samples with ``time_start <= t < time_end``.
     n_samples : ndarray of int, shape (W,)
         Joint samples used in each window (after `min_speed`).
-    residual_std : ndarray, shape (W, n)
+    residual_rms : ndarray, shape (W, n)
         RMS residual of each joint in each window (compare with the fit's `noise_std`).
     determined : ndarray of bool, shape (W,)
         Whether the window's torques determine both tangent directions of `up`.
@@ -251,7 +251,7 @@ class UpTrack(UpResult):
     time_start: NDArray[np.float64]
     time_end: NDArray[np.float64]
     n_samples: NDArray[np.int64]
-    residual_std: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
     determined: NDArray[np.bool_]
     tested: NDArray[np.bool_]
     change_chi2: NDArray[np.float64]
@@ -269,7 +269,7 @@ class UpTrack(UpResult):
         **dict.fromkeys(("time_centre", "time_start", "time_end", "window", "hop"), "s"),
         **dict.fromkeys(("n_samples", "determined", "tested", "change_chi2", "alarm"), ""),
         **{"reference_up": "", "threshold": "", "drift": "", "alarm_times": "s"},
-        **{"residual_std": "N·m", "change_angle": "rad", "min_change": "rad", "up_rate": "rad/s"},
+        **{"residual_rms": "N·m", "change_angle": "rad", "min_change": "rad", "up_rate": "rad/s"},
     }
 
     @property
@@ -308,7 +308,7 @@ class _Settings(NamedTuple):
 
 
 def _settings(*args: Any) -> _Settings:
-    window, hop, min_speed, false_alarm_probability, min_change, reference_windows, drift = args
+    window, hop, min_speed, significance, min_change, reference_windows, drift = args
     w = check_positive(window, "window")
     h = w if hop is None else check_positive(hop, "hop")
     if h > w or w / h > 1000:
@@ -318,9 +318,9 @@ def _settings(*args: Any) -> _Settings:
         raise ValueError(
             f"Expected `min_change` in radians within [0, π], got {change:.6g}: degrees?"
         )
-    prob = check_positive(false_alarm_probability, "false_alarm_probability")
+    prob = check_positive(significance, "significance")
     if not prob < 1.0:
-        raise ValueError(f"Expected `false_alarm_probability` in (0, 1), got {prob!r}.")
+        raise ValueError(f"Expected `significance` in (0, 1), got {prob!r}.")
     if not isinstance(drift, bool | np.bool_):
         raise ValueError(f"Expected `drift` to be True or False, got {drift!r}.")
     count = check_count(reference_windows, "reference_windows", maximum=MAX_REFERENCE_WINDOWS)
@@ -352,7 +352,7 @@ def _samples(
     qd = check_log(velocity, "velocity", n, n_samples)
     tau = check_log(torque, "torque", n, n_samples)
     if acceleration is None:
-        qdd = np.ascontiguousarray(joint_acceleration(time, qd.T).T)
+        qdd = np.ascontiguousarray(joint_acceleration(time, velocity=qd.T).T)
     else:
         qdd = check_log(acceleration, "acceleration", n, n_samples)
     base = check_base_acceleration(base_acceleration, n_samples)
@@ -390,7 +390,7 @@ def _assemble(
         start,
         end,
         np.array([r[0].n_samples for r in rows], dtype=np.int64),
-        np.array([r[0].residual_std for r in rows], dtype=np.float64).reshape(w, n),
+        np.array([r[0].residual_rms for r in rows], dtype=np.float64).reshape(w, n),
         np.array([r[0].determined for r in rows], dtype=bool),
         np.array([r[3][0] for r in rows], dtype=bool),
         np.array([r[3][1] for r in rows], dtype=np.float64),
@@ -442,10 +442,10 @@ class UpTracker:
 
     Parameters
     ----------
-    fit : MotionUpEstimate
+    fit : MotionFit
         The identification whose inertial parameters, gains, joint parameters and noise levels
         are held fixed (:func:`gravdir.estimate_up_from_motion`).
-    window, hop, min_speed, false_alarm_probability, min_change, reference_windows, drift
+    window, hop, min_speed, significance, min_change, reference_windows, drift
         As for :func:`track_up`.
 
     Raises
@@ -480,8 +480,9 @@ class UpTracker:
     >>> q, v, a = np.sin(2 * t), 2 * np.cos(2 * t), -4 * np.sin(2 * t)
     >>> tau = inverse_dynamics_regressor(chain, q, v, a, up=[np.sin(0.1), 0, np.cos(0.1)]) @ theta
     >>> tracker = UpTracker(fit, window=1.0)
-    >>> pieces = [tracker.update(t[i:i + 30, 0], q[i:i + 30], v[i:i + 30], tau[i:i + 30],
-    ...                          a[i:i + 30]) for i in range(0, 300, 30)]
+    >>> pieces = [tracker.update(t[i:i + 30, 0], q=q[i:i + 30], velocity=v[i:i + 30],
+    ...                          acceleration=a[i:i + 30], torque=tau[i:i + 30])
+    ...           for i in range(0, 300, 30)]
     >>> [p.n_windows for p in pieces], tracker.n_windows
     ([0, 0, 0, 1, 0, 0, 1, 0, 0, 0], 2)
     >>> float(np.arcsin(pieces[3].up[0, 0]).round(9))
@@ -495,7 +496,7 @@ class UpTracker:
         window: float = 2.0,
         hop: float | None = None,
         min_speed: float = DEFAULT_MIN_SPEED,
-        false_alarm_probability: float = 1e-6,
+        significance: float = 1e-6,
         min_change: float = DEFAULT_MIN_CHANGE,
         reference_windows: int = 5,
         drift: bool = True,
@@ -505,7 +506,7 @@ class UpTracker:
             window,
             hop,
             min_speed,
-            false_alarm_probability,
+            significance,
             min_change,
             reference_windows,
             drift,
@@ -531,11 +532,11 @@ class UpTracker:
     def update(
         self,
         time: ArrayLike,
+        *,
         q: ArrayLike,
         velocity: ArrayLike,
-        torque: ArrayLike,
         acceleration: ArrayLike,
-        *,
+        torque: ArrayLike,
         base_acceleration: ArrayLike | None = None,
     ) -> UpTrack:
         """Add samples; return the windows they complete (possibly none).
@@ -544,10 +545,10 @@ class UpTracker:
         ----------
         time : array_like, shape (N,)
             Sample times, s, strictly increasing and after every sample already given.
-        q, velocity, torque, acceleration : array_like, shape (N, n)
-            Joint positions (rad), velocities (rad/s), measured torques (the fit's units) and
-            accelerations (rad/s²; computed by the caller, e.g. with
-            :func:`gravdir.sweep.joint_acceleration` over a buffer).
+        q, velocity, acceleration, torque : array_like, shape (N, n)
+            Joint positions (rad), velocities (rad/s), accelerations (rad/s²; computed by the
+            caller, e.g. with :func:`gravdir.sweep.joint_acceleration` over a buffer) and
+            measured torques (the fit's units); keyword-only.
         base_acceleration : array_like, shape (N, 3), optional
             Acceleration of the base, base frame, m/s² (a mobile platform); default none.
 
@@ -622,16 +623,16 @@ class UpTracker:
 def track_up(
     fit: Any,
     time: ArrayLike,
+    *,
     q: ArrayLike,
     velocity: ArrayLike,
-    torque: ArrayLike,
-    *,
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
     base_acceleration: ArrayLike | None = None,
     window: float = 2.0,
     hop: float | None = None,
     min_speed: float = DEFAULT_MIN_SPEED,
-    false_alarm_probability: float = 1e-6,
+    significance: float = 1e-6,
     min_change: float = DEFAULT_MIN_CHANGE,
     reference_windows: int = 5,
     drift: bool = True,
@@ -640,18 +641,20 @@ def track_up(
 
     Parameters
     ----------
-    fit : MotionUpEstimate
+    fit : MotionFit
         An identification by :func:`gravdir.estimate_up_from_motion` (of this arm, earlier or
         on another part of the log): its `inertial_parameters`, `gains`, `joint_parameters` and
         `noise_std` are held fixed; only `up` is estimated per window.
     time : array_like, shape (N,)
         Sample times, s, strictly increasing (jitter allowed).
-    q, velocity, torque : array_like, shape (N, n)
-        Joint positions (rad, within ±4π), velocities (rad/s) and measured torques (the units
-        the fit was made in).
+    q, velocity : array_like, shape (N, n)
+        Joint positions (rad, within ±4π) and velocities (rad/s); keyword-only, as the series
+        that follow.
     acceleration : array_like, shape (N, n), optional
         Joint accelerations, rad/s². Default: the Savitzky-Golay derivative of `velocity`,
         :func:`gravdir.sweep.joint_acceleration` with its defaults.
+    torque : array_like, shape (N, n)
+        Measured joint torques (the units the fit was made in).
     base_acceleration : array_like, shape (N, 3), optional
         Acceleration of the base, base frame, m/s² (a mobile platform); default none. Without
         it the tracker sees the apparent gravity.
@@ -663,7 +666,7 @@ def track_up(
     min_speed : float, optional
         A joint's sample is left out where its speed is below this, rad/s (default 0.02, as
         :func:`gravdir.estimate_up_from_motion`): near a reversal the drive sticks.
-    false_alarm_probability : float, optional
+    significance : float, optional
         Probability, per tested window without a change, that the chi-square test fires on
         noise alone (default 1e-6); the threshold is :math:`-2 \\ln p`.
     min_change : float, optional
@@ -686,10 +689,10 @@ def track_up(
     Raises
     ------
     ValueError
-        If `fit` lacks a field of a :class:`MotionUpEstimate` or has the wrong shapes for
+        If `fit` lacks a field of a :class:`MotionFit` or has the wrong shapes for
         its chain; a shape is wrong or a value not finite; `time` does not increase strictly;
         `q` lies beyond ±4π ("degrees?"); `window`, `hop`, `min_speed`, `min_change`,
-        `false_alarm_probability` or `reference_windows` is out of range (`min_change` beyond π
+        `significance` or `reference_windows` is out of range (`min_change` beyond π
         ends with "degrees?").
     InsufficientDataError
         If the log does not span one window.
@@ -739,7 +742,7 @@ def track_up(
     >>> y = inverse_dynamics_regressor(chain, q, v, a, up=up)
     >>> rng = np.random.default_rng(0)
     >>> tau = y @ theta + rng.normal(0, 0.01, (t.size, 2))
-    >>> track = track_up(fit, t, q, v, tau, acceleration=a, window=1.0)
+    >>> track = track_up(fit, t, q=q, velocity=v, acceleration=a, torque=tau, window=1.0)
     >>> track.n_windows, track.alarm_times.tolist()
     (9, [6.0])
     >>> bool(np.all(np.abs(np.arcsin(track.up[:, 0]) - np.where(track.time_end <= 5, 0.1,
@@ -751,7 +754,7 @@ def track_up(
         window=window,
         hop=hop,
         min_speed=min_speed,
-        false_alarm_probability=false_alarm_probability,
+        significance=significance,
         min_change=min_change,
         reference_windows=reference_windows,
         drift=drift,
