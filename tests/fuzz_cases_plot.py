@@ -117,12 +117,12 @@ def _plot_tuner() -> tuple[tuple[Any, ...], dict[str, Any]]:
 @cache
 def _friction() -> tuple[FrictionFit, np.ndarray, np.ndarray, np.ndarray]:
     plan = excitation_trajectory(
-        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_time=0.02, cruise_time=0.3
+        -0.6, 0.6, [0.01, 0.05, 0.2, 0.6], max_acceleration=3.0, sample_rate=50.0, cruise_time=0.3
     )
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
     v, a = np.array(plan.velocity), np.array(plan.acceleration)
-    tau = joint.measure(plan.position, v, a, rng=np.random.default_rng(11))
-    fit = fit_friction(v, tau, model="stribeck", acceleration=a, exponent=2.0)
+    tau = joint.measure(plan.q, v, a, rng=np.random.default_rng(11))
+    fit = fit_friction(v, acceleration=a, torque=tau, model="stribeck", exponent=2.0)
     return fit, v, tau, a
 
 

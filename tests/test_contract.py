@@ -119,7 +119,7 @@ def _sweep_results() -> dict[str, Any]:
         np.stack([r.velocity for _, _, r in records[1:]]),
     )
     sweeps = [
-        joint_sweep_from_chain(chain, p, j, fit_sweep(r.q, r.torque, r.velocity))
+        joint_sweep_from_chain(chain, p, j, fit_sweep(r.q, velocity=r.velocity, torque=r.torque))
         for j, p, r in records
     ]
     with warnings.catch_warnings():
@@ -207,22 +207,24 @@ def _kinematic_error_results() -> dict[str, Any]:
 @cache
 def _friction_results() -> dict[str, Any]:
     plan = excitation_trajectory(
-        -1.2, 1.2, np.geomspace(0.005, 1.0, 8), max_acceleration=2.0, sample_time=0.01,
+        -1.2, 1.2, np.geomspace(0.005, 1.0, 8), max_acceleration=2.0, sample_rate=100.0,
         cruise_time=2.0,
     )
     joint = SyntheticFrictionJoint(noise_std=0.05)
     rng = np.random.default_rng(13)
-    gravity = 3.0 * np.sin(plan.position + 0.4)
-    free = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
+    gravity = 3.0 * np.sin(plan.q + 0.4)
+    free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
     loaded = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )
     up = np.array([0.0, 0.0, 1.0])
     pose = gravity_free_check(up, up, [0, 0, 0], [0.3, 0.1, 0.2], 3.0)
     runs = {
         "J1": (
-            FrictionRun(plan.velocity, free, plan.acceleration),
-            FrictionRun(plan.velocity, loaded, plan.acceleration, gravity_torque=gravity),
+            FrictionRun(plan.velocity, acceleration=plan.acceleration, torque=free),
+            FrictionRun(
+                plan.velocity, acceleration=plan.acceleration, torque=loaded, gravity_torque=gravity
+            ),
         )
     }
     table = identify_arm_friction(runs, model="asymmetric-stribeck", free_poses={"J1": pose})
@@ -335,7 +337,7 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "LoadDependentFriction": lambda: [_friction_results()["load_model"]],
     "CoulombViscousFriction": lambda: [_friction_results()["coulomb_viscous"]],
     "StribeckFriction": lambda: [_friction_results()["stribeck"]],
-    "FusedUp": lambda: [
+    "FusedEstimate": lambda: [
         gravdir.fuse_up(
             _sweep_results()["estimate"],
             gravdir.express_up(UP, np.eye(3), up_cov=np.eye(3) * 1e-4),
@@ -374,12 +376,8 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "MotionLog": lambda: importlib.import_module("fuzz_cases_motion").instances(
         "MotionLog"
     ),
-    "MotionUpBound": lambda: importlib.import_module("fuzz_cases_motion").instances(
-        "MotionUpBound"
-    ),
-    "MotionUpEstimate": lambda: importlib.import_module("fuzz_cases_motion").instances(
-        "MotionUpEstimate"
-    ),
+    "MotionBound": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionBound"),
+    "MotionFit": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionFit"),
 }
 
 

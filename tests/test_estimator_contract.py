@@ -502,7 +502,11 @@ class TestUpFromAccelerometer(EstimatorContract):
     def estimate(self, problem: Problem) -> UpResult:
         chain = _chain(ur5_arm(), problem.data["base"])
         return up_from_accelerometer(
-            chain, _ACCEL_Q, problem.data["readings"], link=5, noise_std=problem.data["noise"]
+            chain,
+            _ACCEL_Q,
+            readings=problem.data["readings"],
+            link=5,
+            noise_std=problem.data["noise"],
         )
 
 
@@ -561,7 +565,7 @@ class TestEstimateUpFromMotion(EstimatorContract):
         return estimate_up_from_motion(
             _chain(arm, problem.data["base"]), traj.q,
             velocity=traj.velocity, torque=problem.data["torque"],
-            acceleration=traj.acceleration, noise_std=self.noise_std, load_friction=False,
+            acceleration=traj.acceleration, noise_std=self.noise_std, load_friction="none",
             n_grid=60, n_starts=1,
         )  # fmt: skip
 

@@ -418,9 +418,11 @@ ANGLES: dict[str, dict[str, float]] = {
     "gravdir.sweep.fit_sweep": {"q": TWO_TURNS},
     "gravdir.sweep.fit_sweep_common_mode": {"q": TWO_TURNS},
     "gravdir.sweep.amplitude_phase_bound": {"q": TWO_TURNS},
-    "gravdir.general.plan_sweeps": {"arcs": TWO_TURNS, "spacings": TWO_TURNS},
+    "gravdir.general.plan_sweeps": {"q": TWO_TURNS, "arcs": TWO_TURNS, "spacings": TWO_TURNS},
     "gravdir.general.sweep_samples": {"arc": TWO_TURNS},
-    "gravdir.general.planned_sweep_from_chain": {"arc": TWO_TURNS},
+    "gravdir.general.planned_sweep_from_chain": {"q": TWO_TURNS, "arc": TWO_TURNS},
+    "gravdir.general.joint_sweep_from_chain": {"q": TWO_TURNS},
+    "gravdir.general.moment_from_mass_model": {"q": TWO_TURNS},
     "gravdir.friction.excitation_trajectory": {"q_min": TWO_TURNS, "q_max": TWO_TURNS},
     "gravdir.touch.plan_touches": {"max_tilt": HALF_TURN},
     "gravdir.synthetic.touch.touch_contacts": {"max_tilt": HALF_TURN},
@@ -440,9 +442,9 @@ ANGLES: dict[str, dict[str, float]] = {
     "gravdir.synthetic.robot.up_from_base_tilt": {"tilt": HALF_TURN, "azimuth": TWO_TURNS},
     "gravdir.synthetic.robot.random_arm": {"max_tilt": HALF_TURN},
     "gravdir.dynamics.inverse_dynamics_regressor": {"q": TWO_TURNS},
-    "gravdir.accelerometer.up_from_accelerometer": {"configurations": TWO_TURNS},
-    "gravdir.accelerometer.crlb_up_accelerometer": {"configurations": TWO_TURNS},
-    "gravdir.accelerometer.plan_accelerometer_poses": {"joint_limits": TWO_TURNS},
+    "gravdir.accelerometer.up_from_accelerometer": {"q": TWO_TURNS},
+    "gravdir.accelerometer.crlb_up_from_accelerometer": {"q": TWO_TURNS},
+    "gravdir.accelerometer.plan_accelerometer_poses": {"q_limits": TWO_TURNS},
 }
 
 
@@ -676,8 +678,8 @@ def test_friction_fit_scales_with_torque(seed):
     rng = np.random.default_rng(seed)
     velocity = np.concatenate([np.linspace(0.05, 1.0, 200), -np.linspace(0.05, 1.0, 200)])
     torque = 2.0 * np.sign(velocity) + 0.8 * velocity + rng.normal(0, 0.02, velocity.size)
-    fit = gravdir.fit_friction(velocity, torque, model="coulomb-viscous")
+    fit = gravdir.fit_friction(velocity, torque=torque, model="coulomb-viscous")
     for k in (-300, 300):
-        scaled = gravdir.fit_friction(velocity, torque * 2.0**k, model="coulomb-viscous")
+        scaled = gravdir.fit_friction(velocity, torque=torque * 2.0**k, model="coulomb-viscous")
         assert np.allclose(scaled.parameters, fit.parameters * 2.0**k, rtol=1e-12)
         assert np.allclose(scaled.parameters_std, fit.parameters_std * 2.0**k, rtol=1e-9)

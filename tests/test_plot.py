@@ -509,22 +509,20 @@ def friction_run():
         1.2,
         np.geomspace(0.005, 1.0, 8),
         max_acceleration=2.0,
-        sample_time=0.01,
+        sample_rate=100.0,
         cruise_time=2.0,
     )
-    tau = joint.measure(plan.position, plan.velocity, plan.acceleration, rng=rng)
-    gravity = holding_torque(
-        plan.position, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2.0, 0.0, 0.5]
-    )
+    tau = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
+    gravity = holding_torque(plan.q, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2.0, 0.0, 0.5])
     loaded = joint.measure(
-        plan.position, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
+        plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )
     return plan, tau, gravity, loaded
 
 
 def test_plot_friction_band_is_the_delta_method_of_the_fit(friction_run):
     plan, tau, _, _ = friction_run
-    fit = fit_friction(plan.velocity, tau, model="stribeck", acceleration=plan.acceleration)
+    fit = fit_friction(plan.velocity, acceleration=plan.acceleration, torque=tau, model="stribeck")
     fig, axes = plot_friction(fit, plan.velocity, tau, acceleration=plan.acceleration)
     assert len(axes) == 2 and axes[1].get_xscale() == "symlog" and axes[0].get_xscale() == "linear"
     for ax in axes:
@@ -560,10 +558,10 @@ def test_plot_friction_of_a_loaded_fit_draws_the_load_free_friction(friction_run
     plan, _, gravity, loaded = friction_run
     fit = fit_friction(
         plan.velocity,
-        loaded,
-        model="coulomb-viscous",
         acceleration=plan.acceleration,
+        torque=loaded,
         gravity_torque=gravity,
+        model="coulomb-viscous",
     )
     _, axes = plot_friction(
         fit,
@@ -632,7 +630,9 @@ def test_plot_imports_without_matplotlib_and_names_the_extra_when_called():
 
 def test_every_plot_draws_into_the_axes_it_is_given(friction_run, tuner):
     plan, tau, _, _ = friction_run
-    fit = fit_friction(plan.velocity, tau, model="coulomb-viscous", acceleration=plan.acceleration)
+    fit = fit_friction(
+        plan.velocity, acceleration=plan.acceleration, torque=tau, model="coulomb-viscous"
+    )
     fig, grid = plt.subplots(2, 2)
     out_fig, axes = plot_friction(
         fit, plan.velocity, tau, acceleration=plan.acceleration, ax=grid[0]

@@ -104,7 +104,7 @@ def _accelerometer() -> Any:
     rot = link_frames(chain, q).rotations[:, 2]
     f = 9.80665 * np.einsum("mji,j->mi", rot, up) + [0.1, -0.2, 0.05]
     f = f + rng.normal(0.0, 1e-3, f.shape)
-    return up_from_accelerometer(chain, q, f, link=2, noise_std=1e-3)
+    return up_from_accelerometer(chain, q, readings=f, link=2, noise_std=1e-3)
 
 
 def _fuse() -> Any:
@@ -119,7 +119,9 @@ def _friction() -> Any:
     v = np.concatenate([np.geomspace(0.005, 1, 40), -np.geomspace(0.005, 1, 40)])
     truth = StribeckFriction(2.0, 3.0, 0.05, 1.5, exponent=2.0, offset=0.1)
     rng = np.random.default_rng(9)
-    return fit_friction(v, truth.evaluate(v) + rng.normal(0, 0.01, v.size), model="stribeck")
+    return fit_friction(
+        v, torque=truth.evaluate(v) + rng.normal(0, 0.01, v.size), model="stribeck"
+    )
 
 
 def _point_mass() -> Any:
@@ -269,7 +271,8 @@ def friction():
     barrier.wait()
     v = np.concatenate([np.geomspace(0.01, 1, 30), -np.geomspace(0.01, 1, 30)])
     tau = np.sign(v) * (1 + np.exp(-np.abs(v / 0.1) ** 2)) + 0.5 * v
-    out['friction'] = gravdir.fit_friction(v, tau, model='stribeck').converged  # scipy.optimize
+    fit = gravdir.fit_friction(v, torque=tau, model='stribeck')  # scipy.optimize
+    out['friction'] = fit.converged
 threads = [threading.Thread(target=f) for f in (touch, rotation, sweep, velocity, names, friction)]
 for th in threads: th.start()
 for th in threads: th.join()

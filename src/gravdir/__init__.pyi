@@ -8,7 +8,7 @@ from ._constants import STANDARD_GRAVITY as STANDARD_GRAVITY
 from .accelerometer import AccelerometerBound as AccelerometerBound
 from .accelerometer import AccelerometerFit as AccelerometerFit
 from .accelerometer import AccelerometerPlan as AccelerometerPlan
-from .accelerometer import crlb_up_accelerometer as crlb_up_accelerometer
+from .accelerometer import crlb_up_from_accelerometer as crlb_up_from_accelerometer
 from .accelerometer import plan_accelerometer_poses as plan_accelerometer_poses
 from .accelerometer import up_from_accelerometer as up_from_accelerometer
 from .closed_form import ClosedFormEstimate as ClosedFormEstimate
@@ -58,7 +58,7 @@ from .friction import gravity_free_check as gravity_free_check
 from .friction import identify_arm_friction as identify_arm_friction
 from .friction import identify_joint_friction as identify_joint_friction
 from .friction import load_dependent_friction as load_dependent_friction
-from .fusion import FusedUp as FusedUp
+from .fusion import FusedEstimate as FusedEstimate
 from .fusion import fuse_up as fuse_up
 from .general import JointSweep as JointSweep
 from .general import PlannedSweep as PlannedSweep
@@ -88,9 +88,9 @@ from .kinematics import SerialChain as SerialChain
 from .kinematics import chain_from_dh as chain_from_dh
 from .kinematics import chain_from_poe as chain_from_poe
 from .kinematics import link_frames as link_frames
+from .motion import MotionBound as MotionBound
 from .motion import MotionExcitationPlan as MotionExcitationPlan
-from .motion import MotionUpBound as MotionUpBound
-from .motion import MotionUpEstimate as MotionUpEstimate
+from .motion import MotionFit as MotionFit
 from .motion import UpTrack as UpTrack
 from .motion import UpTracker as UpTracker
 from .motion import crlb_up_from_motion as crlb_up_from_motion
