@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_positive, check_unit_vector
+from gravdir._checks import check_array, check_per_joint, check_positive, check_unit_vector
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._options import Friction
 from gravdir._results import UpResult
@@ -31,7 +31,6 @@ from gravdir.motion._inputs import (
     check_chain,
     check_joint_parameters,
     check_log,
-    check_per_joint,
     friction_mask,
     sample_weights,
 )

@@ -8,13 +8,11 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     check_array,
     check_option,
+    check_per_joint,
     check_positive,
     check_radians,
     describe_shape,
 )
-
-# The one per-joint check, imported from here by the motion estimator, its bound and its planner.
-from gravdir._checks import check_per_joint as check_per_joint
 from gravdir._options import Friction
 from gravdir.kinematics import SerialChain
 

@@ -13,11 +13,11 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_option, check_positive
+from gravdir._checks import NanPolicy, check_option, check_per_joint, check_positive
 from gravdir._options import Friction, LoadFriction
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._inputs import check_log, check_per_joint, friction_mask, sample_weights
+from gravdir.motion._inputs import check_log, friction_mask, sample_weights
 from gravdir.sweep import joint_acceleration
 
 # The `load_friction` options the estimator implements ("signed" is the sweep's column pair).
