@@ -24,9 +24,8 @@ from gravdir._checks import (
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
 
-Friction = Literal["auto", "coulomb-viscous", "coulomb", "none"]
+# The load-friction options a sweep fit implements (the shared type adds "auto", which it refuses).
 LoadFriction = Literal["none", "signed", "abs"]
-FRICTION_OPTIONS: tuple[Friction, ...] = ("auto", "coulomb-viscous", "coulomb", "none")
 LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "signed", "abs")
 
 # A sweep shorter than this cannot separate the offset from the gravity sinusoid in practice:

@@ -10,17 +10,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
+from gravdir._options import FRICTION_OPTIONS, Friction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
-    FRICTION_OPTIONS,
     LOAD_FRICTION_OPTIONS,
     MAX_ITER_CAP,
     SCALE_HI,
     SCALE_LO,
     Design,
-    Friction,
     LoadFriction,
     check_friction_option,
     check_harmonics,
