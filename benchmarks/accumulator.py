@@ -52,7 +52,7 @@ def add_latency(chunk: int, n_chunks: int) -> float:
         for i in range(0, chunk * n_chunks, chunk):
             a, b, c = q[i : i + chunk], torque[i : i + chunk], v[i : i + chunk]
             t0 = time.perf_counter()
-            acc.add(a, b, c)
+            acc.add(a, velocity=c, torque=b)
             times.append(time.perf_counter() - t0)
         runs.append(median(times))
     return median(runs)
@@ -68,7 +68,7 @@ def add_mean(chunk: int, n_samples: int) -> float:
         acc = SweepAccumulator(min_speed=MIN_SPEED)
         t0 = time.process_time()
         for i in range(0, n_samples, chunk):
-            acc.add(q[i : i + chunk], torque[i : i + chunk], v[i : i + chunk])
+            acc.add(q[i : i + chunk], velocity=v[i : i + chunk], torque=torque[i : i + chunk])
         runs.append((time.process_time() - t0) / n_samples)
     return median(runs)
 
@@ -91,12 +91,14 @@ def main() -> None:
 
     q, torque, v = sweep(10_000)
     acc = SweepAccumulator(min_speed=MIN_SPEED)
-    acc.add(q, torque, v)
+    acc.add(q, velocity=v, torque=torque)
     runs = []
     for _ in range(5):
         times = []
         for _ in range(200):
-            acc.add(q[:10], torque[:10], v[:10])  # a few samples waiting in the buffer
+            acc.add(
+                q[:10], velocity=v[:10], torque=torque[:10]
+            )  # a few samples waiting in the buffer
             t0 = time.perf_counter()
             acc.fit()
             times.append(time.perf_counter() - t0)
@@ -112,7 +114,7 @@ def main() -> None:
         q, torque, v = sweep(n)
         acc = SweepAccumulator(min_speed=MIN_SPEED)
         for i in range(0, n, 1000):
-            acc.add(q[i : i + 1000], torque[i : i + 1000], v[i : i + 1000])
+            acc.add(q[i : i + 1000], velocity=v[i : i + 1000], torque=torque[i : i + 1000])
         print(f"{n:9d} {per10 * 1e6:15.3f} {per1000 * 1e6:17.3f} {state_bytes(acc):12d}")
 
     print("\nstreamed fit against fit_sweep on all samples at once (chunks of 10)")
@@ -120,8 +122,8 @@ def main() -> None:
         q, torque, v = sweep(n, seed=5)
         acc = SweepAccumulator(min_speed=MIN_SPEED)
         for i in range(0, n, 10):
-            acc.add(q[i : i + 10], torque[i : i + 10], v[i : i + 10])
-        fit, ref = acc.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED)
+            acc.add(q[i : i + 10], velocity=v[i : i + 10], torque=torque[i : i + 10])
+        fit, ref = acc.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED)
         coef = float(np.max(np.abs(fit.coefficients - ref.coefficients) / np.abs(ref.coefficients)))
         rms = abs(float(fit.residual_rms) / float(ref.residual_rms) - 1)
         print(

@@ -187,7 +187,7 @@ def accumulator_latency() -> None:
             acc = SweepAccumulator(min_speed=0.05)
             t0 = time.perf_counter()
             for a, b, c in chunks:
-                acc.add(a, b, c)
+                acc.add(a, velocity=c, torque=b)
             runs.append((time.perf_counter() - t0) / n_chunks)
         t = statistics.median(runs)
         print(
@@ -195,7 +195,7 @@ def accumulator_latency() -> None:
         )
     q, torque, v = sweep_data(10_000)
     acc = SweepAccumulator(min_speed=0.05)
-    acc.add(q, torque, v)
+    acc.add(q, velocity=v, torque=torque)
     acc.fit()
     t_fit = per_call("acc.fit()", {"acc": acc}, 200)
     print(f"  fit() after 10^4 samples: {t_fit * 1e6:8.1f} us ({share(t_fit)})")

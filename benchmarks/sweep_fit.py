@@ -91,13 +91,13 @@ def main() -> None:
     s = np.sign(v)
 
     # Batch: one call for all sweeps.
-    t_batch = best_of(lambda: fit_sweep(q, torque, v))
+    t_batch = best_of(lambda: fit_sweep(q, velocity=v, torque=torque))
     t_sincos = best_of(lambda: (np.sin(q), np.cos(q)))
-    batch = fit_sweep(q, torque, v)
+    batch = fit_sweep(q, velocity=v, torque=torque)
 
     # Per sweep: fit_sweep called once per sweep, as a controller would (median per call).
     idx = range(N_TIMED_SINGLE)
-    t_single = median_per_call(lambda i: fit_sweep(q[i], torque[i], v[i]), idx)
+    t_single = median_per_call(lambda i: fit_sweep(q[i], velocity=v[i], torque=torque[i]), idx)
 
     # curve_fit from its default start (p0 = ones) and from an informed start.
     def run_curve_fit(i: int, p0: list[float] | None) -> np.ndarray | None:
@@ -147,9 +147,14 @@ def main() -> None:
     # fit, not for the time: an acceleration that changes along each pass).
     acc = 0.5 * np.sin(3.0 * q) * s
     torque_a = torque + 0.8 * acc
-    t_batch_a = best_of(lambda: fit_sweep(q, torque_a, v, acceleration=acc))
+    t_batch_a = best_of(lambda: fit_sweep(q, velocity=v, torque=torque_a, acceleration=acc))
     t_single_a = (
-        best_of(lambda: [fit_sweep(q[i], torque_a[i], v[i], acceleration=acc[i]) for i in idx], 3)
+        best_of(
+            lambda: [
+                fit_sweep(q[i], velocity=v[i], torque=torque_a[i], acceleration=acc[i]) for i in idx
+            ],
+            3,
+        )
         / N_TIMED_SINGLE
     )
     print(f"with acceleration, one call   : {t_single_a * 1e6:9.1f} us/sweep")
@@ -173,14 +178,18 @@ def linear_model_benchmark(q: np.ndarray, torque: np.ndarray, v: np.ndarray) -> 
             np.max(
                 np.abs(
                     run_curve_fit(i)
-                    - fit_sweep(q[i], torque[i], v[i], friction="coulomb").coefficients
+                    - fit_sweep(
+                        q[i], velocity=v[i], torque=torque[i], friction="coulomb"
+                    ).coefficients
                 )
             )
         )
         for i in range(20)
     )
     t_cf = median_per_call(run_curve_fit, idx)
-    t_fs = median_per_call(lambda i: fit_sweep(q[i], torque[i], v[i], friction="coulomb"), idx)
+    t_fs = median_per_call(
+        lambda i: fit_sweep(q[i], velocity=v[i], torque=torque[i], friction="coulomb"), idx
+    )
     print("\nsinusoid-plus-Coulomb model, linear form, 500 samples (median per call)")
     print(f"curve_fit (default p0)        : {t_cf * 1e6:9.1f} us/sweep")
     print(f"fit_sweep(friction='coulomb') : {t_fs * 1e6:9.1f} us/sweep")
@@ -237,7 +246,7 @@ def zero_crossings(n_draws: int = 300, seed: int = 11) -> None:
             q0[0], q1[0] = 0.0, np.pi / 2
             b, a = arm.gravity_torque(q0)[0], arm.gravity_torque(q1)[0]
             true_zero = wrap_angle(np.pi - np.arctan2(b, a))
-            fit = fit_sweep(rec.q, rec.torque, rec.velocity)
+            fit = fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque)
             errs["fit_sweep"].append(abs(float(wrap_angle(fit.zeros().unstable - true_zero))))
             p0 = [0.0, np.hypot(a, b), np.arctan2(b, a), 0.0, 0.0]
             with warnings.catch_warnings():
@@ -246,9 +255,11 @@ def zero_crossings(n_draws: int = 300, seed: int = 11) -> None:
             amp, ph = popt[1], popt[2]
             ph = ph + np.pi if amp < 0 else ph
             errs["curve_fit"].append(abs(float(wrap_angle(np.pi - ph - true_zero))))
-            fit_h = fit_sweep(rec.q, rec.torque, rec.velocity, harmonics=[sensors[0].ripple_order])
+            fit_h = fit_sweep(
+                rec.q, velocity=rec.velocity, torque=rec.torque, harmonics=[sensors[0].ripple_order]
+            )
             errs["ripple"].append(abs(float(wrap_angle(fit_h.zeros().unstable - true_zero))))
-            cm = fit_sweep_common_mode(rec.q, rec.torque, rec.velocity)
+            cm = fit_sweep_common_mode(rec.q, velocity=rec.velocity, torque=rec.torque)
             errs["common"].append(abs(float(wrap_angle(cm.zeros().unstable - true_zero))))
         row = {k: np.degrees(np.array(v)) for k, v in errs.items()}
         cells = [f"{np.percentile(row[k], 95):8.4f} / {np.median(row[k]):7.4f}" for k in row]

@@ -109,7 +109,7 @@ if plt is not None:
     from gravdir.plot import plot_friction
 
     # The data less the fitted inertia, the curve and its ±2σ band; linear and symlog speeds.
-    fig, axes = plot_friction(fit, plan.velocity, tau_free, acceleration=plan.acceleration)
+    fig, axes = plot_friction(fit, plan.velocity, torque=tau_free, acceleration=plan.acceleration)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "friction.png"
         fig.savefig(out, dpi=100)

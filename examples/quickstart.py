@@ -77,8 +77,8 @@ pose = np.array([0.0, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
 sweep1 = arm.sweep(0, pose, -1.7, 1.8, speed=0.3, sample_rate=250.0, sensor=sensors, rng=rng)
 fit1 = fit_sweep(
     sweep1.q,
-    sweep1.torque,
-    sweep1.velocity,
+    velocity=sweep1.velocity,
+    torque=sweep1.torque,
     load_friction="abs",
     harmonics=[sensors[0].ripple_order],
 )
@@ -100,8 +100,8 @@ pose2[0] = float(zeros1.unstable)
 sweep2 = arm.sweep(1, pose2, -2.9, -0.3, speed=0.3, sample_rate=250.0, sensor=sensors, rng=rng)
 fit2 = fit_sweep(
     sweep2.q,
-    sweep2.torque,
-    sweep2.velocity,
+    velocity=sweep2.velocity,
+    torque=sweep2.torque,
     load_friction="abs",
     harmonics=[sensors[1].ripple_order],
 )
@@ -124,7 +124,11 @@ for turn in (np.pi / 2, np.pi):
     pose_k[0] += turn
     rec = arm.sweep(1, pose_k, -2.9, -0.3, speed=0.3, sample_rate=250.0, sensor=sensors, rng=rng)
     fit = fit_sweep(
-        rec.q, rec.torque, rec.velocity, load_friction="abs", harmonics=[sensors[1].ripple_order]
+        rec.q,
+        velocity=rec.velocity,
+        torque=rec.torque,
+        load_friction="abs",
+        harmonics=[sensors[1].ripple_order],
     )
     sweeps.append(joint_sweep_from_chain(chain, pose_k, 1, fit))
 estimate = estimate_up(sweeps)

@@ -151,10 +151,12 @@ print(f"  -> torque_sign = {torque_sign}")
 sweeps = []
 for k, (j, rows) in enumerate(found):
     torque = current[rows, j] * DRIVE_GAIN[j]
-    acceleration = gravdir.joint_acceleration(time[rows], qd[rows, j])
+    acceleration = gravdir.joint_acceleration(time[rows], velocity=qd[rows, j])
     common = {"load_friction": "abs", "harmonics": [RIPPLE_ORDER[j]], "torque_sign": torque_sign}
-    fit = gravdir.fit_sweep(q[rows, j], torque, qd[rows, j], acceleration=acceleration, **common)
-    without = gravdir.fit_sweep(q[rows, j], torque, qd[rows, j], **common)
+    fit = gravdir.fit_sweep(
+        q[rows, j], velocity=qd[rows, j], acceleration=acceleration, torque=torque, **common
+    )
+    without = gravdir.fit_sweep(q[rows, j], velocity=qd[rows, j], torque=torque, **common)
     # The simulator's truth: the sensor's gain times the arm's gravity torque and inertia.
     at = np.repeat(q[rows.start][None], 2, axis=0)
     at[:, j] = 0.0, np.pi / 2

@@ -69,7 +69,7 @@ def _estimate() -> tuple[UpEstimate, tuple[JointSweep, ...], np.ndarray]:
         a = chain.axes_in_link[1]
         tau = np.cos(q)[:, None] * (r @ w) + np.sin(q)[:, None] * (r @ np.cross(a, w))
         torque = tau @ up + 0.2 * np.sign(v) + 0.01 * rng.standard_normal(q.size)
-        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, torque, v)))
+        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, velocity=v, torque=torque)))
     return estimate_up(sweeps), tuple(sweeps), up
 
 
@@ -128,7 +128,7 @@ def _friction() -> tuple[FrictionFit, np.ndarray, np.ndarray, np.ndarray]:
 
 def _plot_friction() -> tuple[tuple[Any, ...], dict[str, Any]]:
     fit, v, tau, a = _friction()
-    return (fit, v.copy(), tau.copy()), dict(acceleration=a.copy(), nsigma=2.0, ax=_axes(2))
+    return (fit, v.copy()), dict(torque=tau.copy(), acceleration=a.copy(), nsigma=2.0, ax=_axes(2))
 
 
 CASES: dict[str, Case] = {

@@ -46,7 +46,9 @@ def _fit_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, torque, v = _sweep()
     acceleration = _acceleration()
     kwargs = dict(
+        velocity=v,
         acceleration=acceleration,
+        torque=torque + 0.4 * acceleration,
         min_speed=0.05,
         load_friction="abs",
         harmonics=[3.0],
@@ -57,20 +59,32 @@ def _fit_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
         torque_sign=1,
         nan_policy="raise",
     )
-    return (q, torque + 0.4 * acceleration, v), kwargs
+    return (q,), kwargs
 
 
 def _fit_sweep_common_mode() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, torque, v = _sweep()
-    return (q, torque, v), dict(
-        min_speed=0.05, n_grid=64, min_arc=0.5, torque_sign=1, nan_policy="raise"
+    return (q,), dict(
+        velocity=v,
+        torque=torque,
+        min_speed=0.05,
+        n_grid=64,
+        min_arc=0.5,
+        torque_sign=1,
+        nan_policy="raise",
     )
 
 
 def _amplitude_phase_bound() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, _, v = _sweep()
-    return (q, v, 4.0, 0.5, 0.02), dict(
-        min_speed=0.05, single_speed_rtol=1e-6, acceleration=_acceleration()
+    return (q,), dict(
+        velocity=v,
+        acceleration=_acceleration(),
+        amplitude=4.0,
+        phase=0.5,
+        noise_std=0.02,
+        min_speed=0.05,
+        single_speed_rtol=1e-6,
     )
 
 
@@ -78,13 +92,13 @@ def _joint_acceleration() -> tuple[tuple[Any, ...], dict[str, Any]]:
     _, _, v = _sweep()
     rng = np.random.default_rng(5)
     time = (np.arange(v.size) + rng.uniform(-0.2, 0.2, v.size)) * 0.02
-    return (time, v), dict(window=0.1, polyorder=3, nan_policy="raise")
+    return (time,), dict(velocity=v, window=0.1, polyorder=3, nan_policy="raise", axis=-1)
 
 
 def _joint_velocity() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, _, _ = _sweep()
     time = np.arange(q.size) * 0.02
-    return (time, q), dict(window=0.1, polyorder=2, nan_policy="raise")
+    return (time,), dict(q=q, window=0.1, polyorder=2, nan_policy="raise", axis=-1)
 
 
 def _wrap_angle() -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -116,7 +130,9 @@ def _plot_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
     q, torque, v = _sweep()
     ax = _shared_axes()
     ax.cla()
-    return (fit_sweep(q, torque, v, min_speed=0.05), q, torque, v), dict(ax=ax, degrees=True)
+    return (fit_sweep(q, velocity=v, torque=torque, min_speed=0.05), q), dict(
+        velocity=v, torque=torque, ax=ax, degrees=True
+    )
 
 
 CASES: dict[str, Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]] = {

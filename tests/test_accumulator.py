@@ -88,10 +88,15 @@ def assert_matches(fit, ref, torque):
     assert fit.method == ref.method == "least-squares"
 
 
+def add_chunk(acc, q, torque, v, acceleration=None):
+    """``acc.add`` of one chunk held as a tuple (q, torque, v[, acceleration])."""
+    acc.add(q, velocity=v, acceleration=acceleration, torque=torque)
+
+
 def feed(acc, arrays, cuts):
     """Feed `arrays` (q, torque, v[, acc]) to `acc` in the chunks between `cuts`."""
     for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-        acc.add(*(a[..., lo:hi] for a in arrays))
+        add_chunk(acc, *(a[..., lo:hi] for a in arrays))
 
 
 @st.composite
@@ -147,12 +152,17 @@ def test_accumulator_equals_fit_sweep_over_chunkings_merge_orders_and_batches(ca
         for _ in range(max(order) + 1)
     ]
     for i, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
-        parts[owners[i]].add(*(a[..., lo:hi] for a in arrays))
+        add_chunk(parts[owners[i]], *(a[..., lo:hi] for a in arrays))
     merged = parts[order[0]]
     for i in order[1:]:
         merged = merged + parts[i]
     ref = fit_sweep(
-        q, torque, v, min_speed=MIN_SPEED, acceleration=acc if inertia else None, **options
+        q,
+        velocity=v,
+        torque=torque,
+        min_speed=MIN_SPEED,
+        acceleration=acc if inertia else None,
+        **options,
     )
     assert merged.ready
     assert merged.n == n
@@ -170,9 +180,9 @@ def test_a_model_that_misses_terms_agrees_to_its_rounding_sensitivity(seed):
     q, torque, v, _ = sweep_data(rng, (), 60, harmonics=(3.0, 5.0))
     parts = [SweepAccumulator(**options) for _ in range(3)]
     for part, (lo, hi) in zip(parts, [(0, 1), (1, 10), (10, 60)], strict=True):
-        part.add(q[lo:hi], torque[lo:hi], v[lo:hi])
+        part.add(q[lo:hi], velocity=v[lo:hi], torque=torque[lo:hi])
     fit = (parts[2] + parts[0] + parts[1]).fit()
-    ref = fit_sweep(q, torque, v, **options)
+    ref = fit_sweep(q, velocity=v, torque=torque, **options)
     used = np.abs(v) >= MIN_SPEED
     qu = q[used]
     x = np.stack(
@@ -194,7 +204,7 @@ def test_chunks_longer_and_shorter_than_the_internal_block_give_the_same_fit(chu
     q, torque, v, _ = sweep_data(rng, (), 1500, noise=0.01)
     acc = SweepAccumulator(min_speed=MIN_SPEED)
     feed(acc, (q, torque, v), list(range(0, 1500, chunk)) + [1500])
-    assert_matches(acc.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
+    assert_matches(acc.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque)
 
 
 def test_residual_rms_keeps_its_accuracy_under_a_large_offset():
@@ -222,16 +232,18 @@ def test_mixed_batch_holds_viscous_at_zero_where_the_speed_is_single():
     v[1] = np.where(v[1] > 0, 0.5, -0.5)  # one speed per direction in sweep 1
     acc = SweepAccumulator(min_speed=MIN_SPEED)
     feed(acc, (q, torque, v), [0, 100, 300])
-    fit, ref = acc.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED)
+    fit, ref = acc.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED)
     assert list(fit.single_speed) == [False, True, False]
     assert fit.viscous[1] == 0.0 and np.all(fit.covariance[1, 4] == 0.0)
     assert_matches(fit, ref, torque)
     # Every sweep at one speed: the viscous column is left out, as fit_sweep does.
     v_single = np.where(v > 0, 0.5, -0.5)
     acc = SweepAccumulator(min_speed=MIN_SPEED)
-    acc.add(q, torque, v_single)
+    acc.add(q, velocity=v_single, torque=torque)
     assert acc.fit().column_names == ("offset", "sin", "cos", "coulomb")
-    assert_matches(acc.fit(), fit_sweep(q, torque, v_single, min_speed=MIN_SPEED), torque)
+    assert_matches(
+        acc.fit(), fit_sweep(q, velocity=v_single, torque=torque, min_speed=MIN_SPEED), torque
+    )
 
 
 def test_not_ready_is_a_state_and_add_never_raises_for_too_little_data():
@@ -243,7 +255,7 @@ def test_not_ready_is_a_state_and_add_never_raises_for_too_little_data():
         acc.fit()
     states = []
     for i in range(200):
-        acc.add(q[i], torque[i], v[i])  # one sample at a time: never an exception
+        acc.add(q[i], velocity=v[i], torque=torque[i])  # one sample at a time: never an exception
         states.append(acc.ready)
     # Not ready during the forward pass (one direction only), ready once both are seen.
     assert states[0] is False and states[-1] is True
@@ -251,32 +263,32 @@ def test_not_ready_is_a_state_and_add_never_raises_for_too_little_data():
     assert all(states[first:])
     assert np.all(v[:first] > -MIN_SPEED) and v[first] <= -MIN_SPEED
     acc_half = SweepAccumulator(min_speed=MIN_SPEED)
-    acc_half.add(q[:50], torque[:50], v[:50])
+    acc_half.add(q[:50], velocity=v[:50], torque=torque[:50])
     assert "both directions" in acc_half.missing
     with pytest.raises(InsufficientDataError, match="both directions"):
         acc_half.fit()
-    assert_matches(acc.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
+    assert_matches(acc.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque)
 
 
 def test_missing_names_each_requirement_like_fit_sweep():
     rng = np.random.default_rng(10)
     q, torque, v, acc_col = sweep_data(rng, (), 200)
     slow = SweepAccumulator(min_speed=5.0)
-    slow.add(q, torque, v)
+    slow.add(q, velocity=v, torque=torque)
     assert "min_speed" in slow.missing
     with pytest.raises(InsufficientDataError) as batch_error:
-        fit_sweep(q, torque, v, min_speed=5.0)
+        fit_sweep(q, velocity=v, torque=torque, min_speed=5.0)
     with pytest.raises(InsufficientDataError) as stream_error:
         slow.fit()
     assert str(stream_error.value) == str(batch_error.value)
     short = SweepAccumulator(min_speed=MIN_SPEED, min_arc=3.0)
-    short.add(q, torque, v)
+    short.add(q, velocity=v, torque=torque)
     assert "span at least" in short.missing
     still = SweepAccumulator(min_speed=MIN_SPEED, inertia=True)
-    still.add(q, torque, v, np.zeros_like(q))
+    still.add(q, velocity=v, acceleration=np.zeros_like(q), torque=torque)
     assert "non-zero" in still.missing
     few = SweepAccumulator(min_speed=MIN_SPEED, friction="none")
-    few.add(q[20:23], torque[20:23], v[20:23])
+    few.add(q[20:23], velocity=v[20:23], torque=torque[20:23])
     assert "more than" in few.missing
 
 
@@ -285,8 +297,9 @@ def test_bad_options_are_refused_with_the_argument_named():
         SweepAccumulator(min_speed=None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`min_speed`"):
         SweepAccumulator(min_speed=-1.0)
-    with pytest.raises(ValueError, match="'abs'.*single pass"):
-        SweepAccumulator(min_speed=0.1, load_friction="abs")  # type: ignore[arg-type]
+    for load_friction in ("abs", "auto"):  # values of the shared type a single pass cannot fit
+        with pytest.raises(ValueError, match=f"`load_friction`.*'{load_friction}'.*single pass"):
+            SweepAccumulator(min_speed=0.1, load_friction=load_friction)
     with pytest.raises(ValueError, match="`friction`"):
         SweepAccumulator(min_speed=0.1, friction="viscous")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`torque_sign`"):
@@ -303,27 +316,27 @@ def test_bad_chunks_are_refused_whole_and_the_accumulator_stays_as_it_was():
     rng = np.random.default_rng(11)
     q, torque, v, _ = sweep_data(rng, (), 300)
     acc = SweepAccumulator(min_speed=MIN_SPEED)
-    acc.add(q[:150], torque[:150], v[:150])
+    acc.add(q[:150], velocity=v[:150], torque=torque[:150])
     bad = torque[150:].copy()
     bad[3] = np.nan
     with pytest.raises(ValueError, match=r"`torque`.*nan_policy=\"omit\""):
-        acc.add(q[150:], bad, v[150:])
+        acc.add(q[150:], velocity=v[150:], torque=bad)
     bad[3] = np.inf
     with pytest.raises(ValueError, match="`torque`"):
-        acc.add(q[150:], bad, v[150:])
+        acc.add(q[150:], velocity=v[150:], torque=bad)
     with pytest.raises(ValueError, match="`q`.*degrees"):
-        acc.add(np.degrees(q[150:]), torque[150:], v[150:])
+        acc.add(np.degrees(q[150:]), velocity=v[150:], torque=torque[150:])
     with pytest.raises(ValueError, match="sample"):
-        acc.add(q[150:], torque[151:], v[150:])
+        acc.add(q[150:], velocity=v[150:], torque=torque[151:])
     with pytest.raises(ValueError, match="batch shape"):
-        acc.add(np.tile(q[150:], (2, 1)), torque[150:], v[150:])
+        acc.add(np.tile(q[150:], (2, 1)), velocity=v[150:], torque=torque[150:])
     with pytest.raises(ValueError, match="`acceleration`"):
-        acc.add(q[150:], torque[150:], v[150:], np.ones(150))
+        acc.add(q[150:], velocity=v[150:], acceleration=np.ones(150), torque=torque[150:])
     with pytest.raises(ValueError, match="`velocity`"):
-        acc.add(q[150:], torque[150:], ["a"] * 150)
+        acc.add(q[150:], velocity=["a"] * 150, torque=torque[150:])
     assert acc.n == 150
-    acc.add(q[150:], torque[150:], v[150:])
-    assert_matches(acc.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
+    acc.add(q[150:], velocity=v[150:], torque=torque[150:])
+    assert_matches(acc.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque)
 
 
 def test_nan_policy_omit_leaves_out_nan_samples_sweep_by_sweep():
@@ -335,12 +348,12 @@ def test_nan_policy_omit_leaves_out_nan_samples_sweep_by_sweep():
     q[1, 120] = np.nan
     acc = SweepAccumulator(min_speed=MIN_SPEED, nan_policy="omit")
     feed(acc, (q, torque, v), [0, 6, 100, 121, 300])
-    ref = fit_sweep(q, torque, v, min_speed=MIN_SPEED, nan_policy="omit")
+    ref = fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED, nan_policy="omit")
     assert_matches(acc.fit(), ref, np.nan_to_num(torque))
     inf = torque.copy()
     inf[0, 0] = np.inf
     with pytest.raises(ValueError, match="`torque`"):
-        SweepAccumulator(min_speed=MIN_SPEED, nan_policy="omit").add(q, inf, v)
+        SweepAccumulator(min_speed=MIN_SPEED, nan_policy="omit").add(q, velocity=v, torque=inf)
 
 
 def test_merge_requires_the_same_options_and_batch_shape_and_leaves_operands_intact():
@@ -349,14 +362,18 @@ def test_merge_requires_the_same_options_and_batch_shape_and_leaves_operands_int
     a = SweepAccumulator(min_speed=MIN_SPEED)
     b = SweepAccumulator(min_speed=MIN_SPEED)
     for lo, part in ((0, a), (75, b), (150, a), (225, b)):
-        part.add(q[:, lo : lo + 75], torque[:, lo : lo + 75], v[:, lo : lo + 75])
+        part.add(q[:, lo : lo + 75], velocity=v[:, lo : lo + 75], torque=torque[:, lo : lo + 75])
     before_a, before_b = a.fit(), b.copy()
     b.fit()
     merged = a + b
     assert merged.n == 300 and a.n == 150 and b.n == 150
     assert a.fit() == before_a and before_b.fit() == b.fit()
-    assert_matches(merged.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
-    assert_matches((b + a).fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
+    assert_matches(
+        merged.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque
+    )
+    assert_matches(
+        (b + a).fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque
+    )
     empty = SweepAccumulator(min_speed=MIN_SPEED)
     assert (empty + a).fit() == a.fit()
     with pytest.raises(ValueError, match="same options"):
@@ -364,7 +381,7 @@ def test_merge_requires_the_same_options_and_batch_shape_and_leaves_operands_int
     with pytest.raises(ValueError, match="same options"):
         a + SweepAccumulator(min_speed=MIN_SPEED, torque_sign=-1)
     other = SweepAccumulator(min_speed=MIN_SPEED)
-    other.add(q[0], torque[0], v[0])
+    other.add(q[0], velocity=v[0], torque=torque[0])
     with pytest.raises(ValueError, match="batch shape"):
         a + other
     with pytest.raises(TypeError):
@@ -379,17 +396,19 @@ def test_batched_fit_indexes_into_its_sweeps_with_their_own_fingerprints():
     fit = acc.fit()
     for i in range(3):
         single = SweepAccumulator(min_speed=MIN_SPEED)
-        single.add(q[i], torque[i], v[i])
+        single.add(q[i], velocity=v[i], torque=torque[i])
         assert (
             fit[i].fingerprint
             == single.fit().fingerprint
-            == fit_sweep(q[i], torque[i], v[i], min_speed=MIN_SPEED).fingerprint
+            == fit_sweep(q[i], velocity=v[i], torque=torque[i], min_speed=MIN_SPEED).fingerprint
         )
     assert len(fit.fingerprint) == 3
     # A leading axis of one broadcasts over the batch, as in fit_sweep.
     acc_b = SweepAccumulator(min_speed=MIN_SPEED)
-    acc_b.add(q, torque, v[0])
-    assert_matches(acc_b.fit(), fit_sweep(q, torque, v[0], min_speed=MIN_SPEED), torque)
+    acc_b.add(q, velocity=v[0], torque=torque)
+    assert_matches(
+        acc_b.fit(), fit_sweep(q, velocity=v[0], torque=torque, min_speed=MIN_SPEED), torque
+    )
 
 
 def test_state_size_does_not_grow_with_the_number_of_samples():
@@ -402,7 +421,7 @@ def test_state_size_does_not_grow_with_the_number_of_samples():
     acc = SweepAccumulator(min_speed=MIN_SPEED)
     sizes = []
     for repeat in range(30):
-        acc.add(q, torque + 1e-6 * repeat, v)
+        acc.add(q, velocity=v, torque=torque + 1e-6 * repeat)
         sizes.append(state_bytes(acc))
     assert len(set(sizes)) == 1
     assert acc.n == 30_000
@@ -416,7 +435,9 @@ def test_separate_accumulators_in_threads_merge_to_the_concatenated_fit():
     def work(i):
         sl = slice(300 * i, 300 * (i + 1))
         for lo in range(sl.start, sl.stop, 10):
-            parts[i].add(q[:, lo : lo + 10], torque[:, lo : lo + 10], v[:, lo : lo + 10])
+            parts[i].add(
+                q[:, lo : lo + 10], velocity=v[:, lo : lo + 10], torque=torque[:, lo : lo + 10]
+            )
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
@@ -424,7 +445,9 @@ def test_separate_accumulators_in_threads_merge_to_the_concatenated_fit():
     for t in threads:
         t.join()
     merged = parts[0] + parts[1] + parts[2] + parts[3]
-    assert_matches(merged.fit(), fit_sweep(q, torque, v, min_speed=MIN_SPEED), torque)
+    assert_matches(
+        merged.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED), torque
+    )
 
 
 def test_fit_at_any_time_equals_fit_sweep_on_the_samples_so_far():
@@ -432,10 +455,16 @@ def test_fit_at_any_time_equals_fit_sweep_on_the_samples_so_far():
     q, torque, v, _ = sweep_data(rng, (), 600)
     acc = SweepAccumulator(min_speed=MIN_SPEED, friction="coulomb")
     for stop in range(100, 601, 100):
-        acc.add(q[stop - 100 : stop], torque[stop - 100 : stop], v[stop - 100 : stop])
+        acc.add(
+            q[stop - 100 : stop], velocity=v[stop - 100 : stop], torque=torque[stop - 100 : stop]
+        )
         if acc.ready:
             ref = fit_sweep(
-                q[:stop], torque[:stop], v[:stop], min_speed=MIN_SPEED, friction="coulomb"
+                q[:stop],
+                velocity=v[:stop],
+                torque=torque[:stop],
+                min_speed=MIN_SPEED,
+                friction="coulomb",
             )
             assert_matches(acc.fit(), ref, torque[:stop])
     assert acc.ready
@@ -496,10 +525,17 @@ def streamed_and_batch(q, torque, v, acc, options, cuts=(0, 37, 300, 301, 555, 7
     and fit_sweep's on the same samples, each with its warnings."""
     parts = [SweepAccumulator(inertia=True, **options) for _ in range(2)]
     for i, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
-        parts[i % 2].add(q[..., lo:hi], torque[..., lo:hi], v[..., lo:hi], acc[..., lo:hi])
+        parts[i % 2].add(
+            q[..., lo:hi],
+            velocity=v[..., lo:hi],
+            acceleration=acc[..., lo:hi],
+            torque=torque[..., lo:hi],
+        )
     merged = parts[1] + parts[0]
     fit = fit_and_warnings(merged.fit)
-    ref = fit_and_warnings(lambda: fit_sweep(q, torque, v, acceleration=acc, **options))
+    ref = fit_and_warnings(
+        lambda: fit_sweep(q, velocity=v, torque=torque, acceleration=acc, **options)
+    )
     return fit, ref
 
 
@@ -570,8 +606,15 @@ def test_units_that_grow_between_blocks_and_differ_between_merged_parts_are_exac
     high = SweepAccumulator(inertia=True, **EXTREME_OPTIONS)
     for lo in range(0, 1500, 100):
         part = low if lo < 700 else high
-        part.add(q[lo : lo + 100], torque[lo : lo + 100], v[lo : lo + 100], acc[lo : lo + 100])
-    ref = fit_and_warnings(lambda: fit_sweep(q, torque, v, acceleration=acc, **EXTREME_OPTIONS))
+        part.add(
+            q[lo : lo + 100],
+            velocity=v[lo : lo + 100],
+            acceleration=acc[lo : lo + 100],
+            torque=torque[lo : lo + 100],
+        )
+    ref = fit_and_warnings(
+        lambda: fit_sweep(q, velocity=v, torque=torque, acceleration=acc, **EXTREME_OPTIONS)
+    )
     for merged in (low + high, high + low):
         fit = fit_and_warnings(merged.fit)
         assert_same_fit(fit[0], ref[0])
@@ -588,7 +631,7 @@ def test_merging_an_accumulator_with_itself_or_its_copy_is_refused():
     rng = np.random.default_rng(43)
     q, torque, v, _ = sweep_data(rng, (), 400)
     a = SweepAccumulator(min_speed=MIN_SPEED)
-    a.add(q, torque, v)
+    a.add(q, velocity=v, torque=torque)
     before = a.fit()
     named = r"share no samples.*`a` = SweepAccumulator\(n=400.*`b` = SweepAccumulator\(n=400"
     with pytest.raises(ValueError, match=named):
@@ -611,16 +654,16 @@ def test_equal_torque_multisets_of_different_samples_merge():
     q, torque, v, _ = sweep_data(rng, (), 400)
     for values in (np.zeros(200), np.round(torque[0::2])):
         a = SweepAccumulator(min_speed=MIN_SPEED)
-        a.add(q[0::2], values, v[0::2])
+        a.add(q[0::2], velocity=v[0::2], torque=values)
         b = SweepAccumulator(min_speed=MIN_SPEED)
-        b.add(q[1::2], values, v[1::2])
+        b.add(q[1::2], velocity=v[1::2], torque=values)
         assert a.fit().fingerprint == b.fit().fingerprint
         merged = (a + b).fit()
         whole = SweepAccumulator(min_speed=MIN_SPEED)
         whole.add(
             np.concatenate([q[0::2], q[1::2]]),
-            np.tile(values, 2),
-            np.concatenate([v[0::2], v[1::2]]),
+            velocity=np.concatenate([v[0::2], v[1::2]]),
+            torque=np.tile(values, 2),
         )
         assert (a + b).n == 400 and merged.n_used == whole.fit().n_used > 0
         np.testing.assert_allclose(merged.amplitude, whole.fit().amplitude, rtol=1e-9, atol=1e-12)
@@ -632,22 +675,24 @@ def test_merging_accumulators_that_share_a_sample_block_is_refused():
     blocks = [tuple(x[:, lo : lo + 200] for x in (q, torque, v)) for lo in (0, 200, 400)]
     # A copy taken after the first block, then each fed a block of its own.
     a = SweepAccumulator(min_speed=MIN_SPEED)
-    a.add(*blocks[0])
+    add_chunk(a, *blocks[0])
     b = a.copy()
-    a.add(*blocks[1])
-    b.add(*blocks[2])
+    add_chunk(a, *blocks[1])
+    add_chunk(b, *blocks[2])
     with pytest.raises(ValueError, match="common source"):
         a + b
     # A part merged into a total, merged again.
     c = SweepAccumulator(min_speed=MIN_SPEED)
-    c.add(*blocks[2])
+    add_chunk(c, *blocks[2])
     d = SweepAccumulator(min_speed=MIN_SPEED)
-    d.add(*blocks[0])
-    d.add(*blocks[1])
+    add_chunk(d, *blocks[0])
+    add_chunk(d, *blocks[1])
     total = d + c
     with pytest.raises(ValueError, match="common source"):
         total + c
-    c.add(q[:, :5], torque[:, :5] + 1.0, v[:, :5])  # fed more after the merge: still shared
+    c.add(
+        q[:, :5], velocity=v[:, :5], torque=torque[:, :5] + 1.0
+    )  # fed more after the merge: still shared
     with pytest.raises(ValueError, match="common source"):
         c + total
 
@@ -661,8 +706,8 @@ def test_disjoint_merges_equal_fit_sweep_on_the_concatenation():
     for part, lo in zip(parts, (0, 200, 400), strict=True):
         for start in range(lo, lo + 200, 50):
             chunk = slice(start, start + 50)
-            part.add(q[:, chunk], torque[:, chunk], v[:, chunk])
-    ref = fit_sweep(q, torque, v, min_speed=MIN_SPEED)
+            part.add(q[:, chunk], velocity=v[:, chunk], torque=torque[:, chunk])
+    ref = fit_sweep(q, velocity=v, torque=torque, min_speed=MIN_SPEED)
     for merged in (parts[0] + parts[1] + parts[2], parts[2] + (parts[0] + parts[1])):
         assert_matches(merged.fit(), ref, torque)
     assert_matches((template + parts[0] + parts[1] + parts[2]).fit(), ref, torque)
@@ -671,9 +716,9 @@ def test_disjoint_merges_equal_fit_sweep_on_the_concatenation():
     nan_q[0, :100] = np.nan
     thirds = [SweepAccumulator(min_speed=MIN_SPEED, nan_policy="omit") for _ in range(3)]
     for part, (lo, hi) in zip(thirds, [(0, 50), (50, 100), (100, 600)], strict=True):
-        part.add(nan_q[:, lo:hi], torque[:, lo:hi], v[:, lo:hi])
+        part.add(nan_q[:, lo:hi], velocity=v[:, lo:hi], torque=torque[:, lo:hi])
     merged = thirds[2] + (thirds[0] + thirds[1])
-    ref = fit_sweep(nan_q, torque, v, min_speed=MIN_SPEED, nan_policy="omit")
+    ref = fit_sweep(nan_q, velocity=v, torque=torque, min_speed=MIN_SPEED, nan_policy="omit")
     assert_matches(merged.fit(), ref, torque)
 
 
@@ -685,9 +730,9 @@ def test_copy_module_copies_do_not_share_state():
     q, torque, v, _ = sweep_data(rng, (), 400)
     for copier in (copy.copy, copy.deepcopy):
         a = SweepAccumulator(min_speed=MIN_SPEED)
-        a.add(q[0::2], torque[0::2], v[0::2])
+        a.add(q[0::2], velocity=v[0::2], torque=torque[0::2])
         twin = copier(a)
         before = twin.fit()
-        a.add(q[1::2], torque[1::2], v[1::2])
+        a.add(q[1::2], velocity=v[1::2], torque=torque[1::2])
         assert twin.n == 200 and a.n == 400
         assert twin.fit() == before

@@ -96,10 +96,10 @@ def _sweep_results() -> dict[str, Any]:
     """Sweeps of a tilted two-joint arm and of a UR5-like arm, fitted and solved."""
     arm = canonical_arm(L1=0.8, gamma0=0.4, up=UP)
     rec1 = arm.sweep(0, np.array([0.0, 1.2 - 0.4]), -np.pi, np.pi, 0.5, 100.0)
-    fit1 = fit_sweep(rec1.q, rec1.torque, rec1.velocity)
+    fit1 = fit_sweep(rec1.q, velocity=rec1.velocity, torque=rec1.torque)
     zero = float(fit1.zeros().unstable)
     rec2 = arm.sweep(1, np.array([zero, 0.0]), -1.0, 2.5, 0.5, 100.0)
-    fit2 = fit_sweep(rec2.q, rec2.torque, rec2.velocity)
+    fit2 = fit_sweep(rec2.q, velocity=rec2.velocity, torque=rec2.torque)
 
     rng = np.random.default_rng(3)
     ur5 = ur5_arm(up=UP)
@@ -115,8 +115,8 @@ def _sweep_results() -> dict[str, Any]:
         records.append((j, pose_k, rec))
     batch = fit_sweep(
         np.stack([r.q for _, _, r in records[1:]]),
-        np.stack([r.torque for _, _, r in records[1:]]),
-        np.stack([r.velocity for _, _, r in records[1:]]),
+        velocity=np.stack([r.velocity for _, _, r in records[1:]]),
+        torque=np.stack([r.torque for _, _, r in records[1:]]),
     )
     sweeps = [
         joint_sweep_from_chain(chain, p, j, fit_sweep(r.q, velocity=r.velocity, torque=r.torque))

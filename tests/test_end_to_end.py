@@ -128,9 +128,9 @@ def one_draw(i: int) -> Draw:
         torque = log.current[rows, 1] * DRIVE_GAIN[1]
         fit = fit_sweep(
             q,
-            torque,
-            velocity,
-            acceleration=joint_acceleration(time, velocity),
+            velocity=velocity,
+            torque=torque,
+            acceleration=joint_acceleration(time, velocity=velocity),
             load_friction="abs",
             harmonics=[sensors[1].ripple_order],
         )

@@ -752,7 +752,7 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
     rng = np.random.default_rng(11)
     free = joint.measure(q, v, a, rng=rng)
     loaded = joint.measure(q, v, a, gravity_torque=g, rng=rng)
-    sweep = fit_sweep(q, loaded, v, min_speed=0.1, load_friction="abs")
+    sweep = fit_sweep(q, velocity=v, torque=loaded, min_speed=0.1, load_friction="abs")
     fit0 = fit_friction(v, torque=free, model="coulomb-viscous")
     # The subtraction of CN 107423515 B, claim 4, with the gravity torque from the sweep fit.
     g_sweep = float(sweep.amplitude) * np.sin(q + float(sweep.phase))

@@ -227,7 +227,7 @@ def _torque_estimate(rng, sweep_set):
         pose[0] += turn
         rec = arm.sweep(1, pose, -2.9, -0.3, 0.3, 100.0, sensor=sensors, rng=rng)
         pose[1] = rec.q[0]
-        fit = fit_sweep(rec.q, rec.torque, rec.velocity, load_friction="abs")
+        fit = fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs")
         sweeps.append(joint_sweep_from_chain(chain, pose, 1, fit))
     return sweeps
 
@@ -300,7 +300,7 @@ def test_two_solvers_on_the_same_fits_are_refused_without_cross_cov():
     def fit(joint, conf):
         lo, hi = (-2.5, 2.5) if joint == 0 else (conf[1] - 1.5, conf[1] + 1.5)
         rec = arm.sweep(joint, list(conf), lo, hi, 1.0, 40.0, sensor=sensors, rng=rng)
-        return fit_sweep(rec.q, rec.torque, rec.velocity)
+        return fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque)
 
     f1 = fit(0, [0.0, 1.2 - 0.4])
     zu, zs = float(f1.zeros().unstable), float(f1.zeros().stable)
@@ -342,26 +342,26 @@ def test_batched_fit_entries_carry_their_own_sweeps_fingerprint():
     q = np.concatenate([np.linspace(-1, 1, 50), np.linspace(1, -1, 50)])
     v = np.concatenate([np.full(50, 0.2), np.full(50, -0.2)])
     t = 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
-    batch = fit_sweep(np.stack([q, q, q]), np.stack([t, 2 * t, 3 * t]), v)
+    batch = fit_sweep(np.stack([q, q, q]), velocity=v, torque=np.stack([t, 2 * t, 3 * t]))
     assert len(batch.fingerprint) == 3
-    assert batch[1].fingerprint == fit_sweep(q, 2 * t, v).fingerprint
+    assert batch[1].fingerprint == fit_sweep(q, velocity=v, torque=2 * t).fingerprint
     assert batch[1:].fingerprint == batch[1].fingerprint | batch[2].fingerprint
     assert batch[1:][1].fingerprint == batch[2].fingerprint
     assert not batch[0].fingerprint & batch[1].fingerprint
     assert pickle.loads(pickle.dumps(batch))[2].fingerprint == batch[2].fingerprint
-    single = fit_sweep(q, t, v)
-    assert single.fingerprint != fit_sweep(q, t + 1e-9, v).fingerprint
-    assert single.fingerprint == fit_sweep(q.tolist(), t, v).fingerprint
+    single = fit_sweep(q, velocity=v, torque=t)
+    assert single.fingerprint != fit_sweep(q, velocity=v, torque=t + 1e-9).fingerprint
+    assert single.fingerprint == fit_sweep(q.tolist(), velocity=v, torque=t).fingerprint
     # The order of the samples does not matter; the torque sign of the controller neither.
     order = np.random.default_rng(1).permutation(q.size)
-    assert single.fingerprint == fit_sweep(q[order], t[order], v[order]).fingerprint
-    assert single.fingerprint == fit_sweep(q, t, v, torque_sign=-1).fingerprint
+    assert single.fingerprint == fit_sweep(q[order], velocity=v[order], torque=t[order]).fingerprint
+    assert single.fingerprint == fit_sweep(q, velocity=v, torque=t, torque_sign=-1).fingerprint
     # NaN samples omitted: the fingerprint of the clean samples.
     tn = t.copy()
     tn[[3, 60]] = np.nan
     keep = ~np.isnan(tn)
-    omitted = fit_sweep(q, tn, v, nan_policy="omit")
-    assert omitted.fingerprint == fit_sweep(q[keep], t[keep], v[keep]).fingerprint
+    omitted = fit_sweep(q, velocity=v, torque=tn, nan_policy="omit")
+    assert omitted.fingerprint == fit_sweep(q[keep], velocity=v[keep], torque=t[keep]).fingerprint
 
 
 def test_same_object_twice_is_refused_even_without_fingerprint():
@@ -457,7 +457,10 @@ def test_common_mode_fit_of_the_same_arrays_shares_the_fingerprint():
     q = np.concatenate([np.linspace(-1, 1, 50), np.linspace(1, -1, 50)])
     v = np.concatenate([np.full(50, 0.2), np.full(50, -0.2)])
     t = 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
-    assert fit_sweep_common_mode(q, t, v).fingerprint == fit_sweep(q, t, v).fingerprint
+    assert (
+        fit_sweep_common_mode(q, velocity=v, torque=t).fingerprint
+        == fit_sweep(q, velocity=v, torque=t).fingerprint
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -622,24 +622,25 @@ def _rotation(rng: np.random.Generator) -> np.ndarray:
 def test_fit_sweep_scales_with_torque_and_ignores_sample_order(seed):
     rng = np.random.default_rng(seed)
     q, torque, v = _sweep_data(rng)
-    fit = gravdir.fit_sweep(q, torque, v)
+    fit = gravdir.fit_sweep(q, velocity=v, torque=torque)
     for k in (-300, -60, 60, 300):  # a power of two scales exactly
-        scaled = gravdir.fit_sweep(q, torque * 2.0**k, v)
+        scaled = gravdir.fit_sweep(q, velocity=v, torque=torque * 2.0**k)
         assert np.allclose(scaled.amplitude, fit.amplitude * 2.0**k, rtol=1e-12)
         assert np.allclose(scaled.amplitude_std, fit.amplitude_std * 2.0**k, rtol=1e-9)
         assert np.allclose(scaled.phase, fit.phase, rtol=0, atol=1e-12)
         assert np.allclose(scaled.phase_std, fit.phase_std, rtol=1e-9)
     order = rng.permutation(q.size)
-    shuffled = gravdir.fit_sweep(q[order], torque[order], v[order])
+    shuffled = gravdir.fit_sweep(q[order], velocity=v[order], torque=torque[order])
     assert not _close(fit, shuffled)
 
 
 def test_fit_sweep_batch_equals_loop():
     rng = np.random.default_rng(7)
     data = [_sweep_data(rng) for _ in range(4)]
-    batch = gravdir.fit_sweep(*(np.stack(x) for x in zip(*data, strict=True)))
+    q, torque, v = (np.stack(x) for x in zip(*data, strict=True))
+    batch = gravdir.fit_sweep(q, velocity=v, torque=torque)
     for i, (q, torque, v) in enumerate(data):
-        assert not _close(batch[i], gravdir.fit_sweep(q, torque, v))
+        assert not _close(batch[i], gravdir.fit_sweep(q, velocity=v, torque=torque))
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -98,8 +98,10 @@ def arm_sweep():
 def test_plot_sweep_draws_data_model_terms_and_residuals(arm_sweep):
     rec, sensor = arm_sweep
     order = sensor.ripple_order
-    fit = fit_sweep(rec.q, rec.torque, rec.velocity, load_friction="abs", harmonics=(order,))
-    fig, axes = plot_sweep(fit, rec.q, rec.torque, rec.velocity)
+    fit = fit_sweep(
+        rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs", harmonics=(order,)
+    )
+    fig, axes = plot_sweep(fit, rec.q, velocity=rec.velocity, torque=rec.torque)
     assert len(axes) == 3 and all(ax.figure is fig for ax in axes)
     top, terms, bottom = axes
     # units on every axis
@@ -144,8 +146,12 @@ def test_plot_sweep_recomputes_each_term_of_an_inertia_fit():
     acc = -0.5 * np.sin(3 * q) * np.sign(v)
     torque = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v) + 0.9 * acc
     torque += 0.2 * np.sin(q) * np.sign(v) + rng.normal(0, 0.01, q.size)
-    fit = fit_sweep(q, torque, v, acceleration=acc, load_friction="signed", min_speed=0.0)
-    fig, axes = plot_sweep(fit, q, torque, v, acceleration=acc, min_speed=0.0, degrees=False)
+    fit = fit_sweep(
+        q, velocity=v, torque=torque, acceleration=acc, load_friction="signed", min_speed=0.0
+    )
+    fig, axes = plot_sweep(
+        fit, q, velocity=v, torque=torque, acceleration=acc, min_speed=0.0, degrees=False
+    )
     labels = {a.get_label() for a in axes[1].get_lines()}
     assert {"inertia I q̈", "load friction μ |τ_g| sgn v"} <= labels
     inertia = _lines(axes[1])["inertia I q̈"]
@@ -155,30 +161,32 @@ def test_plot_sweep_recomputes_each_term_of_an_inertia_fit():
     assert axes[2].get_xlabel() == "joint angle [rad]"
     # the acceleration belongs to the model: leaving it out is refused
     with pytest.raises(ValueError, match="`acceleration`"):
-        plot_sweep(fit, q, torque, v, min_speed=0.0)
+        plot_sweep(fit, q, velocity=v, torque=torque, min_speed=0.0)
 
 
 def test_plot_sweep_refuses_samples_or_options_other_than_the_fit(arm_sweep):
     rec, _ = arm_sweep
-    fit = fit_sweep(rec.q, -rec.torque, rec.velocity, torque_sign=-1)
-    _, axes = plot_sweep(fit, rec.q, -rec.torque, rec.velocity, torque_sign=-1)
+    fit = fit_sweep(rec.q, velocity=rec.velocity, torque=-rec.torque, torque_sign=-1)
+    _, axes = plot_sweep(fit, rec.q, velocity=rec.velocity, torque=-rec.torque, torque_sign=-1)
     # drawn in gravdir's sign, as fitted
     forward = _lines(axes[0])["forward"]
     used = np.abs(rec.velocity) >= 0.1 * np.abs(rec.velocity).max()
     np.testing.assert_allclose(forward.get_ydata(), rec.torque[used & (rec.velocity > 0)])
     with pytest.raises(ValueError, match="residual RMS"):
-        plot_sweep(fit, rec.q, -rec.torque, rec.velocity)  # the sign forgotten
+        plot_sweep(fit, rec.q, velocity=rec.velocity, torque=-rec.torque)  # the sign forgotten
     with pytest.raises(ValueError, match="used samples"):
-        plot_sweep(fit, rec.q, -rec.torque, rec.velocity, torque_sign=-1, min_speed=0.0)
+        plot_sweep(
+            fit, rec.q, velocity=rec.velocity, torque=-rec.torque, torque_sign=-1, min_speed=0.0
+        )
 
 
 def test_plot_sweep_marks_unwrapped_zero_copies_and_draws_into_one_axes():
     q = np.concatenate([np.linspace(-1.0, 2.5, 300), np.linspace(2.5, -1.0, 300)]) + 2 * np.pi
     v = np.concatenate([np.full(300, 0.3), np.full(300, -0.3)])
     torque = 0.2 + 4.0 * np.sin(q - 0.5) + 0.6 * np.sign(v)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     _, ax = plt.subplots()
-    fig, axes = plot_sweep(fit, q, torque, v, ax=ax)
+    fig, axes = plot_sweep(fit, q, velocity=v, torque=torque, ax=ax)
     assert axes == (ax,) and fig is ax.figure  # one Axes: the fit panel only
     zero_x = [line.get_xdata()[0] for line in ax.get_lines() if line.get_label() == "stable zero"]
     assert zero_x == pytest.approx([np.degrees(0.5 + 2 * np.pi)])
@@ -190,8 +198,8 @@ def test_plot_sweep_checks_its_inputs_up_front():
     q = np.concatenate([np.linspace(-1.0, 2.5, 300), np.linspace(2.5, -1.0, 300)])
     v = np.concatenate([np.full(300, 0.3), np.full(300, -0.3)])
     torque = 0.2 + 4.0 * np.sin(q - 0.5) + 0.6 * np.sign(v)
-    fit = fit_sweep(q, torque, v)
-    batch = fit_sweep(np.stack([q, q]), np.stack([torque, torque]), v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
+    batch = fit_sweep(np.stack([q, q]), velocity=v, torque=np.stack([torque, torque]))
     for args, kwargs, name in [
         ((batch, q, torque, v), {}, "fit"),
         ((fit, np.degrees(q), torque, v), {}, "q"),
@@ -207,7 +215,7 @@ def test_plot_sweep_checks_its_inputs_up_front():
         ((fit, q, torque + 1.0, v), {}, "q"),  # not the fitted samples
     ]:
         with pytest.raises(ValueError, match=f"`{name}`"):
-            plot_sweep(*args, **kwargs)
+            plot_sweep(*args[:2], velocity=args[3], torque=args[2], **kwargs)
     assert not plt.get_fignums()  # refused before any figure was made
 
 
@@ -216,9 +224,9 @@ def test_plot_sweep_of_extreme_torques_stays_finite():
     v = np.concatenate([np.full(300, 0.3), np.full(300, -0.3)])
     torque = 1e300 * (0.2 + 4.0 * np.sin(q - 0.5) + 0.6 * np.sign(v))
     with pytest.warns(GravdirWarning, match="float range"):
-        fit = fit_sweep(q, torque, v)
+        fit = fit_sweep(q, velocity=v, torque=torque)
     with np.errstate(all="raise"):
-        _, axes = plot_sweep(fit, q, torque, v)
+        _, axes = plot_sweep(fit, q, velocity=v, torque=torque)
     assert np.isfinite(_lines(axes[0])["offset + gravity"].get_ydata()).all()
 
 
@@ -245,7 +253,9 @@ def _two_joint_sweeps(noise: float, seed: int = 0):
             torque[i] = -np.cross(lever, -9.81 * mass * up) @ axis
         torque += 0.3 * np.sign(v) + noise * rng.standard_normal(q.size)
         rot = link_frames(chain, [q1, 0.0]).rotations[1]
-        sweeps.append(JointSweep(1, rot, chain.axes_in_link[1], 0.0, fit_sweep(q, torque, v)))
+        sweeps.append(
+            JointSweep(1, rot, chain.axes_in_link[1], 0.0, fit_sweep(q, velocity=v, torque=torque))
+        )
     return estimate_up(sweeps), sweeps, up
 
 
@@ -276,8 +286,8 @@ def _ur5_estimate():
         rec = arm.sweep(1, c, -1.0, 1.0, 0.5, 100.0, sensor=sensors, rng=rng)
         fit = fit_sweep(
             rec.q,
-            rec.torque,
-            rec.velocity,
+            velocity=rec.velocity,
+            torque=rec.torque,
             load_friction="abs",
             harmonics=(sensors[1].ripple_order,),
         )
@@ -523,7 +533,7 @@ def friction_run():
 def test_plot_friction_band_is_the_delta_method_of_the_fit(friction_run):
     plan, tau, _, _ = friction_run
     fit = fit_friction(plan.velocity, acceleration=plan.acceleration, torque=tau, model="stribeck")
-    fig, axes = plot_friction(fit, plan.velocity, tau, acceleration=plan.acceleration)
+    fig, axes = plot_friction(fit, plan.velocity, torque=tau, acceleration=plan.acceleration)
     assert len(axes) == 2 and axes[1].get_xscale() == "symlog" and axes[0].get_xscale() == "linear"
     for ax in axes:
         assert ax.get_xlabel() == "velocity [rad/s]"
@@ -566,7 +576,7 @@ def test_plot_friction_of_a_loaded_fit_draws_the_load_free_friction(friction_run
     _, axes = plot_friction(
         fit,
         plan.velocity,
-        loaded,
+        torque=loaded,
         acceleration=plan.acceleration,
         gravity_torque=gravity,
         nsigma=1.0,
@@ -576,12 +586,12 @@ def test_plot_friction_of_a_loaded_fit_draws_the_load_free_friction(friction_run
     np.testing.assert_allclose(y - fit.model.base.evaluate(v), fit.residuals, atol=1e-9)
     assert [c.get_label() for c in axes[0].collections][0] == "± 1σ of the curve"
     with pytest.raises(ValueError, match="`gravity_torque`"):
-        plot_friction(fit, plan.velocity, loaded, acceleration=plan.acceleration)
+        plot_friction(fit, plan.velocity, torque=loaded, acceleration=plan.acceleration)
     with pytest.raises(ValueError, match="`velocity`"):
         plot_friction(
             fit,
             plan.velocity,
-            loaded + 1.0,
+            torque=loaded + 1.0,
             acceleration=plan.acceleration,
             gravity_torque=gravity,
         )
@@ -589,7 +599,7 @@ def test_plot_friction_of_a_loaded_fit_draws_the_load_free_friction(friction_run
         plot_friction(
             fit,
             plan.velocity,
-            loaded,
+            torque=loaded,
             acceleration=plan.acceleration,
             gravity_torque=gravity,
             nsigma=0.0,
@@ -613,7 +623,7 @@ def test_plot_imports_without_matplotlib_and_names_the_extra_when_called():
         v = np.concatenate([np.full(200, 0.3), np.full(200, -0.3)])
         t = 4 * np.sin(q - 0.5) + 0.5 * np.sign(v)
         try:
-            gravdir.plot.plot_sweep(fit_sweep(q, t, v), q, t, v)
+            gravdir.plot.plot_sweep(fit_sweep(q, velocity=v, torque=t), q, velocity=v, torque=t)
         except ImportError as exc:
             print(exc)
         """
@@ -635,7 +645,7 @@ def test_every_plot_draws_into_the_axes_it_is_given(friction_run, tuner):
     )
     fig, grid = plt.subplots(2, 2)
     out_fig, axes = plot_friction(
-        fit, plan.velocity, tau, acceleration=plan.acceleration, ax=grid[0]
+        fit, plan.velocity, torque=tau, acceleration=plan.acceleration, ax=grid[0]
     )
     assert out_fig is fig and axes == tuple(grid[0])
     assert not grid[1, 0].has_data()

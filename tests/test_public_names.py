@@ -132,7 +132,7 @@ def test_type_checker_sees_each_names_own_signature(tmp_path):
         f"from gravdir import {', '.join(gravdir.__all__)}\n"
         "reveal_type(gravdir.fit_sweep)\n"
         "reveal_type(gravdir.__version__)\n"
-        "gravdir.fit_sweep([0.0, 1.0], [0.0, 1.0], [0.1, 0.1], no_such_keyword=1)\n",
+        "gravdir.fit_sweep([0.0, 1.0], velocity=[0.1, 0.1], torque=[0, 1], no_such_keyword=1)\n",
         encoding="utf-8",
     )
     run = _mypy(tmp_path, snippet.name)
@@ -143,7 +143,7 @@ def test_type_checker_sees_each_names_own_signature(tmp_path):
     ], run.stdout + run.stderr
     revealed = re.findall(r'Revealed type is "(.*)"', run.stdout)
     assert re.fullmatch(
-        r"def \(q: .+, torque: .+, velocity: .+, \*, acceleration: .+, min_speed: .+\)"
+        r"def \(q: .+, \*, velocity: .+, acceleration: .+, torque: .+, min_speed: .+\)"
         r" -> gravdir\.sweep\.[\w.]*SweepFit",
         revealed[0],
     ), revealed[0]

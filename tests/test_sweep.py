@@ -74,7 +74,7 @@ def test_exact_on_noise_free_sweeps(amp, phase, offset, coulomb, viscous, arc_de
     arc = np.radians(arc_deg)
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, speed, ramp=0.2 * arc / speed)
     torque = model_torque(q, v, amp, phase, offset, coulomb, viscous)
-    fit = fit_sweep(q, torque, v, min_speed=0.05 * speed)
+    fit = fit_sweep(q, velocity=v, torque=torque, min_speed=0.05 * speed)
     assert abs(fit.amplitude - amp) <= 1e-10 * amp
     assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
     assert fit.offset == pytest.approx(offset, abs=1e-9 * amp)
@@ -98,7 +98,7 @@ def test_load_dependent_friction_abs_is_exact_across_zeros(
     arc = np.radians(arc_deg)
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.3, ramp=0.1)
     torque = model_torque(q, v, amp, phase, 0.5, coulomb, 0.7, load)
-    fit = fit_sweep(q, torque, v, load_friction="abs")
+    fit = fit_sweep(q, velocity=v, torque=torque, load_friction="abs")
     assert abs(fit.amplitude - amp) <= 1e-10 * amp
     assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
     assert fit.load_coefficient == pytest.approx(load, abs=1e-8)
@@ -109,12 +109,15 @@ def test_load_dependent_friction_signed_exact_without_zero_crossing():
     # Gravity torque 10 sin(q + 0.2) keeps its sign on q in [0.3, 2.2].
     q, v = trapezoid_sweep(0.3, 2.2, 0.4, ramp=0.1)
     torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.04)
-    fit = fit_sweep(q, torque, v, load_friction="signed")
+    fit = fit_sweep(q, velocity=v, torque=torque, load_friction="signed")
     assert fit.amplitude == pytest.approx(10.0, rel=1e-10)
     assert fit.load_coefficient == pytest.approx(0.04, rel=1e-8)
     # and the same data on the negative side of gravity
     fit_neg = fit_sweep(
-        q, model_torque(q, v, 10.0, 0.2 + np.pi, 0, 0.5, 0.3, 0.04), v, load_friction="signed"
+        q,
+        velocity=v,
+        torque=model_torque(q, v, 10.0, 0.2 + np.pi, 0, 0.5, 0.3, 0.04),
+        load_friction="signed",
     )
     assert fit_neg.load_coefficient == pytest.approx(0.04, rel=1e-8)
 
@@ -122,8 +125,8 @@ def test_load_dependent_friction_signed_exact_without_zero_crossing():
 def test_ignoring_load_friction_biases_the_fit_that_models_it_does_not():
     q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
     torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
-    plain = fit_sweep(q, torque, v)
-    modelled = fit_sweep(q, torque, v, load_friction="abs")
+    plain = fit_sweep(q, velocity=v, torque=torque)
+    modelled = fit_sweep(q, velocity=v, torque=torque, load_friction="abs")
     assert plain.residual_rms > 1e-3
     assert modelled.residual_rms < 1e-10
 
@@ -131,13 +134,13 @@ def test_ignoring_load_friction_biases_the_fit_that_models_it_does_not():
 def test_harmonics_are_fitted_exactly():
     q, v = trapezoid_sweep(-np.pi, np.pi, 0.5, ramp=0.1)
     torque = model_torque(q, v, 3.0, -1.0, 0.2, 0.4) + 0.05 * np.sin(30 * q + 0.3)
-    fit = fit_sweep(q, torque, v, harmonics=[30])
+    fit = fit_sweep(q, velocity=v, torque=torque, harmonics=[30])
     assert fit.amplitude == pytest.approx(3.0, rel=1e-10)
     assert fit.harmonic_coefficients.shape == (1, 2)
     np.testing.assert_allclose(
         fit.harmonic_coefficients[0], [0.05 * np.cos(0.3), 0.05 * np.sin(0.3)], atol=1e-11
     )
-    unmodelled = fit_sweep(q, torque, v)
+    unmodelled = fit_sweep(q, velocity=v, torque=torque)
     assert unmodelled.residual_rms > 0.01
 
 
@@ -145,14 +148,14 @@ def test_single_speed_fits_one_friction_term_and_says_so():
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 300)])
     v = np.concatenate([np.full(300, 0.2), np.full(300, -0.2)])
     torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)  # viscous 2.0 at 0.2 rad/s = 0.4
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert fit.single_speed
     assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.2, rel=1e-10)
     assert fit.viscous == 0.0
     assert fit.column_names == ("offset", "sin", "cos", "coulomb")
     assert fit.covariance.shape == (4, 4)
     with pytest.raises(InsufficientDataError, match="single speed"):
-        fit_sweep(q, torque, v, friction="coulomb-viscous")
+        fit_sweep(q, velocity=v, torque=torque, friction="coulomb-viscous")
 
 
 def test_mixed_batch_pins_viscous_at_zero_only_where_speeds_are_single():
@@ -161,7 +164,7 @@ def test_mixed_batch_pins_viscous_at_zero_only_where_speeds_are_single():
     v2 = np.concatenate([np.linspace(0.1, 0.3, 300), np.full(300, -0.2)])
     v = np.stack([v1, v2])
     torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(np.stack([q, q]), torque, v)
+    fit = fit_sweep(np.stack([q, q]), velocity=v, torque=torque)
     np.testing.assert_array_equal(fit.single_speed, [True, False])
     iv = fit.column_names.index("viscous")
     assert fit.viscous[0] == 0.0
@@ -177,7 +180,7 @@ def test_one_speed_per_direction_is_still_a_single_friction_term():
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, -1, 150)])
     v = np.concatenate([np.full(300, 0.2), np.full(150, -0.4)])
     torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert fit.single_speed
     assert fit.amplitude == pytest.approx(5.0, rel=1e-10)
     assert fit.coulomb == pytest.approx(0.8 + 2.0 * 0.3, rel=1e-9)
@@ -188,7 +191,7 @@ def test_two_speeds_in_one_direction_separate_coulomb_and_viscous():
     q = np.concatenate([np.linspace(-1, 1, 300), np.linspace(1, 0, 100), np.linspace(0, -1, 50)])
     v = np.concatenate([np.full(300, 0.2), np.full(100, -0.2), np.full(50, -0.4)])
     torque = model_torque(q, v, 5.0, 0.4, 0.3, 0.8, 2.0)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert not fit.single_speed
     assert fit.coulomb == pytest.approx(0.8, rel=1e-9)
     assert fit.viscous == pytest.approx(2.0, rel=1e-9)
@@ -209,9 +212,9 @@ def test_batched_call_equals_loop_of_single_calls():
         torque = torque + rng.normal(0, 0.05, q.size)
         batch.append((q, torque, v))
     qb, tb, vb = (np.stack(a).reshape(2, 3, -1) for a in zip(*batch, strict=True))
-    fb = fit_sweep(qb, tb, vb, min_speed=0.05)
+    fb = fit_sweep(qb, velocity=vb, torque=tb, min_speed=0.05)
     for i, (q, torque, v) in enumerate(batch):
-        f = fit_sweep(q, torque, v, min_speed=0.05)
+        f = fit_sweep(q, velocity=v, torque=torque, min_speed=0.05)
         j = np.unravel_index(i, (2, 3))
         for name in ("amplitude", "phase", "offset", "coulomb", "viscous", "residual_rms"):
             assert getattr(fb, name)[j] == pytest.approx(
@@ -233,7 +236,7 @@ def test_large_batch_residuals_and_covariance_match_an_explicit_solve():
     amp = rng.uniform(1, 10, (n_sweeps, 1))
     torque = model_torque(q, v, amp, rng.uniform(-np.pi, np.pi, (n_sweeps, 1)), 0.2, 0.5)
     torque = torque + rng.normal(0, 0.01, q.shape) * amp
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert fit.column_names == ("offset", "sin", "cos", "coulomb")
     for i in (0, 63, 64, 150, 299):
         x = np.column_stack([np.ones(q.shape[1]), np.sin(q[i]), np.cos(q[i]), np.sign(v[i])])
@@ -245,7 +248,7 @@ def test_large_batch_residuals_and_covariance_match_an_explicit_solve():
     # Noise-free sweeps in the same batch keep their residuals at rounding level.
     clean = model_torque(q, v, amp, 0.3, 0.2, 0.5)
     torque_mixed = np.where(np.arange(n_sweeps)[:, None] % 2 == 0, clean, torque)
-    mixed = fit_sweep(q, torque_mixed, v)
+    mixed = fit_sweep(q, velocity=v, torque=torque_mixed)
     assert np.all(mixed.residual_rms[::2] <= 1e-10 * amp[::2, 0])
     assert np.all(mixed.residual_rms[1::2] > 1e-3 * amp[1::2, 0])
 
@@ -253,7 +256,7 @@ def test_large_batch_residuals_and_covariance_match_an_explicit_solve():
 @given(amp=st.floats(0.1, 20.0), phase=angles)
 def test_zeros_are_true_zeros_with_right_stability(amp, phase):
     q, v = trapezoid_sweep(-2.0, 1.0, 0.3, ramp=0.1)
-    fit = fit_sweep(q, model_torque(q, v, amp, phase, 0.1, 0.2), v)
+    fit = fit_sweep(q, velocity=v, torque=model_torque(q, v, amp, phase, 0.1, 0.2))
     z = fit.zeros()
     for q0, slope_sign in ((z.unstable, -1.0), (z.stable, 1.0)):
         assert -np.pi < q0 <= np.pi
@@ -267,7 +270,7 @@ def test_zeros_are_true_zeros_with_right_stability(amp, phase):
 def test_zero_amplitude_gives_infinite_phase_std_not_nan():
     q, v = trapezoid_sweep(-2.0, 2.0, 0.3, ramp=0.1)
     torque = 0.5 + 0.2 * np.sign(v)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert fit.amplitude == pytest.approx(0.0, abs=1e-12)
     assert not np.isnan(fit.phase_std)
     assert not np.isnan(fit.amplitude_std)
@@ -276,13 +279,16 @@ def test_zero_amplitude_gives_infinite_phase_std_not_nan():
 def test_common_mode_method_matches_on_smooth_data():
     q, v = trapezoid_sweep(-1.5, 1.5, 0.3, rate=500, ramp=0.2)
     torque = model_torque(q, v, 8.0, 0.7, 0.4, 0.6)
-    cm = fit_sweep_common_mode(q, torque, v, min_speed=0.05)
+    cm = fit_sweep_common_mode(q, velocity=v, torque=torque, min_speed=0.05)
     assert cm.method == "common-mode"
     assert cm.amplitude == pytest.approx(8.0, rel=1e-4)
     assert cm.phase == pytest.approx(0.7, abs=1e-4)
     assert cm.coulomb == pytest.approx(0.6, rel=1e-3)
     batched = fit_sweep_common_mode(
-        np.stack([q, q]), np.stack([torque, 2 * torque]), np.stack([v, v]), min_speed=0.05
+        np.stack([q, q]),
+        velocity=np.stack([v, v]),
+        torque=np.stack([torque, 2 * torque]),
+        min_speed=0.05,
     )
     assert batched.amplitude[1] == pytest.approx(2 * float(cm.amplitude), rel=1e-12)
 
@@ -290,7 +296,9 @@ def test_common_mode_method_matches_on_smooth_data():
 def test_bound_matches_full_circle_formula():
     n = 720
     q = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    bound = amplitude_phase_bound(q, np.ones(n), 3.0, 1.0, 0.2, friction="none")
+    bound = amplitude_phase_bound(
+        q, velocity=np.ones(n), amplitude=3.0, phase=1.0, noise_std=0.2, friction="none"
+    )
     assert bound[0, 0] == pytest.approx(2 * 0.04 / n, rel=1e-10)
     assert bound[1, 1] == pytest.approx(2 * 0.04 / (n * 9.0), rel=1e-10)
 
@@ -300,8 +308,17 @@ def test_partial_arc_costs_more_than_full_circle():
     # 129 (centred on the torque peak), with columns [1, sin q, cos q].
     n = 2000
     arc = np.linspace(-np.pi / 4, np.pi / 4, n)
-    on_zero = amplitude_phase_bound(arc, np.ones(n), 1.0, 0.0, 1.0, friction="none")
-    on_peak = amplitude_phase_bound(arc + np.pi / 2, np.ones(n), 1.0, 0.0, 1.0, friction="none")
+    on_zero = amplitude_phase_bound(
+        arc, velocity=np.ones(n), amplitude=1.0, phase=0.0, noise_std=1.0, friction="none"
+    )
+    on_peak = amplitude_phase_bound(
+        arc + np.pi / 2,
+        velocity=np.ones(n),
+        amplitude=1.0,
+        phase=0.0,
+        noise_std=1.0,
+        friction="none",
+    )
     assert n * on_zero[0, 0] == pytest.approx(5.5, abs=0.1)
     assert n * on_peak[0, 0] == pytest.approx(129, rel=0.02)
 
@@ -315,8 +332,10 @@ def test_monte_carlo_variance_reaches_the_cramer_rao_bound(arc_deg, centre):
     q, v = trapezoid_sweep(centre - arc / 2, centre + arc / 2, 0.4, rate=100, ramp=0.1)
     clean = model_torque(q, v, amp, phase, 0.3, 0.5, 0.8)
     torque = clean + rng.normal(0.0, sigma, (draws, q.size))
-    fit = fit_sweep(q, torque, v, min_speed=0.02)
-    bound = amplitude_phase_bound(q, v, amp, phase, sigma, min_speed=0.02)
+    fit = fit_sweep(q, velocity=v, torque=torque, min_speed=0.02)
+    bound = amplitude_phase_bound(
+        q, velocity=v, amplitude=amp, phase=phase, noise_std=sigma, min_speed=0.02
+    )
     emp_a = np.var(fit.amplitude)
     emp_p = np.var(wrap_angle(fit.phase - phase))
     assert emp_a / bound[0, 0] == pytest.approx(1.0, abs=0.1)
@@ -353,32 +372,32 @@ def test_bad_options_raise():
     q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
     torque = np.sin(q)
     with pytest.raises(ValueError, match="`friction`"):
-        fit_sweep(q, torque, v, friction="stribeck")
+        fit_sweep(q, velocity=v, torque=torque, friction="stribeck")
     with pytest.raises(ValueError, match="`load_friction`"):
-        fit_sweep(q, torque, v, load_friction="yes")
+        fit_sweep(q, velocity=v, torque=torque, load_friction="yes")
     with pytest.raises(ValueError, match="`harmonics`"):
-        fit_sweep(q, torque, v, harmonics=[1])
+        fit_sweep(q, velocity=v, torque=torque, harmonics=[1])
     with pytest.raises(ValueError, match="`harmonics`"):
-        fit_sweep(q, torque, v, harmonics=[3, 3])
+        fit_sweep(q, velocity=v, torque=torque, harmonics=[3, 3])
     with pytest.raises(ValueError, match="`min_speed`"):
-        fit_sweep(q, torque, v, min_speed=-1.0)
+        fit_sweep(q, velocity=v, torque=torque, min_speed=-1.0)
     with pytest.raises(ValueError, match="`max_iter`"):
-        fit_sweep(q, torque, v, max_iter=0)
+        fit_sweep(q, velocity=v, torque=torque, max_iter=0)
 
 
 def test_too_few_samples_after_speed_mask():
     q = np.array([-1.0, 0.0, 1.0, 1.0, 0.0, -1.0])
     v = np.array([0.3, 0.3, 0.01, -0.01, -0.3, -0.3])  # four samples above min_speed, four terms
     with pytest.raises(InsufficientDataError, match="more than 4 samples"):
-        fit_sweep(q, np.sin(q), v, min_speed=0.1, friction="coulomb")
+        fit_sweep(q, velocity=v, torque=np.sin(q), min_speed=0.1, friction="coulomb")
 
 
 def test_one_direction_only_with_friction_columns():
     q = np.linspace(-1, 1, 100)
     v = np.full(100, 0.3)
     with pytest.raises(InsufficientDataError, match="both directions"):
-        fit_sweep(q, np.sin(q), v)
-    fit = fit_sweep(q, 2 * np.sin(q + 0.1), v, friction="none")
+        fit_sweep(q, velocity=v, torque=np.sin(q))
+    fit = fit_sweep(q, velocity=v, torque=2 * np.sin(q + 0.1), friction="none")
     assert fit.amplitude == pytest.approx(2.0, rel=1e-10)
 
 
@@ -387,64 +406,81 @@ def test_too_few_distinct_angles_are_refused_not_fitted():
     q = np.r_[np.zeros(100), np.ones(100)]
     v = np.r_[np.ones(50), -np.ones(50), np.ones(50), -np.ones(50)]
     with pytest.raises(InsufficientDataError, match="condition number"):
-        fit_sweep(q, 1 + np.sin(q + 0.3), v)
+        fit_sweep(q, velocity=v, torque=1 + np.sin(q + 0.3))
     with pytest.raises(InsufficientDataError, match="condition number"):
-        fit_sweep(np.zeros(50), np.ones(50), np.r_[np.ones(25), -np.ones(25)], min_arc=0.0)
+        fit_sweep(
+            np.zeros(50), velocity=np.r_[np.ones(25), -np.ones(25)], torque=np.ones(50), min_arc=0.0
+        )
 
 
 def test_harmonic_next_to_the_gravity_order_is_refused():
     q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
     with pytest.raises(InsufficientDataError, match="`harmonics`"):
-        fit_sweep(q, 5 * np.sin(q + 0.3), v, harmonics=(1.000001,))
+        fit_sweep(q, velocity=v, torque=5 * np.sin(q + 0.3), harmonics=(1.000001,))
 
 
 def test_empty_and_complex_and_string_inputs():
     with pytest.raises(InsufficientDataError, match="at least one sample"):
-        fit_sweep([], [], [])
+        fit_sweep([], velocity=[], torque=[])
     q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
     with pytest.raises(ValueError, match="`q` to be real"):
-        fit_sweep(q + 0j, np.sin(q), v)
+        fit_sweep(q + 0j, velocity=v, torque=np.sin(q))
     with pytest.raises(ValueError, match="`harmonics`"):
-        fit_sweep(q, np.sin(q), v, harmonics="2")
+        fit_sweep(q, velocity=v, torque=np.sin(q), harmonics="2")
 
 
 def test_min_speed_above_every_sample_says_so():
     q, v = trapezoid_sweep(-1.0, 1.0, 0.3, ramp=0.1)
     with pytest.raises(InsufficientDataError, match="got none.*largest |velocity| there is 0.3"):
-        fit_sweep(q, np.sin(q), v, min_speed=10.0)
+        fit_sweep(q, velocity=v, torque=np.sin(q), min_speed=10.0)
 
 
 def test_bound_broadcasts_priors_and_rejects_mismatched_shapes():
     q = np.linspace(0, 2 * np.pi, 100)
-    many = amplitude_phase_bound(q, np.ones(100), [1.0, 2.0, 3.0], 0.3, 0.1, friction="none")
+    many = amplitude_phase_bound(
+        q,
+        velocity=np.ones(100),
+        amplitude=[1.0, 2.0, 3.0],
+        phase=0.3,
+        noise_std=0.1,
+        friction="none",
+    )
     assert many.shape == (3, 2, 2)
-    one = amplitude_phase_bound(q, np.ones(100), 2.0, 0.3, 0.1, friction="none")
+    one = amplitude_phase_bound(
+        q, velocity=np.ones(100), amplitude=2.0, phase=0.3, noise_std=0.1, friction="none"
+    )
     np.testing.assert_allclose(many[1], one, rtol=1e-12)
     with pytest.raises(ValueError, match="`amplitude`"):
-        amplitude_phase_bound(np.stack([q, q]), np.ones(100), [1.0, 2.0, 3.0], 0.3, 0.1)
+        amplitude_phase_bound(
+            np.stack([q, q]),
+            velocity=np.ones(100),
+            amplitude=[1.0, 2.0, 3.0],
+            phase=0.3,
+            noise_std=0.1,
+        )
 
 
 def test_torque_sign_flag_negates_the_torque_and_is_never_guessed():
     q, v = trapezoid_sweep(-1.0, 1.5, 0.3, ramp=0.1)
     torque = model_torque(q, v, 4.0, 0.3, 0.2, 0.5)
-    flipped = fit_sweep(q, -torque, v, torque_sign=-1)
+    flipped = fit_sweep(q, velocity=v, torque=-torque, torque_sign=-1)
     assert flipped.amplitude == pytest.approx(4.0, rel=1e-10)
     assert flipped.phase == pytest.approx(0.3, abs=1e-10)
     assert flipped.coulomb == pytest.approx(0.5, rel=1e-9)
-    unflagged = fit_sweep(q, -torque, v)
+    unflagged = fit_sweep(q, velocity=v, torque=-torque)
     assert abs(wrap_angle(unflagged.phase - 0.3)) == pytest.approx(np.pi, abs=1e-9)
-    cm = fit_sweep_common_mode(q, -torque, v, torque_sign=-1)
+    cm = fit_sweep_common_mode(q, velocity=v, torque=-torque, torque_sign=-1)
     assert cm.phase == pytest.approx(0.3, abs=1e-3)
     for bad in (0, 2, True, -1.5):
         with pytest.raises(ValueError, match="`torque_sign`"):
-            fit_sweep(q, torque, v, torque_sign=bad)
+            fit_sweep(q, velocity=v, torque=torque, torque_sign=bad)
 
 
 def test_arc_too_short():
     q, v = trapezoid_sweep(0.0, np.radians(20), 0.1, ramp=0.1)
     with pytest.raises(InsufficientDataError, match="min_arc"):
-        fit_sweep(q, np.sin(q), v)
-    fit = fit_sweep(q, np.sin(q), v, min_arc=np.radians(10))
+        fit_sweep(q, velocity=v, torque=np.sin(q))
+    fit = fit_sweep(q, velocity=v, torque=np.sin(q), min_arc=np.radians(10))
     assert fit.amplitude == pytest.approx(1.0, rel=1e-8)
 
 
@@ -452,12 +488,12 @@ def test_batch_error_names_the_failing_sweep():
     q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
     vb = np.stack([v, np.abs(v)])
     with pytest.raises(InsufficientDataError, match=r"batch index \(1,\)"):
-        fit_sweep(np.stack([q, q]), np.stack([q, q]), vb)
+        fit_sweep(np.stack([q, q]), velocity=vb, torque=np.stack([q, q]))
 
 
 def test_repr_is_readable_in_degrees():
     q, v = trapezoid_sweep(-1, 1, 0.3, ramp=0.1)
-    fit = fit_sweep(q, 2 * np.sin(q + np.radians(30)), v)
+    fit = fit_sweep(q, velocity=v, torque=2 * np.sin(q + np.radians(30)))
     text = repr(fit)
     assert "phase=30.0000°" in text
     assert "unstable=150.0000°" in text and "stable=-30.0000°" in text
@@ -485,7 +521,7 @@ def test_non_finite_input_is_named_without_floating_point_warnings(name, bad, kw
     if batch:
         arrays = tuple(np.stack([a, a]) for a in arrays)
     with pytest.raises(ValueError, match=f"`{name}` to be finite"):
-        fit_sweep(*arrays, **kwargs)
+        fit_sweep(arrays[0], velocity=arrays[2], torque=arrays[1], **kwargs)
 
 
 def test_empty_batches_give_empty_results():
@@ -493,10 +529,14 @@ def test_empty_batches_give_empty_results():
     v = np.where(np.arange(50) % 2, 0.3, -0.3)
     for shape in [(0, 50), (2, 0, 50)]:
         qb, vb = np.broadcast_to(q, shape), np.broadcast_to(v, shape)
-        fit = fit_sweep(qb, np.zeros(shape), vb)
+        fit = fit_sweep(qb, velocity=vb, torque=np.zeros(shape))
         assert fit.amplitude.shape == shape[:-1]
         bound = amplitude_phase_bound(
-            qb, vb, np.ones(shape[:-1]), np.zeros(shape[:-1]), np.ones(shape[:-1])
+            qb,
+            velocity=vb,
+            amplitude=np.ones(shape[:-1]),
+            phase=np.zeros(shape[:-1]),
+            noise_std=np.ones(shape[:-1]),
         )
         assert bound.shape == shape[:-1] + (2, 2)
 
@@ -509,8 +549,8 @@ def test_batched_residual_matches_single_sweep_at_low_noise():
     q = np.concatenate([np.linspace(-1, 1, n // 2), np.linspace(1, -1, n // 2)])
     v = np.concatenate([np.full(n // 2, 0.3), np.full(n // 2, -0.3)])
     torque = 20.0 + 3 * np.sin(q + 0.3) + 0.7 * np.sign(v) + 3e-3 * rng.normal(size=n)
-    single = fit_sweep(q, torque, v)
-    batch = fit_sweep(q[None], torque[None], v[None])
+    single = fit_sweep(q, velocity=v, torque=torque)
+    batch = fit_sweep(q[None], velocity=v[None], torque=torque[None])
     assert batch.residual_rms[0] == pytest.approx(float(single.residual_rms), rel=1e-9)
     np.testing.assert_allclose(batch.covariance[0], single.covariance, rtol=1e-9)
 
@@ -519,7 +559,7 @@ def test_common_mode_names_mixed_infinities_without_warnings():
     q = np.r_[-np.inf, np.linspace(-1, 1, 98), np.inf]
     v = np.where(np.arange(100) % 2, 0.3, -0.3)
     with pytest.raises(ValueError, match="`q` to be finite"):
-        fit_sweep_common_mode(q, np.zeros(100), v)
+        fit_sweep_common_mode(q, velocity=v, torque=np.zeros(100))
 
 
 # --------------------------------------------------------------------------------------------
@@ -537,13 +577,15 @@ def every_kind_of_fit():
     rng = np.random.default_rng(3)
     q, torque, v = noisy_sweep(rng)
     return [
-        fit_sweep(q, torque, v),
-        fit_sweep(q, torque, v, load_friction="abs"),
-        fit_sweep(q, torque, v, load_friction="signed", harmonics=[3]),
-        fit_sweep_common_mode(q, torque, v),
-        fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v),
-        fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v, load_friction="abs"),
-        fit_sweep_common_mode(np.stack([q, q]), np.stack([torque, 2 * torque]), v),
+        fit_sweep(q, velocity=v, torque=torque),
+        fit_sweep(q, velocity=v, torque=torque, load_friction="abs"),
+        fit_sweep(q, velocity=v, torque=torque, load_friction="signed", harmonics=[3]),
+        fit_sweep_common_mode(q, velocity=v, torque=torque),
+        fit_sweep(np.stack([q, q]), velocity=v, torque=np.stack([torque, 2 * torque])),
+        fit_sweep(
+            np.stack([q, q]), velocity=v, torque=np.stack([torque, 2 * torque]), load_friction="abs"
+        ),
+        fit_sweep_common_mode(np.stack([q, q]), velocity=v, torque=np.stack([torque, 2 * torque])),
     ]
 
 
@@ -577,10 +619,12 @@ def test_sweep_results_follow_the_result_contract(index):
 def test_equal_fits_compare_equal_and_different_ones_do_not():
     rng = np.random.default_rng(4)
     q, torque, v = noisy_sweep(rng)
-    assert fit_sweep(q, torque, v) == fit_sweep(q, torque, v)
-    assert fit_sweep(q, torque, v) != fit_sweep(q, torque + 1e-3, v)
+    assert fit_sweep(q, velocity=v, torque=torque) == fit_sweep(q, velocity=v, torque=torque)
+    assert fit_sweep(q, velocity=v, torque=torque) != fit_sweep(q, velocity=v, torque=torque + 1e-3)
     # NaN compares equal to NaN, and infinities (an undetermined coefficient) to themselves.
-    flat = fit_sweep(q, model_torque(q, v, 0.0, 0.0, 0.2, 0.5), v, load_friction="abs")
+    flat = fit_sweep(
+        q, velocity=v, torque=model_torque(q, v, 0.0, 0.0, 0.2, 0.5), load_friction="abs"
+    )
     assert np.isinf(flat.covariance[-1, -1])
     assert flat == pickle.loads(pickle.dumps(flat))
     assert json.loads(json.dumps(flat.to_dict()))["covariance"][-1][-1] == np.inf
@@ -589,7 +633,7 @@ def test_equal_fits_compare_equal_and_different_ones_do_not():
 def test_fit_keeps_no_reference_to_the_callers_arrays():
     rng = np.random.default_rng(5)
     q, torque, v = noisy_sweep(rng)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     before = pickle.dumps(fit)
     q[:] = 0.0
     torque[:] = 0.0
@@ -600,12 +644,12 @@ def test_fit_keeps_no_reference_to_the_callers_arrays():
 def test_repr_shows_units_and_uncertainty():
     rng = np.random.default_rng(6)
     q, torque, v = noisy_sweep(rng)
-    text = repr(fit_sweep(q, torque, v, load_friction="abs"))
+    text = repr(fit_sweep(q, velocity=v, torque=torque, load_friction="abs"))
     assert "amplitude=" in text and "±" in text and "°" in text
     assert "load_coefficient=" in text
-    zeros = repr(fit_sweep(q, torque, v).zeros())
+    zeros = repr(fit_sweep(q, velocity=v, torque=torque).zeros())
     assert zeros.startswith("SweepZeros(unstable=") and zeros.count("±") == 2
-    batch = fit_sweep(np.stack([q, q]), torque, v)
+    batch = fit_sweep(np.stack([q, q]), velocity=v, torque=torque)
     assert repr(batch).startswith("SweepFit(batch shape (2,)")
     assert "°" in repr(batch.zeros())
 
@@ -646,10 +690,10 @@ def batch_of_sweeps(rng, n_sweeps=4, n=400):
 @pytest.mark.parametrize("kwargs", [{}, {"load_friction": "abs"}, {"harmonics": [2.5]}])
 def test_batched_fit_indexes_into_the_fits_of_its_sweeps(kwargs):
     q, torque, v = batch_of_sweeps(np.random.default_rng(8))
-    fit = fit_sweep(q, torque, v, min_speed=0.05, **kwargs)
+    fit = fit_sweep(q, velocity=v, torque=torque, min_speed=0.05, **kwargs)
     assert len(fit) == 4
     for i in range(4):
-        single = fit_sweep(q[i], torque[i], v[i], min_speed=0.05, **kwargs)
+        single = fit_sweep(q[i], velocity=v[i], torque=torque[i], min_speed=0.05, **kwargs)
         # Equal within rounding, not bit for bit (`fit[i] == single` is False here): the batched
         # solve forms its Gram matrices and residual sums with other numpy calls than the
         # single-sweep solve.
@@ -675,8 +719,10 @@ def test_batched_fit_indexes_into_the_fits_of_its_sweeps(kwargs):
 
 def test_multi_axis_batches_index_by_tuples_and_ellipsis():
     q, torque, v = batch_of_sweeps(np.random.default_rng(9), n_sweeps=6)
-    flat = fit_sweep(q, torque, v)
-    grid = fit_sweep(q.reshape(2, 3, -1), torque.reshape(2, 3, -1), v.reshape(2, 3, -1))
+    flat = fit_sweep(q, velocity=v, torque=torque)
+    grid = fit_sweep(
+        q.reshape(2, 3, -1), velocity=v.reshape(2, 3, -1), torque=torque.reshape(2, 3, -1)
+    )
     assert len(grid) == 2 and grid.batch_shape == (2, 3)
     assert grid[1, 2] == grid[1][2]
     assert_same_fit(grid[1, 2], flat[5])
@@ -694,25 +740,27 @@ def test_multi_axis_batches_index_by_tuples_and_ellipsis():
 def test_a_single_sweep_fit_has_no_length_and_no_index():
     rng = np.random.default_rng(10)
     q, torque, v = noisy_sweep(rng)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     assert fit.batch_shape == ()
     with pytest.raises(TypeError, match="single sweep"):
         len(fit)
     with pytest.raises(TypeError, match="single sweep"):
         fit[0]
     assert fit  # a result is true in a boolean context, batched or not
-    assert fit_sweep(np.empty((0, q.size)), np.empty((0, q.size)), v)  # an empty batch too
+    assert fit_sweep(
+        np.empty((0, q.size)), velocity=v, torque=np.empty((0, q.size))
+    )  # an empty batch too
 
 
 def test_entries_of_a_batched_fit_feed_the_general_estimator():
     from gravdir.general import JointSweep
 
     q, torque, v = batch_of_sweeps(np.random.default_rng(12), n_sweeps=3)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     sweep = JointSweep(
         joint=1, rotation=np.eye(3), joint_axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=fit[2]
     )
-    single = fit_sweep(q[2], torque[2], v[2])
+    single = fit_sweep(q[2], velocity=v[2], torque=torque[2])
     reference = JointSweep(
         joint=1, rotation=np.eye(3), joint_axis=np.array([0.0, 0.0, 1.0]), q_ref=0.0, fit=single
     )
@@ -728,12 +776,12 @@ def test_linear_solves_converge_without_iterating():
     rng = np.random.default_rng(13)
     q, torque, v = noisy_sweep(rng)
     for fit in (
-        fit_sweep(q, torque, v),
-        fit_sweep(q, torque, v, load_friction="signed"),
-        fit_sweep_common_mode(q, torque, v),
+        fit_sweep(q, velocity=v, torque=torque),
+        fit_sweep(q, velocity=v, torque=torque, load_friction="signed"),
+        fit_sweep_common_mode(q, velocity=v, torque=torque),
     ):
         assert fit.converged is True and fit.n_iter == 0
-    batch = fit_sweep(np.stack([q, q, q]), torque, v)
+    batch = fit_sweep(np.stack([q, q, q]), velocity=v, torque=torque)
     assert batch.converged.shape == (3,) and batch.converged.all()
     assert batch.n_iter.shape == (3,) and np.all(batch.n_iter == 0)
 
@@ -743,12 +791,14 @@ def test_load_abs_reports_its_iterations():
     torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        fit = fit_sweep(q, torque, v, load_friction="abs")
+        fit = fit_sweep(q, velocity=v, torque=torque, load_friction="abs")
     assert fit.converged is True and 2 <= fit.n_iter < 50
     assert fit.load_coefficient == pytest.approx(0.05, rel=1e-8)
     # A batch reports each sweep: without load friction one step already meets the tolerance.
     clean = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3)
-    batch = fit_sweep(np.stack([q, q]), np.stack([torque, clean]), v, load_friction="abs")
+    batch = fit_sweep(
+        np.stack([q, q]), velocity=v, torque=np.stack([torque, clean]), load_friction="abs"
+    )
     assert batch.converged.tolist() == [True, True]
     assert batch.n_iter[0] == fit.n_iter and batch.n_iter[1] < fit.n_iter
 
@@ -757,13 +807,17 @@ def test_load_abs_stops_at_max_iter_with_a_convergence_warning():
     q, v = trapezoid_sweep(-2.0, 2.0, 0.4, ramp=0.1)
     torque = model_torque(q, v, 10.0, 0.2, 0.1, 0.5, 0.3, load=0.05)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        fit = fit_sweep(q, torque, v, load_friction="abs", max_iter=1)
+        fit = fit_sweep(q, velocity=v, torque=torque, load_friction="abs", max_iter=1)
     assert fit.converged is False
     assert fit.n_iter == 1
     assert "converged=False" in repr(fit)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         batch = fit_sweep(
-            np.stack([q, q]), np.stack([torque, 2 * torque]), v, load_friction="abs", max_iter=1
+            np.stack([q, q]),
+            velocity=v,
+            torque=np.stack([torque, 2 * torque]),
+            load_friction="abs",
+            max_iter=1,
         )
     assert not batch.converged.any()
     assert np.all(batch.n_iter == 1)
@@ -787,8 +841,8 @@ def test_load_abs_without_gravity_holds_the_load_coefficient_at_zero(arc_deg, ha
     kwargs = dict(harmonics=harmonics, min_speed=min_speed, min_arc=np.radians(30))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the fit is complete: no warning of any kind
-        fit = fit_sweep(q, torque, v, load_friction="abs", **kwargs)
-    free = fit_sweep(q, torque, v, **kwargs)
+        fit = fit_sweep(q, velocity=v, torque=torque, load_friction="abs", **kwargs)
+    free = fit_sweep(q, velocity=v, torque=torque, **kwargs)
     assert fit.column_names == (*free.column_names, "load_abs")
     assert fit.load_coefficient == 0.0
     # Nothing is known of the load coefficient: infinite variance, no correlation.
@@ -808,20 +862,22 @@ def test_load_abs_threshold_is_relative_to_the_torque_and_mixed_batches_keep_bot
     loaded = model_torque(q, v, 5.0, 0.7, 0.3, 0.8, 0.5, load=0.04)
     # A gravity torque of 1e-6 of the torque RMS is still fitted with the default 1e-9 ...
     faint = model_torque(q, v, 1e-6, 0.7, 0.3, 0.8, 0.5, load=0.04)
-    fit = fit_sweep(q, faint, v, load_friction="abs")
+    fit = fit_sweep(q, velocity=v, torque=faint, load_friction="abs")
     assert fit.load_coefficient == pytest.approx(0.04, rel=1e-3)
     assert np.isfinite(fit.covariance[-1, -1])
     # ... and held at zero when `load_amplitude_rtol` says it is negligible.
-    held = fit_sweep(q, faint, v, load_friction="abs", load_amplitude_rtol=1e-5)
+    held = fit_sweep(q, velocity=v, torque=faint, load_friction="abs", load_amplitude_rtol=1e-5)
     assert held.load_coefficient == 0.0 and np.isposinf(held.covariance[-1, -1])
     # In a batch each sweep follows its own rule.
     flat = model_torque(q, v, 0.0, 0.0, 0.3, 0.8, 0.5)
-    batch = fit_sweep(np.stack([q, q]), np.stack([loaded, flat]), v, load_friction="abs")
-    assert_same_fit(batch[0], fit_sweep(q, loaded, v, load_friction="abs"))
-    assert_same_fit(batch[1], fit_sweep(q, flat, v, load_friction="abs"))
+    batch = fit_sweep(
+        np.stack([q, q]), velocity=v, torque=np.stack([loaded, flat]), load_friction="abs"
+    )
+    assert_same_fit(batch[0], fit_sweep(q, velocity=v, torque=loaded, load_friction="abs"))
+    assert_same_fit(batch[1], fit_sweep(q, velocity=v, torque=flat, load_friction="abs"))
     assert batch.n_iter[1] == 0 and batch.n_iter[0] > 0
     with pytest.raises(ValueError, match="`load_amplitude_rtol`"):
-        fit_sweep(q, loaded, v, load_friction="abs", load_amplitude_rtol=-1.0)
+        fit_sweep(q, velocity=v, torque=loaded, load_friction="abs", load_amplitude_rtol=-1.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -841,35 +897,37 @@ def test_degrees_for_radians_are_refused():
     q, torque, v = docstring_sweep()
     for fit in (fit_sweep, fit_sweep_common_mode):
         with pytest.raises(ValueError, match=r"`q` in radians.*degrees\?"):
-            fit(np.degrees(q), torque, v)
+            fit(np.degrees(q), velocity=v, torque=torque)
     with pytest.raises(ValueError, match=r"`q` in radians.*degrees\?"):
-        amplitude_phase_bound(np.degrees(q), v, 5.0, 0.4, 0.01)
+        amplitude_phase_bound(np.degrees(q), velocity=v, amplitude=5.0, phase=0.4, noise_std=0.01)
     # A short arc in degrees spans little but sits far outside +-2 pi.
     short = np.radians(5) * q + np.radians(90)
     with pytest.raises(ValueError, match=r"joint positions up to 95.*degrees\?"):
-        fit_sweep(np.degrees(short), torque, v, min_arc=0.0)
+        fit_sweep(np.degrees(short), velocity=v, torque=torque, min_arc=0.0)
     # A span of more than two turns, even around zero.
     with pytest.raises(ValueError, match=r"span of 13.*degrees\?"):
-        fit_sweep(6.5 * q, torque, v)
+        fit_sweep(6.5 * q, velocity=v, torque=torque)
     # Unwrapped one turn on is still radians; a degree-valued `min_arc` is refused.
-    assert fit_sweep(q + 2 * np.pi, torque, v).amplitude == pytest.approx(5.0, rel=1e-10)
+    assert fit_sweep(q + 2 * np.pi, velocity=v, torque=torque).amplitude == pytest.approx(
+        5.0, rel=1e-10
+    )
     with pytest.raises(ValueError, match=r"`min_arc` in radians.*degrees\?"):
-        fit_sweep(q, torque, v, min_arc=30.0)
+        fit_sweep(q, velocity=v, torque=torque, min_arc=30.0)
 
 
 def test_a_column_vector_does_not_broadcast_into_one_sample_sweeps():
     # Seen: fit_sweep(q, tau[:, None], v) returned 400 constant-torque "sweeps".
     q, torque, v = docstring_sweep()
     with pytest.raises(ValueError, match=r"last \(sample\) axis.*\(400, 1\)"):
-        fit_sweep(q, torque[:, None], v)
+        fit_sweep(q, velocity=v, torque=torque[:, None])
     with pytest.raises(ValueError, match=r"last \(sample\) axis"):
-        fit_sweep_common_mode(q, torque, v[:, None])
+        fit_sweep_common_mode(q, velocity=v[:, None], torque=torque)
     with pytest.raises(ValueError, match=r"last \(sample\) axis"):
-        amplitude_phase_bound(q[:, None], v, 5.0, 0.4, 0.01)
+        amplitude_phase_bound(q[:, None], velocity=v, amplitude=5.0, phase=0.4, noise_std=0.01)
     with pytest.raises(ValueError, match=r"last \(sample\) axis"):
-        fit_sweep(q[:1], torque, v)
+        fit_sweep(q[:1], velocity=v, torque=torque)
     # Leading (batch) axes still broadcast.
-    batch = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
+    batch = fit_sweep(np.stack([q, q]), velocity=v, torque=np.stack([torque, 2 * torque]))
     np.testing.assert_allclose(batch.amplitude, [5.0, 10.0], rtol=1e-10)
 
 
@@ -901,7 +959,7 @@ def test_numeric_strings_booleans_and_out_of_range_options_are_refused(kwargs, n
     # Seen: min_arc="1" was accepted as the number 1.
     q, torque, v = docstring_sweep()
     with pytest.raises(ValueError, match=f"`{name}`"):
-        fit_sweep(q, torque, v, **kwargs)
+        fit_sweep(q, velocity=v, torque=torque, **kwargs)
 
 
 def test_common_mode_and_bound_refuse_strings_caps_and_booleans():
@@ -913,7 +971,7 @@ def test_common_mode_and_bound_refuse_strings_caps_and_booleans():
         (dict(n_grid=64.0), "n_grid"),
     ]:
         with pytest.raises(ValueError, match=f"`{name}`"):
-            fit_sweep_common_mode(q, torque, v, **kwargs)
+            fit_sweep_common_mode(q, velocity=v, torque=torque, **kwargs)
     for args, name in [
         ((5.0, 0.4, "0.01"), "noise_std"),
         ((True, 0.4, 0.01), "amplitude"),
@@ -922,7 +980,10 @@ def test_common_mode_and_bound_refuse_strings_caps_and_booleans():
         ((5.0, 0.4, 1e300), "noise_std"),  # a variance beyond the float range
     ]:
         with pytest.raises(ValueError, match=f"`{name}`"):
-            amplitude_phase_bound(q, v, *args)
+            amplitude, phase, noise_std = args
+            amplitude_phase_bound(
+                q, velocity=v, amplitude=amplitude, phase=phase, noise_std=noise_std
+            )
 
 
 def assert_scaled_fit(fit, reference, factor, rtol=1e-12):
@@ -943,11 +1004,11 @@ def test_torques_near_the_overflow_of_their_squares_keep_a_finite_covariance(fit
     rng = np.random.default_rng(21)
     q, torque, v = docstring_sweep()
     torque = torque + rng.normal(0.0, 0.01, q.size)
-    reference = fit_function(q, torque, v)
+    reference = fit_function(q, velocity=v, torque=torque)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
-            fit = fit_function(q, torque * 1e154, v)
+            fit = fit_function(q, velocity=v, torque=torque * 1e154)
     assert_scaled_fit(fit, reference, 1e154)
     np.testing.assert_allclose(fit.covariance / 1e154 / 1e154, reference.covariance, rtol=1e-9)
     assert float(fit.phase_std) == pytest.approx(float(reference.phase_std), rel=1e-9)
@@ -959,9 +1020,9 @@ def test_extreme_torques_give_finite_estimates_and_never_a_zero_uncertainty(fit_
     rng = np.random.default_rng(22)
     q, torque, v = docstring_sweep()
     torque = torque + rng.normal(0.0, 0.01, q.size)
-    reference = fit_function(q, torque, v)
+    reference = fit_function(q, velocity=v, torque=torque)
     with pytest.warns(GravdirWarning, match="outside the float range"), np.errstate(all="raise"):
-        fit = fit_function(q, torque * factor, v)
+        fit = fit_function(q, velocity=v, torque=torque * factor)
     assert_scaled_fit(fit, reference, factor)
     # The variances (about factor**2) do not fit in a float: infinite, never zero or NaN, and
     # so is every uncertainty that follows from them.
@@ -978,13 +1039,13 @@ def test_one_sample_of_1e300_gives_finite_estimates_and_residual():
     torque = torque.copy()
     torque[17] = 1e300
     with pytest.warns(GravdirWarning, match="outside the float range"), np.errstate(all="raise"):
-        fit = fit_sweep(q, torque, v)
+        fit = fit_sweep(q, velocity=v, torque=torque)
     for name in ("amplitude", "phase", "offset", "coulomb", "residual_rms"):
         assert np.isfinite(getattr(fit, name)), name
     assert fit.residual_rms > 1e297
     assert np.isposinf(fit.amplitude_std) and not np.isnan(fit.covariance).any()
     with pytest.warns(GravdirWarning, match="outside the float range"):
-        common = fit_sweep_common_mode(q, torque, v)
+        common = fit_sweep_common_mode(q, velocity=v, torque=torque)
     assert np.isfinite(common.amplitude) and np.isfinite(common.residual_rms)
 
 
@@ -992,10 +1053,10 @@ def test_extreme_speeds_scale_only_the_viscous_coefficient():
     q, v = trapezoid_sweep(-1.5, 1.5, 0.4, ramp=0.3)
     rng = np.random.default_rng(24)
     torque = model_torque(q, v, 4.0, 0.3, 0.2, 0.5, 0.7) + rng.normal(0.0, 0.01, q.size)
-    reference = fit_sweep(q, torque, v, min_speed=0.02)
+    reference = fit_sweep(q, velocity=v, torque=torque, min_speed=0.02)
     for factor in (1e300, 1e-300):
         with pytest.warns(GravdirWarning, match="viscous"), np.errstate(all="raise"):
-            fit = fit_sweep(q, torque, v * factor, min_speed=0.02 * factor)
+            fit = fit_sweep(q, velocity=v * factor, torque=torque, min_speed=0.02 * factor)
         np.testing.assert_allclose(fit.coefficients[:4], reference.coefficients[:4], rtol=1e-12)
         assert fit.viscous == pytest.approx(reference.viscous / factor, rel=1e-12)
         # Entries that vanish in exact arithmetic are rounding, 1e-14 of the variances (~1e-6).
@@ -1008,32 +1069,52 @@ def test_extreme_speeds_scale_only_the_viscous_coefficient():
 def test_a_batch_scales_each_sweep_on_its_own():
     q, torque, v = docstring_sweep()
     with pytest.warns(GravdirWarning):
-        batch = fit_sweep(np.stack([q, q]), np.stack([torque, 1e300 * torque]), v)
-    assert_same_fit(batch[0], fit_sweep(q, torque, v))
+        batch = fit_sweep(np.stack([q, q]), velocity=v, torque=np.stack([torque, 1e300 * torque]))
+    assert_same_fit(batch[0], fit_sweep(q, velocity=v, torque=torque))
     assert batch.amplitude[1] == pytest.approx(5e300, rel=1e-10)
     assert np.isposinf(batch.covariance[1, 0, 0]) and np.isfinite(batch.covariance[0]).all()
 
 
 def test_bound_survives_extreme_scales_or_says_why():
     q = np.linspace(0, 2 * np.pi, 720, endpoint=False)
-    reference = amplitude_phase_bound(q, np.ones(720), 3.0, 1.0, 0.2, friction="none")
+    reference = amplitude_phase_bound(
+        q, velocity=np.ones(720), amplitude=3.0, phase=1.0, noise_std=0.2, friction="none"
+    )
     with np.errstate(all="raise"):
-        fast = amplitude_phase_bound(q, 1e300 * np.ones(720), 3.0, 1.0, 0.2, friction="none")
-        loud = amplitude_phase_bound(q, np.ones(720), 3e150, 1.0, 2e149, friction="none")
+        fast = amplitude_phase_bound(
+            q,
+            velocity=1e300 * np.ones(720),
+            amplitude=3.0,
+            phase=1.0,
+            noise_std=0.2,
+            friction="none",
+        )
+        loud = amplitude_phase_bound(
+            q, velocity=np.ones(720), amplitude=3e150, phase=1.0, noise_std=2e149, friction="none"
+        )
     np.testing.assert_allclose(fast, reference, rtol=1e-12)
     # noise_std 1e150 times larger: var A by 1e300, the phase variance (a ratio) unchanged.
     assert loud[0, 0] == pytest.approx(reference[0, 0] * 1e300, rel=1e-9)
     assert loud[1, 1] == pytest.approx(reference[1, 1], rel=1e-9)
     with pytest.raises(ValueError, match="`amplitude` and `noise_std`.*float range"):
-        amplitude_phase_bound(q, np.ones(720), 3e-300, 1.0, 0.2, friction="none")
+        amplitude_phase_bound(
+            q, velocity=np.ones(720), amplitude=3e-300, phase=1.0, noise_std=0.2, friction="none"
+        )
     with pytest.raises(InsufficientDataError, match="condition number"), np.errstate(all="raise"):
-        amplitude_phase_bound(q * 1e-300, np.ones(720), 3.0, 1.0, 0.2, friction="none")
+        amplitude_phase_bound(
+            q * 1e-300,
+            velocity=np.ones(720),
+            amplitude=3.0,
+            phase=1.0,
+            noise_std=0.2,
+            friction="none",
+        )
 
 
 def test_amplitude_phase_covariance_of_a_lost_covariance_is_infinite_never_nan_or_zero():
     rng = np.random.default_rng(23)
     q, torque, v = noisy_sweep(rng)
-    fit = fit_sweep(q, torque, v)
+    fit = fit_sweep(q, velocity=v, torque=torque)
     lost = dataclasses.replace(fit, covariance=np.full_like(fit.covariance, np.inf))
     cov = lost.amplitude_phase_covariance
     assert np.isposinf(cov[0, 0]) and np.isposinf(cov[1, 1]) and cov[0, 1] == 0.0
@@ -1064,12 +1145,12 @@ def test_a_strict_numpy_error_state_meets_no_underflow_error():
     torque = torque * 1e233
     torque[5] = 1e-200
     with pytest.warns(GravdirWarning):
-        reference = fit_sweep(q, torque, v)
+        reference = fit_sweep(q, velocity=v, torque=torque)
     with pytest.warns(GravdirWarning), np.errstate(all="raise"):
-        strict = fit_sweep(q, torque, v)
+        strict = fit_sweep(q, velocity=v, torque=torque)
     assert strict == reference
     with pytest.warns(GravdirWarning), np.errstate(all="raise"):
-        common = fit_sweep_common_mode(q, torque, v)
+        common = fit_sweep_common_mode(q, velocity=v, torque=torque)
     assert np.isfinite(common.amplitude)
 
 
@@ -1090,10 +1171,10 @@ def test_a_nan_sample_raises_with_the_way_out_and_omit_fits_the_clean_subset():
     q, torque, v = q[0], torque[0].copy(), v[0]
     torque[[7, 150]] = np.nan  # a dropped packet: it used to raise, with no way to drop it
     with pytest.raises(ValueError, match=r'`torque` to be finite.*nan_policy="omit"'):
-        fit_sweep(q, torque, v)
+        fit_sweep(q, velocity=v, torque=torque)
     keep = ~np.isnan(torque)
-    omitted = fit_sweep(q, torque, v, nan_policy="omit")
-    clean = fit_sweep(q[keep], torque[keep], v[keep])
+    omitted = fit_sweep(q, velocity=v, torque=torque, nan_policy="omit")
+    clean = fit_sweep(q[keep], velocity=v[keep], torque=torque[keep])
     assert omitted == clean
     np.testing.assert_allclose(omitted.amplitude, 3.0, rtol=0.02)
 
@@ -1106,11 +1187,13 @@ def test_omit_in_a_batch_drops_each_sweeps_own_nan_samples():
     torque[1, [3, 90, 91]] = np.nan
     v[2, 200] = np.nan
     acc[2, 17] = np.nan
-    batch = fit_sweep(q, torque, v, acceleration=acc, load_friction="abs", nan_policy="omit")
+    batch = fit_sweep(
+        q, velocity=v, torque=torque, acceleration=acc, load_friction="abs", nan_policy="omit"
+    )
     for i in range(3):
         keep = ~(np.isnan(q[i]) | np.isnan(torque[i]) | np.isnan(v[i]) | np.isnan(acc[i]))
         single = fit_sweep(
-            q[i][keep], torque[i][keep], v[i][keep], acceleration=acc[i][keep],
+            q[i][keep], velocity=v[i][keep], torque=torque[i][keep], acceleration=acc[i][keep],
             load_friction="abs",
         )  # fmt: skip
         assert batch.n_used[i] == single.n_used
@@ -1119,7 +1202,9 @@ def test_omit_in_a_batch_drops_each_sweeps_own_nan_samples():
         np.testing.assert_allclose(batch[i].residual_rms, single.residual_rms, rtol=1e-9)
     # Clean data: omit changes nothing.
     q0, t0, v0 = _noisy_sweep()
-    assert fit_sweep(q0, t0, v0, nan_policy="omit") == fit_sweep(q0, t0, v0)
+    assert fit_sweep(q0, velocity=v0, torque=t0, nan_policy="omit") == fit_sweep(
+        q0, velocity=v0, torque=t0
+    )
 
 
 def test_omit_refuses_infinities_all_nan_sweeps_and_unknown_policies():
@@ -1127,18 +1212,18 @@ def test_omit_refuses_infinities_all_nan_sweeps_and_unknown_policies():
     bad = torque.copy()
     bad[1, 5] = np.inf
     with pytest.raises(ValueError, match="infinite.*every `nan_policy`"):
-        fit_sweep(q, bad, v, nan_policy="omit")
+        fit_sweep(q, velocity=v, torque=bad, nan_policy="omit")
     bad = torque.copy()
     bad[2] = np.nan
     with pytest.raises(InsufficientDataError, match=r"\(2,\)\): every sample holds a NaN"):
-        fit_sweep(q, bad, v, nan_policy="omit")
+        fit_sweep(q, velocity=v, torque=bad, nan_policy="omit")
     with pytest.raises(InsufficientDataError, match="every sample holds a NaN"):
-        fit_sweep(q[0], bad[2], v[0], nan_policy="omit")
+        fit_sweep(q[0], velocity=v[0], torque=bad[2], nan_policy="omit")
     for policy in ("propagate", "OMIT", 1, None, True):
         with pytest.raises(ValueError, match="`nan_policy`"):
-            fit_sweep(q, torque, v, nan_policy=policy)
+            fit_sweep(q, velocity=v, torque=torque, nan_policy=policy)
         with pytest.raises(ValueError, match="`nan_policy`"):
-            fit_sweep_common_mode(q, torque, v, nan_policy=policy)
+            fit_sweep_common_mode(q, velocity=v, torque=torque, nan_policy=policy)
 
 
 def test_common_mode_omit_equals_the_clean_subset_sweep_by_sweep():
@@ -1147,11 +1232,13 @@ def test_common_mode_omit_equals_the_clean_subset_sweep_by_sweep():
     torque[0, 11] = np.nan
     torque[2, [60, 61]] = np.nan
     with pytest.raises(ValueError, match='nan_policy="omit"'):
-        fit_sweep_common_mode(q, torque, v)
-    batch = fit_sweep_common_mode(q, torque, v, nan_policy="omit", n_grid=100)
+        fit_sweep_common_mode(q, velocity=v, torque=torque)
+    batch = fit_sweep_common_mode(q, velocity=v, torque=torque, nan_policy="omit", n_grid=100)
     for i in range(3):
         keep = ~np.isnan(torque[i])
-        single = fit_sweep_common_mode(q[i][keep], torque[i][keep], v[i][keep], n_grid=100)
+        single = fit_sweep_common_mode(
+            q[i][keep], velocity=v[i][keep], torque=torque[i][keep], n_grid=100
+        )
         np.testing.assert_allclose(batch[i].coefficients, single.coefficients, rtol=1e-12)
 
 
@@ -1171,7 +1258,7 @@ def test_acceleration_matches_the_analytic_one_on_uniform_and_jittered_timestamp
     n, dt = 1000, 0.01
     t = (np.arange(n) + rng.uniform(-jitter, jitter, n)) * dt
     v, a = _motion(t)
-    err = joint_acceleration(t, v) - a
+    err = joint_acceleration(t, velocity=v) - a
     inner, rms = slice(5, -5), np.sqrt(np.mean(err**2))
     # Peak |a| is 4.6 rad/s^2. Uniform: the smoothing bias of a cubic over 0.07 s (measured
     # 5.6e-7 inside, 1.9e-4 at the ends). Jittered: the linear interpolation onto the uniform
@@ -1194,13 +1281,17 @@ def test_derivatives_are_exact_for_polynomials_and_chain_from_positions():
     jittered = t + rng.uniform(-0.002, 0.002, t.size)
     cubic = 0.1 + 0.4 * t - 0.3 * t**2 + 0.05 * t**3
     np.testing.assert_allclose(
-        joint_acceleration(t, cubic), 0.4 - 0.6 * t + 0.15 * t**2, rtol=0, atol=1e-9
+        joint_acceleration(t, velocity=cubic), 0.4 - 0.6 * t + 0.15 * t**2, rtol=0, atol=1e-9
     )
     # Linear interpolation is exact for a linear velocity, whatever the jitter.
-    np.testing.assert_allclose(joint_acceleration(jittered, 1.0 + 2.0 * jittered), 2.0, atol=1e-9)
+    np.testing.assert_allclose(
+        joint_acceleration(jittered, velocity=1.0 + 2.0 * jittered), 2.0, atol=1e-9
+    )
     q = 0.2 + 0.5 * t + 0.25 * t**2
-    np.testing.assert_allclose(joint_velocity(t, q), 0.5 + 0.5 * t, atol=1e-9)
-    np.testing.assert_allclose(joint_acceleration(t, joint_velocity(t, q)), 0.5, atol=1e-9)
+    np.testing.assert_allclose(joint_velocity(t, q=q), 0.5 + 0.5 * t, atol=1e-9)
+    np.testing.assert_allclose(
+        joint_acceleration(t, velocity=joint_velocity(t, q=q)), 0.5, atol=1e-9
+    )
 
 
 def test_a_trapezoid_corner_is_blurred_over_half_a_window_each_side_only():
@@ -1211,7 +1302,7 @@ def test_a_trapezoid_corner_is_blurred_over_half_a_window_each_side_only():
     corner = 1.005
     v = np.where(t < corner, 0.0, np.minimum(2.0 * (t - corner), 1.0))
     a = np.where((t >= corner) & (2.0 * (t - corner) < 1.0), 2.0, 0.0)
-    err = joint_acceleration(t, v) - a
+    err = joint_acceleration(t, velocity=v) - a
     near = np.abs(t - corner) <= 0.035 + 1e-9
     second = np.abs(t - (corner + 0.5)) <= 0.035 + 1e-9
     assert np.abs(err[~(near | second)]).max() <= 1e-9
@@ -1223,12 +1314,14 @@ def test_derivative_batches_and_per_sweep_time_axes_equal_loops():
     rng = np.random.default_rng(10)
     t = np.arange(300) * 0.0133 + rng.uniform(-0.002, 0.002, (3, 300))
     v = np.stack([_motion(ti)[0] * (i + 1) for i, ti in enumerate(t)])
-    batch = joint_acceleration(t, v)
+    batch = joint_acceleration(t, velocity=v)
     for i in range(3):
-        np.testing.assert_allclose(batch[i], joint_acceleration(t[i], v[i]), rtol=0, atol=1e-12)
-    shared = joint_acceleration(t[0], v)
+        np.testing.assert_allclose(
+            batch[i], joint_acceleration(t[i], velocity=v[i]), rtol=0, atol=1e-12
+        )
+    shared = joint_acceleration(t[0], velocity=v)
     for i in range(3):
-        np.testing.assert_allclose(shared[i], joint_acceleration(t[0], v[i]), atol=1e-12)
+        np.testing.assert_allclose(shared[i], joint_acceleration(t[0], velocity=v[i]), atol=1e-12)
 
 
 def test_derivative_omit_keeps_nan_where_it_was_and_fits_the_rest_alone():
@@ -1239,15 +1332,19 @@ def test_derivative_omit_keeps_nan_where_it_was_and_fits_the_rest_alone():
     tt = np.stack([t, t])
     tt[1, 77] = np.nan
     with pytest.raises(ValueError, match=r'`velocity` to be finite.*nan_policy="omit"'):
-        joint_acceleration(t, v)
-    out = joint_acceleration(tt, v, nan_policy="omit")
+        joint_acceleration(t, velocity=v)
+    out = joint_acceleration(tt, velocity=v, nan_policy="omit")
     assert np.array_equal(np.isnan(out), np.isnan(v) | np.isnan(tt))
     keep = ~np.isnan(v[0])
-    np.testing.assert_allclose(out[0, keep], joint_acceleration(t[keep], v[0, keep]), atol=1e-12)
+    np.testing.assert_allclose(
+        out[0, keep], joint_acceleration(t[keep], velocity=v[0, keep]), atol=1e-12
+    )
     # The omitted samples fit into fit_sweep's own omission.
     q = np.sin(1.3 * t) + 0.3 * np.sin(3.1 * t + 0.5)
     torque = 4.0 * np.sin(q + 0.2) + 0.7 * out[0]
-    f = fit_sweep(q, torque, v[0], acceleration=out[0], friction="none", nan_policy="omit")
+    f = fit_sweep(
+        q, velocity=v[0], torque=torque, acceleration=out[0], friction="none", nan_policy="omit"
+    )
     np.testing.assert_allclose([f.amplitude, f.inertia], [4.0, 0.7], rtol=1e-9)
 
 
@@ -1276,4 +1373,40 @@ def test_derivative_omit_keeps_nan_where_it_was_and_fits_the_rest_alone():
 def test_derivative_refuses_bad_input_naming_it(kwargs, error, match):
     args = dict(time=np.arange(30) * 0.01, velocity=np.linspace(0, 1, 30)) | kwargs
     with pytest.raises(error, match=match):
-        joint_acceleration(args.pop("time"), args.pop("velocity"), **args)
+        joint_acceleration(args.pop("time"), velocity=args.pop("velocity"), **args)
+
+
+def test_the_sample_axis_is_chosen_by_axis_as_in_scipy_signal():
+    """``axis=0`` differentiates a log of shape (samples, joints) along its samples: the same
+    numbers as the default last axis on its transpose; an axis the array lacks is refused."""
+    rng = np.random.default_rng(3)
+    t = np.arange(300) * 0.01 + rng.uniform(-0.002, 0.002, 300)
+    log = np.stack([np.sin(t), np.cos(2 * t), t**2], axis=1)  # (samples, joints)
+    along_rows = joint_acceleration(t, velocity=log, axis=0)
+    assert along_rows.shape == log.shape
+    np.testing.assert_array_equal(along_rows, joint_acceleration(t, velocity=log.T).T)
+    np.testing.assert_allclose(along_rows[:, 2], 2 * t, atol=1e-2)  # d(t²)/dt, jitter aside
+    stamps = np.repeat(t[:, None], 3, axis=1)  # one time column per joint, same axis
+    np.testing.assert_array_equal(
+        joint_velocity(stamps, q=log, axis=0), joint_velocity(t, q=log, axis=0)
+    )
+    for axis in (2, -3, 0.0, True):
+        with pytest.raises(ValueError, match="`axis`"):
+            joint_acceleration(t, velocity=log, axis=axis)
+
+
+def test_positional_series_fail_loudly():
+    """The series after the first are keyword-only: the old positional order
+    ``fit_sweep(q, torque, velocity)`` is a `TypeError`, never a silent swap."""
+    q, torque, v = docstring_sweep()
+    t = np.arange(q.size) * 0.01
+    calls = [
+        lambda: fit_sweep(q, torque, v),
+        lambda: fit_sweep_common_mode(q, torque, v),
+        lambda: amplitude_phase_bound(q, v, 5.0, 0.4, 0.01),
+        lambda: joint_acceleration(t, v),
+        lambda: joint_velocity(t, q),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="positional argument"):
+            call()  # type: ignore[misc]

@@ -22,7 +22,7 @@ def sweep(rng, n=500, speeds=(0.3, 0.3)):
 
 def general(q, torque, v, **kwargs):
     """The general path: a list is not an ndarray, so the fast path is not tried."""
-    return fit_sweep(list(q), list(torque), list(v), **kwargs)
+    return fit_sweep(list(q), velocity=list(v), torque=list(torque), **kwargs)
 
 
 def assert_close(a, b, rms_rtol=1e-11):
@@ -55,7 +55,7 @@ def test_fast_path_equals_the_general_path(kwargs, monkeypatch):
     calls = []
     original = _fast.fast_fit
     monkeypatch.setattr(_fast, "fast_fit", lambda *a: calls.append(1) or original(*a))
-    fast = fit_sweep(q, torque, v, **kwargs)
+    fast = fit_sweep(q, velocity=v, torque=torque, **kwargs)
     assert (
         calls
         and original(
@@ -72,21 +72,21 @@ def test_fast_path_equals_the_general_path(kwargs, monkeypatch):
     )
     assert_close(fast, general(q, torque, v, **kwargs))
     assert not fast.coefficients.flags.writeable and not fast.covariance.flags.writeable
-    assert fast == fit_sweep(q, torque, v, **kwargs)
+    assert fast == fit_sweep(q, velocity=v, torque=torque, **kwargs)
 
 
 def test_single_speed_and_nan_omission_agree_with_the_general_path():
     rng = np.random.default_rng(2)
     q, torque, v = sweep(rng)
     v_single = np.where(v > 0, 0.3, -0.3)
-    fast = fit_sweep(q, torque, v_single)
+    fast = fit_sweep(q, velocity=v_single, torque=torque)
     assert fast.column_names == ("offset", "sin", "cos", "coulomb") and fast.single_speed
     assert_close(fast, general(q, torque, v_single))
     t_nan = torque.copy()
     t_nan[[3, 300]] = np.nan
     keep = ~np.isnan(t_nan)
-    omitted = fit_sweep(q, t_nan, v, nan_policy="omit")
-    assert omitted == fit_sweep(q[keep], t_nan[keep], v[keep])
+    omitted = fit_sweep(q, velocity=v, torque=t_nan, nan_policy="omit")
+    assert omitted == fit_sweep(q[keep], velocity=v[keep], torque=t_nan[keep])
     assert_close(omitted, general(q, t_nan, v, nan_policy="omit"))
 
 
@@ -103,28 +103,30 @@ def test_unusual_calls_take_the_general_path_and_its_errors(change, error):
     rng = np.random.default_rng(3)
     q, torque, v = change(*sweep(rng))
     with pytest.raises(ValueError, match=error):
-        fit_sweep(q, torque, v)
+        fit_sweep(q, velocity=v, torque=torque)
 
 
 def test_options_outside_the_fast_checks_are_refused_as_before():
     rng = np.random.default_rng(4)
     q, torque, v = sweep(rng)
     with pytest.raises(ValueError, match="`torque_sign`"):
-        fit_sweep(q, torque, v, torque_sign=True)  # type: ignore[arg-type]
+        fit_sweep(q, velocity=v, torque=torque, torque_sign=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`friction`"):
-        fit_sweep(q, torque, v, friction="Coulomb")  # type: ignore[arg-type]
+        fit_sweep(q, velocity=v, torque=torque, friction="Coulomb")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`min_speed`"):
-        fit_sweep(q, torque, v, min_speed=-0.1)
+        fit_sweep(q, velocity=v, torque=torque, min_speed=-0.1)
     with pytest.raises(InsufficientDataError, match="min_speed"):
-        fit_sweep(q, torque, v, min_speed=10.0)
+        fit_sweep(q, velocity=v, torque=torque, min_speed=10.0)
 
 
 def test_extreme_torques_are_left_to_the_general_path_and_scaled_there():
     rng = np.random.default_rng(5)
     q, torque, v = sweep(rng)
-    big = fit_sweep(q, torque * 2.0**120, v)
+    big = fit_sweep(q, velocity=v, torque=torque * 2.0**120)
     np.testing.assert_allclose(
-        big.coefficients[:4], fit_sweep(q, torque, v).coefficients[:4] * 2.0**120, rtol=1e-12
+        big.coefficients[:4],
+        fit_sweep(q, velocity=v, torque=torque).coefficients[:4] * 2.0**120,
+        rtol=1e-12,
     )
 
 
@@ -151,7 +153,7 @@ def test_ill_conditioned_sweeps_are_solved_to_least_squares_accuracy():
     x = np.stack(cols, axis=-1)
     truth = np.array([0.4, -3.0, 2.0, 0.3, 0.2, -0.1, 0.15, 0.05])
     torque = x @ truth + rng.normal(0.0, 1e-3, n)
-    fit = fit_sweep(q, torque, v, friction="coulomb", harmonics=(3.0, 5.0))
+    fit = fit_sweep(q, velocity=v, torque=torque, friction="coulomb", harmonics=(3.0, 5.0))
     g = x.T @ x
     d = np.sqrt(np.diag(g))
     assert 8 * np.trace(np.linalg.inv(g / np.outer(d, d))) > 1e6
@@ -171,14 +173,14 @@ def test_fast_general_batched_and_streamed_fits_agree_field_by_field(friction, m
     original = _fast.fast_fit
     monkeypatch.setattr(_fast, "fast_fit", lambda *a: calls.append(1) or original(*a))
     kwargs = {"min_speed": 0.05, "friction": friction}
-    fast = fit_sweep(q, torque, v, **kwargs)
+    fast = fit_sweep(q, velocity=v, torque=torque, **kwargs)
     assert calls
     one = general(q, torque, v, **kwargs)
     rows = np.stack([q, q[::-1]]), np.stack([torque, torque[::-1]]), np.stack([v, -v[::-1]])
-    batched = fit_sweep(*rows, **kwargs)[0]
+    batched = fit_sweep(rows[0], velocity=rows[2], torque=rows[1], **kwargs)[0]
     acc = SweepAccumulator(**kwargs)
     for i in range(0, q.size, 45):
-        acc.add(q[i : i + 45], torque[i : i + 45], v[i : i + 45])
+        acc.add(q[i : i + 45], velocity=v[i : i + 45], torque=torque[i : i + 45])
     streamed = acc.fit()
     # A batch expands its RSS from the normal equations: good to about eps * (y.y) / RSS
     # relative (here ~1e-11), so its RMS is compared at 1e-9 (gravdir.sweep._solve).
@@ -197,11 +199,13 @@ def test_every_path_refuses_undetermined_coefficients_with_one_error():
     q, torque, v = sweep(rng)
     kwargs = {"min_speed": 0.05, "harmonics": (1.0001,)}
     acc = SweepAccumulator(**kwargs)
-    acc.add(q, torque, v)
+    acc.add(q, velocity=v, torque=torque)
     messages = []
     for fit in (
-        lambda: fit_sweep(q, torque, v, **kwargs),
-        lambda: fit_sweep(np.stack([q, q]), np.stack([torque, torque]), v, **kwargs),
+        lambda: fit_sweep(q, velocity=v, torque=torque, **kwargs),
+        lambda: fit_sweep(
+            np.stack([q, q]), velocity=v, torque=np.stack([torque, torque]), **kwargs
+        ),
         acc.fit,
     ):
         with pytest.raises(InsufficientDataError, match="condition number") as info:
@@ -232,10 +236,10 @@ def test_single_sweep_results_hold_only_read_only_arrays(kwargs):
 
     rng = np.random.default_rng(9)
     q, torque, v = sweep(rng)
-    fits = [fit_sweep(q, torque, v, **kwargs), general(q, torque, v, **kwargs)]
+    fits = [fit_sweep(q, velocity=v, torque=torque, **kwargs), general(q, torque, v, **kwargs)]
     if kwargs.get("load_friction") != "abs":
         acc = SweepAccumulator(min_speed=0.05, **kwargs)
-        acc.add(q, torque, v)
+        acc.add(q, velocity=v, torque=torque)
         fits.append(acc.fit())
     for fit in fits:
         for field in fields(fit):

@@ -141,8 +141,8 @@ def fit(d: dict, acceleration=None):
         warnings.simplefilter("ignore", ConvergenceWarning)
         return fit_sweep(
             d["q"],
-            d["torque"],
-            d["v"],
+            velocity=d["v"],
+            torque=d["torque"],
             acceleration=acceleration,
             harmonics=[d["sensor"].ripple_order],
             load_friction="abs",
@@ -166,7 +166,7 @@ def reversal_monte_carlo(n_draws: int = 1000, seed: int = 2024) -> dict[str, np.
     out["inertia_error_derived"] = []
     for _ in range(n_draws):
         d = draw(rng, "reversals")
-        derived = joint_acceleration(d["t"], d["v"])  # from the logged (jittered) velocity
+        derived = joint_acceleration(d["t"], velocity=d["v"])  # from the logged (jittered) velocity
         for key, acc in (("", d["a"]), ("_derived", derived)):
             f = fit(d, acc)
             out["z" + key].append(normalised_errors(f, d))
@@ -241,7 +241,7 @@ def test_varying_speed_recovers_friction_and_the_inertia_column_cuts_the_residua
     for _ in range(100):
         d = draw(rng, "varying")
         s = d["sensor"]
-        f = fit(d, joint_acceleration(d["t"], d["v"]))
+        f = fit(d, joint_acceleration(d["t"], velocity=d["v"]))
         without = fit(d)
         assert abs(f.residual_rms / s.noise_std - 1) <= 0.10
         assert f.residual_rms <= 0.75 * without.residual_rms
@@ -282,7 +282,9 @@ def model_torque(q, v, a, amp=6.0, phase=0.7, inertia=1.3, mu=0.04, ripple=(200.
 def test_inertia_column_is_exact_on_noise_free_sweeps():
     q, v, a, _ = model_sweep()
     torque = model_torque(q, v, a)
-    f = fit_sweep(q, torque, v, acceleration=a, load_friction="abs", harmonics=[200.0])
+    f = fit_sweep(
+        q, velocity=v, torque=torque, acceleration=a, load_friction="abs", harmonics=[200.0]
+    )
     assert f.converged
     np.testing.assert_allclose(
         [f.amplitude, f.phase, f.offset, f.coulomb, f.viscous, f.inertia, f.load_coefficient],
@@ -295,20 +297,24 @@ def test_inertia_column_is_exact_on_noise_free_sweeps():
     # The other load options and no load friction at all.
     plain = model_torque(q, v, a, mu=0.0)
     for load in ("none", "signed"):
-        g = fit_sweep(q, plain, v, acceleration=a, load_friction=load, harmonics=[200.0])
+        g = fit_sweep(
+            q, velocity=v, torque=plain, acceleration=a, load_friction=load, harmonics=[200.0]
+        )
         np.testing.assert_allclose([g.amplitude, g.inertia], [6.0, 1.3], rtol=1e-9)
     # The controller's opposite sign: the torque is negated first, the inertia comes out the same.
-    g = fit_sweep(q, -torque, v, acceleration=a, load_friction="abs", harmonics=[200.0],
-                  torque_sign=-1)  # fmt: skip
+    g = fit_sweep(q, velocity=v, acceleration=a, torque=-torque, load_friction="abs",
+                  harmonics=[200.0], torque_sign=-1)  # fmt: skip
     np.testing.assert_allclose([g.amplitude, g.inertia], [6.0, 1.3], rtol=1e-9)
 
 
 def test_without_acceleration_the_inertial_torque_biases_the_fit_and_inertia_reads_zero():
     q, v, a, _ = model_sweep()
-    f = fit_sweep(q, model_torque(q, v, a, mu=0.0), v)
+    f = fit_sweep(q, velocity=v, torque=model_torque(q, v, a, mu=0.0))
     assert f.residual_rms > 0.1  # the inertial torque left over
     assert f.inertia == 0.0 and f.inertia_std == 0.0 and "inertia" not in f.column_names
-    batch = fit_sweep(np.stack([q, q]), np.stack([q, q]) * 0 + model_torque(q, v, a), v)
+    batch = fit_sweep(
+        np.stack([q, q]), velocity=v, torque=np.stack([q, q]) * 0 + model_torque(q, v, a)
+    )
     assert batch.inertia.shape == (2,) and np.all(batch.inertia_std == 0.0)
 
 
@@ -321,9 +327,11 @@ def test_batched_fit_with_acceleration_equals_a_loop_and_broadcasts():
     )
     torque = torque + rng.normal(0.0, 0.01, torque.shape)
     kw = dict(load_friction="abs", harmonics=[200.0])
-    batch = fit_sweep(q, torque, v, acceleration=a, **kw)  # q, v, a broadcast over the batch
+    batch = fit_sweep(
+        q, velocity=v, torque=torque, acceleration=a, **kw
+    )  # q, v, a broadcast over the batch
     for i in range(3):
-        single = fit_sweep(q, torque[i], v, acceleration=a, **kw)
+        single = fit_sweep(q, velocity=v, torque=torque[i], acceleration=a, **kw)
         np.testing.assert_allclose(batch[i].coefficients, single.coefficients, rtol=1e-9)
         np.testing.assert_allclose(batch[i].covariance, single.covariance, rtol=1e-7, atol=1e-15)
         np.testing.assert_allclose(batch[i].residual_rms, single.residual_rms, rtol=1e-9)
@@ -333,20 +341,20 @@ def test_batched_fit_with_acceleration_equals_a_loop_and_broadcasts():
 def test_default_min_speed_is_the_same_with_and_without_acceleration():
     q, v, a, _ = model_sweep()
     torque = model_torque(q, v, a, mu=0.0, ripple=(200.0, 0.0, 0.0))
-    with_a = fit_sweep(q, torque, v, acceleration=a)
-    without = fit_sweep(q, torque, v)
+    with_a = fit_sweep(q, velocity=v, torque=torque, acceleration=a)
+    without = fit_sweep(q, velocity=v, torque=torque)
     assert with_a.n_used == without.n_used == np.count_nonzero(np.abs(v) >= 0.1 * np.abs(v).max())
     # Lowering it keeps the samples near the reversals, whose inertial torque is now modelled.
-    low = fit_sweep(q, torque, v, acceleration=a, min_speed=1e-3)
+    low = fit_sweep(q, velocity=v, torque=torque, acceleration=a, min_speed=1e-3)
     assert low.n_used > with_a.n_used and low.residual_rms < 1e-9
 
 
 def test_extreme_accelerations_scale_only_the_inertia():
     q, v, a, _ = model_sweep()
     torque = model_torque(q, v, a, mu=0.0)
-    ref = fit_sweep(q, torque, v, acceleration=a)
+    ref = fit_sweep(q, velocity=v, torque=torque, acceleration=a)
     for factor in (1e-100, 1e100):
-        f = fit_sweep(q, torque, v, acceleration=a * factor)
+        f = fit_sweep(q, velocity=v, torque=torque, acceleration=a * factor)
         np.testing.assert_allclose(f.inertia * factor, ref.inertia, rtol=1e-9)
         np.testing.assert_allclose(f.amplitude, ref.amplitude, rtol=1e-9)
         assert np.isfinite(f.covariance).all() and f.inertia_std > 0
@@ -366,23 +374,29 @@ def test_extreme_accelerations_scale_only_the_inertia():
 def test_bad_acceleration_is_refused_naming_it(acceleration, error, match):
     q, v, a, _ = model_sweep()
     with pytest.raises(error, match=match):
-        fit_sweep(q, model_torque(q, v, a), v, acceleration=acceleration)
+        fit_sweep(q, velocity=v, torque=model_torque(q, v, a), acceleration=acceleration)
 
 
 def test_constant_acceleration_is_the_offset_and_is_refused():
     q, v, a, _ = model_sweep()
     with pytest.raises(InsufficientDataError, match="condition number"):
-        fit_sweep(q, model_torque(q, v, a), v, acceleration=np.full(600, 2.0))
+        fit_sweep(q, velocity=v, torque=model_torque(q, v, a), acceleration=np.full(600, 2.0))
 
 
 def test_bound_with_acceleration_is_the_fits_covariance_and_never_below_the_bound_without():
     q, v, a, rng = model_sweep()
     torque = model_torque(q, v, a, mu=0.0, ripple=(200.0, 0.0, 0.0)) + rng.normal(0, 0.05, q.size)
-    f = fit_sweep(q, torque, v, acceleration=a)
+    f = fit_sweep(q, velocity=v, torque=torque, acceleration=a)
     sigma2 = f.residual_rms**2 * f.n_used / (f.n_used - len(f.column_names))
-    bound = amplitude_phase_bound(q, v, f.amplitude, f.phase, 1.0, acceleration=a)
+    bound = amplitude_phase_bound(
+        q, velocity=v, amplitude=f.amplitude, phase=f.phase, noise_std=1.0, acceleration=a
+    )
     np.testing.assert_allclose(bound * sigma2, f.amplitude_phase_covariance, rtol=1e-9)
-    without = amplitude_phase_bound(q, v, f.amplitude, f.phase, 1.0)
+    without = amplitude_phase_bound(
+        q, velocity=v, amplitude=f.amplitude, phase=f.phase, noise_std=1.0
+    )
     assert np.all(np.diag(bound) >= np.diag(without) * (1 - 1e-12))
     with pytest.raises(ValueError, match="`acceleration`"):
-        amplitude_phase_bound(q, v, 6.0, 0.7, 1.0, acceleration=a[:-1])
+        amplitude_phase_bound(
+            q, velocity=v, amplitude=6.0, phase=0.7, noise_std=1.0, acceleration=a[:-1]
+        )

@@ -65,7 +65,7 @@ def test_exact_amplitude_and_phase_on_noise_free_synthetic_sweeps(
         sensor=sensor,
         ramp_time=0.1,
     )
-    fit = fit_sweep(rec.q, rec.torque, rec.velocity, load_friction="abs")
+    fit = fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs")
     assert abs(fit.amplitude - amp) <= 1e-10 * amp
     assert abs(wrap_angle(fit.phase - phase)) <= 1e-10
     # the fitted gravity torque is the arm's, scaled by the gain, at every sample
@@ -88,7 +88,11 @@ def test_realistic_sensor_errors_leave_a_consistent_fit():
     s = sensors[1]
     amp, phase = true_sinusoid(arm, 1, config, s.gain)
     fit = fit_sweep(
-        rec.q, rec.torque, rec.velocity, load_friction="abs", harmonics=[s.ripple_order]
+        rec.q,
+        velocity=rec.velocity,
+        torque=rec.torque,
+        load_friction="abs",
+        harmonics=[s.ripple_order],
     )
     assert fit.residual_rms == pytest.approx(s.noise_std, rel=0.1)
     assert abs(fit.amplitude - amp) < 4 * fit.amplitude_std
@@ -136,8 +140,8 @@ def test_inertia_column_makes_noise_free_inertial_sweeps_exact(profile):
     rec, s, amp, phase, inertia = _ur5e_sweep(1, profile, noise=False)
     fit = fit_sweep(
         rec.q,
-        rec.torque,
-        rec.velocity,
+        velocity=rec.velocity,
+        torque=rec.torque,
         acceleration=rec.acceleration,
         load_friction="abs",
         harmonics=[s.ripple_order],
@@ -157,8 +161,10 @@ def test_inertia_column_reaches_the_noise_on_realistic_reversals():
         profile = ("trapezoid", "s-curve", "varying")[seed % 3]
         rec, s, amp, phase, _ = _ur5e_sweep(100 + seed, profile)
         common = {"load_friction": "abs", "harmonics": [s.ripple_order]}
-        fit = fit_sweep(rec.q, rec.torque, rec.velocity, acceleration=rec.acceleration, **common)
-        without = fit_sweep(rec.q, rec.torque, rec.velocity, **common)
+        fit = fit_sweep(
+            rec.q, velocity=rec.velocity, torque=rec.torque, acceleration=rec.acceleration, **common
+        )
+        without = fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, **common)
         ratio.append(fit.residual_rms / s.noise_std)
         ratio_without.append(without.residual_rms / s.noise_std)
         z_amp.append((fit.amplitude - amp) / fit.amplitude_std)

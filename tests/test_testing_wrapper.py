@@ -54,7 +54,9 @@ def calibrate(
     chain, sweeps = exp.chain, []
     for rec, config in zip(exp.records, exp.configurations, strict=True):
         sign = int(signs.get(rec.joint, 1))
-        fit = fit_sweep(rec.q, rec.torque, rec.velocity, load_friction="abs", torque_sign=sign)
+        fit = fit_sweep(
+            rec.q, velocity=rec.velocity, torque=rec.torque, load_friction="abs", torque_sign=sign
+        )
         sweeps.append(joint_sweep_from_chain(chain, config, rec.joint, fit))
     w = moment_from_mass_model(chain, exp.configurations[0], 1, exp.arm.masses, exp.arm.coms)
     est = estimate_up(sweeps, moment_hints={1: np.cross(w, chain.axes_in_link[1])})

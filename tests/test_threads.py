@@ -53,20 +53,20 @@ def _sweep(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _fit_sweep() -> Any:
     q, torque, v = _sweep(1)
-    return fit_sweep(q, torque, v)
+    return fit_sweep(q, velocity=v, torque=torque)
 
 
 def _fit_sweep_batch() -> Any:
     data = [_sweep(s) for s in (2, 3, 4)]
     q, torque, v = (np.stack(x) for x in zip(*data, strict=True))
-    return fit_sweep(q, torque, v, friction="coulomb")
+    return fit_sweep(q, velocity=v, torque=torque, friction="coulomb")
 
 
 def _accumulate() -> Any:
     q, torque, v = _sweep(5)
     acc = SweepAccumulator(min_speed=0.03)
     for i in range(0, q.size, 10):
-        acc.add(q[i : i + 10], torque[i : i + 10], v[i : i + 10])
+        acc.add(q[i : i + 10], velocity=v[i : i + 10], torque=torque[i : i + 10])
     return acc.fit()
 
 
@@ -83,7 +83,7 @@ def _estimate_up() -> Any:
         r, a = frames.rotations[1], chain.axes_in_link[1]
         moment = np.cos(q)[:, None] * w + np.sin(q)[:, None] * np.cross(a, w)
         tau = (r @ moment.T).T @ up_true + 0.2 * np.sign(v) + rng.normal(0, 0.01, q.size)
-        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, tau, v)))
+        sweeps.append(JointSweep(1, r, a, 0.0, fit_sweep(q, velocity=v, torque=tau)))
     return estimate_up(sweeps)
 
 
@@ -127,10 +127,10 @@ def _friction() -> Any:
 def _point_mass() -> Any:
     arm = canonical_arm(L1=0.6, gamma0=0.2, up=up_from_canonical(0.5, 0.3))
     r1 = arm.sweep(0, [0.0, 1.2], -2.0, 2.0, 0.5, 100.0)
-    f1 = fit_sweep(r1.q, r1.torque, r1.velocity)
+    f1 = fit_sweep(r1.q, velocity=r1.velocity, torque=r1.torque)
     q1 = float(f1.zeros().unstable)
     r2 = arm.sweep(1, [q1, 0.0], -1.5, 1.5, 0.5, 100.0)
-    f2 = fit_sweep(r2.q, r2.torque, r2.velocity)
+    f2 = fit_sweep(r2.q, velocity=r2.velocity, torque=r2.torque)
     return solve_point_mass(f1, f2, q1, gamma=1.4, gamma0=0.2)
 
 
@@ -230,13 +230,13 @@ def test_concurrent_accumulators_merge_to_the_serial_fit():
     def feed(idx: np.ndarray) -> SweepAccumulator:
         acc = SweepAccumulator(min_speed=0.03)
         for chunk in np.array_split(idx, 7):
-            acc.add(q[chunk], torque[chunk], v[chunk])
+            acc.add(q[chunk], velocity=v[chunk], torque=torque[chunk])
         return acc
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         accs = list(pool.map(feed, parts))
     merged = accs[0] + accs[1] + accs[2] + accs[3]
-    fit, ref = merged.fit(), fit_sweep(q, torque, v, min_speed=0.03)
+    fit, ref = merged.fit(), fit_sweep(q, velocity=v, torque=torque, min_speed=0.03)
     np.testing.assert_allclose(fit.coefficients, ref.coefficients, rtol=1e-10)
     np.testing.assert_allclose(fit.residual_rms, ref.residual_rms, rtol=1e-10)
 
@@ -259,11 +259,12 @@ def rotation():
 def sweep():
     barrier.wait()
     q = np.linspace(-1, 1, 200)
-    out['sweep'] = gravdir.fit_sweep(q, np.sin(q), np.full(200, 0.2), friction='none').amplitude
+    fit = gravdir.fit_sweep(q, velocity=np.full(200, 0.2), torque=np.sin(q), friction='none')
+    out['sweep'] = fit.amplitude
 def velocity():
     barrier.wait()
     t = np.linspace(0, 1, 200)
-    out['velocity'] = gravdir.joint_velocity(t, t**2, window=0.05)  # scipy.signal inside
+    out['velocity'] = gravdir.joint_velocity(t, q=t**2, window=0.05)  # scipy.signal inside
 def names():
     barrier.wait()
     out['names'] = all(getattr(gravdir, n) is not None for n in gravdir.__all__)

@@ -11,7 +11,6 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from _tools import load_tool
 
 import gravdir
@@ -379,12 +378,6 @@ def test_the_checks_catch_each_kind_of_contradiction():
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the public signatures still carry the names, types and orders the vocabulary table "
-    "replaces; this passes once the renames of the table are applied",
-)
 def test_public_signatures_follow_the_vocabulary():
     """No public signature contradicts the table of argument names, and every public result is
     listed under its kind."""

@@ -132,7 +132,7 @@ def select_samples(
                 f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
                 f"{qq.shape[0]}."
             )
-        qdd = joint_acceleration(time, velocity=qd.T, window=log.window).T
+        qdd = joint_acceleration(time, velocity=qd, window=log.window, axis=0)
         # The ends of a Savitzky-Golay derivative are extrapolated: left out.
         edge = int(np.ceil(0.5 * log.window * rate))
         w[:edge] = 0.0

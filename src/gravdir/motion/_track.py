@@ -352,7 +352,7 @@ def _samples(
     qd = check_log(velocity, "velocity", n, n_samples)
     tau = check_log(torque, "torque", n, n_samples)
     if acceleration is None:
-        qdd = np.ascontiguousarray(joint_acceleration(time, velocity=qd.T).T)
+        qdd = np.ascontiguousarray(joint_acceleration(time, velocity=qd, axis=0))
     else:
         qdd = check_log(acceleration, "acceleration", n, n_samples)
     base = check_base_acceleration(base_acceleration, n_samples)

@@ -95,8 +95,8 @@ def _samples(fit: FrictionFit, arrays: dict[str, Any]) -> dict[str, NDArray[np.f
 def plot_friction(
     fit: FrictionFit,
     velocity: ArrayLike,
-    torque: ArrayLike,
     *,
+    torque: ArrayLike,
     acceleration: ArrayLike | None = None,
     gravity_torque: ArrayLike | None = None,
     nsigma: float = 2.0,
@@ -161,7 +161,7 @@ def plot_friction(
     >>> v = np.concatenate([np.geomspace(0.01, 1, 200), -np.geomspace(0.01, 1, 200)])
     >>> tau = 2.0 * np.sign(v) + 0.5 * v + rng.normal(0, 0.05, v.size)
     >>> fit = fit_friction(v, torque=tau, model="coulomb-viscous")
-    >>> fig, axes = plot_friction(fit, v, tau)
+    >>> fig, axes = plot_friction(fit, v, torque=tau)
     >>> len(axes), axes[0].get_xlabel(), axes[0].get_ylabel()
     (2, 'velocity [rad/s]', 'friction torque [N·m]')
     """

@@ -149,10 +149,10 @@ def _check_inputs(
 def plot_sweep(
     fit: SweepFit,
     q: ArrayLike,
-    torque: ArrayLike,
-    velocity: ArrayLike,
     *,
+    velocity: ArrayLike,
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
     torque_sign: Literal[1, -1] = 1,
     min_speed: float | None = None,
     torque_unit: str = "N·m",
@@ -166,11 +166,13 @@ def plot_sweep(
     fit : SweepFit
         The fit of this sweep (a single sweep: index a batched fit, ``fit[i]``), from
         :func:`~gravdir.fit_sweep` or :func:`~gravdir.fit_sweep_common_mode`.
-    q, torque, velocity : array_like, shape (n,)
-        The samples that were fitted (radians, the torque as the controller reports it, rad/s);
-        for a fit made with ``nan_policy="omit"``, the samples without NaN.
+    q, velocity : array_like, shape (n,)
+        The samples that were fitted (radians, rad/s); for a fit made with
+        ``nan_policy="omit"``, the samples without NaN.
     acceleration : array_like, shape (n,), optional
         The joint acceleration, rad/s², given exactly when the fit has an inertia column.
+    torque : array_like, shape (n,)
+        The torque samples that were fitted, as the controller reports it.
     torque_sign : {1, -1}, optional
         The `torque_sign` the fit was made with (default 1): the samples are drawn in gravdir's
         sign convention, as fitted.
@@ -234,7 +236,8 @@ def plot_sweep(
     >>> q = np.concatenate([np.linspace(-1, 2, 200), np.linspace(2, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.3), np.full(200, -0.3)])
     >>> torque = 4 * np.sin(q - 0.5) + 0.5 * np.sign(v)
-    >>> fig, axes = plot_sweep(fit_sweep(q, torque, v), q, torque, v)
+    >>> fit = fit_sweep(q, velocity=v, torque=torque)
+    >>> fig, axes = plot_sweep(fit, q, velocity=v, torque=torque)
     >>> len(axes), axes[0].get_ylabel(), axes[2].get_ylabel()
     (3, 'torque [N·m]', 'data − model [N·m]')
     >>> [line.get_label() for line in axes[0].get_lines()][:5]

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._options import FRICTION_OPTIONS, Friction
+from gravdir._options import FRICTION_OPTIONS, Friction, LoadFriction
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -101,8 +101,9 @@ class SweepAccumulator:
     friction : {"auto", "coulomb-viscous", "coulomb", "none"}, optional
         As in :func:`~gravdir.sweep.fit_sweep` (``"auto"`` decides at each :meth:`fit`).
     load_friction : {"none", "signed"}, optional
-        As in :func:`~gravdir.sweep.fit_sweep`. ``"abs"`` is refused: its Gauss-Newton
-        iteration revisits every sample, which a single pass cannot.
+        As in :func:`~gravdir.sweep.fit_sweep`. ``"abs"`` and ``"auto"`` are refused: the
+        Gauss-Newton iteration of the ``"abs"`` column revisits every sample, which a single
+        pass cannot.
     harmonics : sequence of float, optional
         Nuisance harmonic orders, as in :func:`~gravdir.sweep.fit_sweep`.
     inertia : bool, optional
@@ -128,9 +129,9 @@ class SweepAccumulator:
     ------
     ValueError
         If an option is unknown or out of range (as in :func:`~gravdir.sweep.fit_sweep`),
-        `min_speed` is None, or ``load_friction="abs"``. ``a + b`` raises it for accumulators
-        of different options or batch shapes, and for accumulators that share samples (see
-        Notes), naming both.
+        `min_speed` is None, or `load_friction` is ``"abs"`` or ``"auto"``. ``a + b`` raises
+        it for accumulators of different options or batch shapes, and for accumulators that
+        share samples (see Notes), naming both.
 
     See Also
     --------
@@ -191,8 +192,8 @@ class SweepAccumulator:
     >>> acc.ready
     False
     >>> for i in range(0, 400, 10):
-    ...     acc.add(q[i:i + 10], tau[i:i + 10], v[i:i + 10])
-    >>> fit, batch = acc.fit(), fit_sweep(q, tau, v, min_speed=0.05)
+    ...     acc.add(q[i:i + 10], velocity=v[i:i + 10], torque=tau[i:i + 10])
+    >>> fit, batch = acc.fit(), fit_sweep(q, velocity=v, torque=tau, min_speed=0.05)
     >>> bool(np.allclose(fit.coefficients, batch.coefficients, rtol=1e-10, atol=0))
     True
     >>> fit.fingerprint == batch.fingerprint
@@ -204,7 +205,7 @@ class SweepAccumulator:
         *,
         min_speed: float,
         friction: Friction = "auto",
-        load_friction: Literal["none", "signed"] = "none",
+        load_friction: LoadFriction = "none",
         harmonics: Sequence[float] = (),
         inertia: bool = False,
         min_arc: float = DEFAULT_MIN_ARC,
@@ -220,11 +221,12 @@ class SweepAccumulator:
                 "ends; give it up front."
             )
         check_friction_option(friction, "friction", FRICTION_OPTIONS)
-        if str(load_friction) == "abs":
+        if str(load_friction) in ("abs", "auto"):
             raise ValueError(
                 "Expected `load_friction` to be 'none' or 'signed' for a SweepAccumulator, got "
-                "'abs': its Gauss-Newton iteration revisits every sample, which a single pass "
-                "over the samples cannot; buffer the sweep and call fit_sweep, or use 'signed'."
+                f"{load_friction!r}: the Gauss-Newton iteration of the 'abs' column revisits "
+                "every sample, which a single pass over the samples cannot; buffer the sweep and "
+                "call fit_sweep, or use 'signed'."
             )
         check_friction_option(load_friction, "load_friction", _ACCUMULATOR_LOAD_OPTIONS)
         if not isinstance(inertia, bool | np.bool_):
@@ -335,19 +337,22 @@ class SweepAccumulator:
     def add(
         self,
         q: ArrayLike,
-        torque: ArrayLike,
+        *,
         velocity: ArrayLike,
         acceleration: ArrayLike | None = None,
+        torque: ArrayLike,
     ) -> None:
         """Add samples: arrays of shape (..., m) (or scalars: one sample).
 
         Parameters
         ----------
-        q, torque, velocity : array_like, shape (..., m)
+        q, velocity : array_like, shape (..., m)
             As in :func:`~gravdir.sweep.fit_sweep`: the leading axes broadcast to the batch
             shape (fixed by the first call), the sample axes agree; ``m`` may be 0.
         acceleration : array_like, shape (..., m), optional
             Required exactly when the accumulator was made with ``inertia=True``.
+        torque : array_like, shape (..., m)
+            As in :func:`~gravdir.sweep.fit_sweep`, with the same shape rules.
 
         Raises
         ------

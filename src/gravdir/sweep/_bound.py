@@ -23,16 +23,16 @@ from gravdir.sweep._solve import solve_normal
 
 def amplitude_phase_bound(
     q: ArrayLike,
+    *,
     velocity: ArrayLike,
+    acceleration: ArrayLike | None = None,
     amplitude: ArrayLike,
     phase: ArrayLike,
     noise_std: ArrayLike,
-    *,
     min_speed: float | None = None,
     friction: Friction = "auto",
     harmonics: Sequence[float] = (),
     single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
-    acceleration: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Cramér-Rao bound of ``(amplitude, phase)`` for a planned sweep under white noise.
 
@@ -42,6 +42,10 @@ def amplitude_phase_bound(
         Joint angles and velocities of the sweep, as they will be passed to
         :func:`~gravdir.sweep.fit_sweep` (radians within ±4π; the two share their last,
         sample, axis).
+    acceleration : array_like, shape (..., n), optional
+        The planned joint acceleration, rad/s², for the bound of the model with the inertia
+        column (:func:`~gravdir.sweep.fit_sweep` with `acceleration`); same shape rules as
+        `velocity`, non-zero at some used sample. Default: no inertia column.
     amplitude, phase : array_like, shape (...)
         The gravity sinusoid assumed for the bound (a prior or a first fit); the amplitude is
         positive (the phase of a zero sinusoid is undetermined).
@@ -49,10 +53,6 @@ def amplitude_phase_bound(
         Standard deviation of the white torque noise, positive.
     min_speed, friction, harmonics, single_speed_rtol
         As in :func:`~gravdir.sweep.fit_sweep`; the bound is that of the same model.
-    acceleration : array_like, shape (..., n), optional
-        The planned joint acceleration, rad/s², for the bound of the model with the inertia
-        column (:func:`~gravdir.sweep.fit_sweep` with `acceleration`); same shape rules as
-        `velocity`, non-zero at some used sample. Default: no inertia column.
 
     Returns
     -------
@@ -94,7 +94,9 @@ def amplitude_phase_bound(
     Examples
     --------
     >>> q = np.linspace(0, 2 * np.pi, 1000, endpoint=False)
-    >>> bound = amplitude_phase_bound(q, np.ones_like(q), 2.0, 0.3, 0.1, friction="none")
+    >>> bound = amplitude_phase_bound(
+    ...     q, velocity=np.ones_like(q), amplitude=2.0, phase=0.3, noise_std=0.1, friction="none"
+    ... )
     >>> var_a, var_phi = bound[0, 0], bound[1, 1]
     >>> print(f"{var_a / (2 * 0.1**2 / 1000):.6f} {var_phi / (2 * 0.1**2 / (1000 * 2.0**2)):.6f}")
     1.000000 1.000000

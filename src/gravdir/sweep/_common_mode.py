@@ -91,9 +91,9 @@ def _omit(
 
 def fit_sweep_common_mode(
     q: ArrayLike,
-    torque: ArrayLike,
-    velocity: ArrayLike,
     *,
+    velocity: ArrayLike,
+    torque: ArrayLike,
     min_speed: float | None = None,
     n_grid: int | None = None,
     min_arc: float = DEFAULT_MIN_ARC,
@@ -104,7 +104,7 @@ def fit_sweep_common_mode(
 
     Parameters
     ----------
-    q, torque, velocity : array_like, shape (..., n)
+    q, velocity, torque : array_like, shape (..., n)
         As in :func:`~gravdir.sweep.fit_sweep` (radians within ±4π, one sample axis, any finite
         torque). Samples with ``velocity > 0`` form the forward pass, those with
         ``velocity < 0`` the backward pass.
@@ -168,7 +168,7 @@ def fit_sweep_common_mode(
     >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
     >>> torque = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
-    >>> fit = fit_sweep_common_mode(q, torque, v)
+    >>> fit = fit_sweep_common_mode(q, velocity=v, torque=torque)
     >>> print(f"{fit.amplitude:.4f} {fit.phase:.4f} {fit.coulomb:.4f}")
     5.0000 0.4000 0.8000
     """

@@ -8,7 +8,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_array, check_count, check_positive, drop_nan_samples
+from gravdir._checks import (
+    NanPolicy,
+    check_array,
+    check_axis,
+    check_count,
+    check_positive,
+    drop_nan_samples,
+)
 from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import refuse_non_finite
@@ -35,21 +42,24 @@ MAX_GRID_PER_SAMPLE = 4
 
 def joint_acceleration(
     time: ArrayLike,
-    velocity: ArrayLike,
     *,
+    velocity: ArrayLike,
     window: float = DEFAULT_WINDOW,
     polyorder: int = DEFAULT_POLYORDER,
     nan_policy: NanPolicy = "raise",
+    axis: int = -1,
 ) -> NDArray[np.float64]:
     """Joint acceleration from logged joint velocity: a Savitzky-Golay derivative in time.
 
     Parameters
     ----------
-    time : array_like, shape (..., n)
-        Sample times, s, strictly increasing along the last axis (jitter allowed). Leading axes
-        broadcast against those of `velocity`; the sample axis must be the same.
+    time : array_like, shape (n,) or the shape of `velocity`
+        Sample times, s, strictly increasing along the sample axis (jitter allowed): one time
+        axis for every series, or one per series (its sample axis is `axis` too, and its other
+        axes broadcast against those of `velocity`).
     velocity : array_like, shape (..., n)
-        Joint velocity, rad/s (any unit per second: the result is that unit per second).
+        Joint velocity, rad/s (any unit per second: the result is that unit per second); the
+        sample axis is `axis`.
     window : float, optional
         Length of the smoothing window, s (default 0.07): the number of samples in the window is
         the odd number nearest to ``window / dt`` (``dt`` the median sample interval), at least
@@ -67,17 +77,22 @@ def joint_acceleration(
         ``scipy.stats.zscore`` does with ``nan_policy="omit"``: the other samples are computed
         as if they were absent, and ``fit_sweep(..., nan_policy="omit")`` drops the NaN samples
         again. Infinities are refused under both.
+    axis : int, optional
+        The sample axis of `velocity`, as in ``scipy.signal.savgol_filter`` (default -1: a
+        batch of sweeps, one per row; ``axis=0`` for a log of shape (samples, joints)).
 
     Returns
     -------
-    ndarray, shape (..., n)
-        The acceleration at each sample time, rad/s² (the broadcast shape of the inputs).
+    ndarray
+        The acceleration at each sample time, rad/s² (the broadcast shape of the inputs, the
+        sample axis where `axis` says).
 
     Raises
     ------
     ValueError
         If an array is not real and numeric, holds an infinity (or a NaN under ``"raise"``),
-        the arrays do not share their sample axis or do not broadcast, `time` is not strictly
+        `axis` is not an axis of the arrays, the arrays do not share their sample axis or do
+        not broadcast, `time` is not strictly
         increasing, its span holds more than 4 median intervals per sample (a gap: split the
         log there), `window` is not a positive number or spans fewer than ``polyorder + 1``
         samples (time in milliseconds?), or `polyorder` is not an integer from 1 to 6.
@@ -123,7 +138,7 @@ def joint_acceleration(
 
     >>> rng = np.random.default_rng(0)
     >>> t = np.arange(200) * 0.01 + rng.uniform(-0.002, 0.002, 200)
-    >>> acceleration = joint_acceleration(t, 0.1 + 2.0 * t)
+    >>> acceleration = joint_acceleration(t, velocity=0.1 + 2.0 * t)
     >>> bool(np.allclose(acceleration, 2.0, atol=1e-9))
     True
 
@@ -131,36 +146,37 @@ def joint_acceleration(
 
     >>> velocity = np.sin(t)
     >>> velocity[50] = np.nan
-    >>> acceleration = joint_acceleration(t, velocity, nan_policy="omit")
+    >>> acceleration = joint_acceleration(t, velocity=velocity, nan_policy="omit")
     >>> bool(np.isnan(acceleration[50])), bool(np.allclose(np.delete(acceleration, 50),
     ...                                                    np.cos(np.delete(t, 50)), atol=2e-3))
     (True, True)
     """
-    return _derivative(time, velocity, "velocity", window, polyorder, nan_policy)
+    return _derivative(time, velocity, "velocity", window, polyorder, nan_policy, axis)
 
 
 def joint_velocity(
     time: ArrayLike,
-    q: ArrayLike,
     *,
+    q: ArrayLike,
     window: float = DEFAULT_WINDOW,
     polyorder: int = DEFAULT_POLYORDER,
     nan_policy: NanPolicy = "raise",
+    axis: int = -1,
 ) -> NDArray[np.float64]:
     """Joint velocity from logged joint positions: a Savitzky-Golay derivative in time.
 
     Parameters
     ----------
-    time : array_like, shape (..., n)
-        Sample times, s, strictly increasing along the last axis (jitter allowed).
+    time : array_like, shape (n,) or the shape of `q`
+        Sample times, s, as in :func:`joint_acceleration`.
     q : array_like, shape (..., n)
-        Joint positions, rad (unwrapped).
-    window, polyorder, nan_policy
+        Joint positions, rad (unwrapped); the sample axis is `axis`.
+    window, polyorder, nan_policy, axis
         As in :func:`joint_acceleration`.
 
     Returns
     -------
-    ndarray, shape (..., n)
+    ndarray
         The velocity at each sample time, rad/s. For the acceleration of a log that holds
         positions only, apply :func:`joint_acceleration` to it (two windows in series: the
         smoothing is that of both).
@@ -185,19 +201,39 @@ def joint_velocity(
     Examples
     --------
     >>> t = np.arange(100) * 0.01
-    >>> velocity = joint_velocity(t, 0.3 + 0.5 * t)
+    >>> velocity = joint_velocity(t, q=0.3 + 0.5 * t)
     >>> bool(np.allclose(velocity, 0.5, atol=1e-9))
     True
     """
-    return _derivative(time, q, "q", window, polyorder, nan_policy)
+    return _derivative(time, q, "q", window, polyorder, nan_policy, axis)
 
 
 def _derivative(
-    time: ArrayLike, x: ArrayLike, name: str, window: Any, polyorder: Any, nan_policy: Any
+    time: ArrayLike,
+    x: ArrayLike,
+    name: str,
+    window: Any,
+    polyorder: Any,
+    nan_policy: Any,
+    axis: Any,
 ) -> NDArray[np.float64]:
-    """The first time derivative of `x` (checked here) for both public functions."""
+    """The first time derivative of `x` (checked here) along `axis`, for both public
+    functions: the sample axis is moved last, differentiated there and moved back."""
     tt = check_array(time, "time", min_ndim=1, finite=False)
     xx = check_array(x, name, min_ndim=1, finite=False)
+    sample_axis = check_axis(axis, xx.ndim, name)
+    if sample_axis != xx.ndim - 1:
+        if tt.ndim > 1:
+            if tt.ndim != xx.ndim:
+                raise ValueError(
+                    f"Expected `time` of shape (n,) or with the {xx.ndim} axes of `{name}` when "
+                    f"`axis` is not the last, got shapes {tt.shape} and {xx.shape}."
+                )
+            tt = np.moveaxis(tt, sample_axis, -1)
+        moved = _derivative(
+            tt, np.moveaxis(xx, sample_axis, -1), name, window, polyorder, nan_policy, -1
+        )
+        return np.moveaxis(moved, -1, sample_axis)
     if tt.shape[-1] != xx.shape[-1]:
         raise ValueError(
             f"Expected `time` and `{name}` to share their last (sample) axis, got shapes "

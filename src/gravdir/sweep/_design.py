@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,11 +21,11 @@ from gravdir._checks import (
     check_sweep_angles,
     drop_nan_samples,
 )
+from gravdir._options import LoadFriction
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
 
-# The load-friction options a sweep fit implements (the shared type adds "auto", which it refuses).
-LoadFriction = Literal["none", "signed", "abs"]
+# The values of the shared `LoadFriction` type a sweep fit implements ("auto" is refused).
 LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "signed", "abs")
 
 # A sweep shorter than this cannot separate the offset from the gravity sinusoid in practice:

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._options import FRICTION_OPTIONS, Friction
+from gravdir._options import FRICTION_OPTIONS, Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -20,7 +20,6 @@ from gravdir.sweep._design import (
     SCALE_HI,
     SCALE_LO,
     Design,
-    LoadFriction,
     check_friction_option,
     check_harmonics,
     check_max_iter,
@@ -70,10 +69,10 @@ _RSS_SLACK = 1e-13
 
 def fit_sweep(
     q: ArrayLike,
-    torque: ArrayLike,
-    velocity: ArrayLike,
     *,
+    velocity: ArrayLike,
     acceleration: ArrayLike | None = None,
+    torque: ArrayLike,
     min_speed: float | None = None,
     friction: Friction = "auto",
     load_friction: LoadFriction = "none",
@@ -93,9 +92,6 @@ def fit_sweep(
         Joint angles of the swept joint, radians (unwrapped: a sweep is a continuous arc),
         within ±4π and spanning at most 4π (two turns) per sweep: anything beyond is taken for
         degrees and refused.
-    torque : array_like, shape (..., n)
-        Measured joint torque (the torque the actuator applies about +axis), any finite
-        magnitude.
     velocity : array_like, shape (..., n)
         Joint velocity, rad/s; its sign says the direction of motion. The leading axes of the
         sample arrays broadcast together and are independent sweeps, fitted in one batched
@@ -111,6 +107,9 @@ def fit_sweep(
         ``load_friction="abs"`` the load-dependent friction then grows with the whole torque
         the joint transmits, :math:`\\mu |\\tau_g + I \\ddot q|`. Default: no inertial
         torque (quasi-static sweeps).
+    torque : array_like, shape (..., n)
+        Measured joint torque (the torque the actuator applies about +axis), any finite
+        magnitude.
     min_speed : float, optional
         Samples with ``|velocity| < min_speed`` (reversals, the slow ends of acceleration ramps,
         where stiction is not modelled) are dropped: a finite number >= 0. Default: 10% of the
@@ -132,7 +131,8 @@ def fit_sweep(
         gravity torque keeps its sign over the arc); ``"abs"`` fits the column
         ``sign(v) |A sin(q + φ)|`` by Gauss-Newton from the load-free fit (exact across gravity
         zeros too). Where the gravity sinusoid is negligible (see `load_amplitude_rtol`) the
-        ``"abs"`` column vanishes and its coefficient is held at zero.
+        ``"abs"`` column vanishes and its coefficient is held at zero. ``"auto"`` (a value of
+        the shared option type) is refused.
     harmonics : sequence of float, optional
         Orders :math:`k \\ne 1` of nuisance harmonics ``sin(k q), cos(k q)`` (gear ripple,
         unmodelled posture dependence) fitted beside gravity: at most 100 distinct orders, each
@@ -253,13 +253,13 @@ def fit_sweep(
     >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
     >>> v = np.concatenate([np.full(200, 0.2), np.full(200, -0.2)])
     >>> torque = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v)
-    >>> fit = fit_sweep(q, torque, v)
+    >>> fit = fit_sweep(q, velocity=v, torque=torque)
     >>> print(f"{fit.amplitude:.6f} {fit.phase:.6f} {fit.coulomb:.6f} {bool(fit.single_speed)}")
     5.000000 0.400000 0.800000 True
 
     A batch of sweeps is one call; each entry is the fit of its sweep:
 
-    >>> fits = fit_sweep(np.stack([q, q]), np.stack([torque, 2 * torque]), v)
+    >>> fits = fit_sweep(np.stack([q, q]), velocity=v, torque=np.stack([torque, 2 * torque]))
     >>> len(fits), f"{fits[1].amplitude:.6f}"
     (2, '10.000000')
 
@@ -269,7 +269,7 @@ def fit_sweep(
     >>> acc = -0.5 * np.sin(3 * q) * np.sign(v)
     >>> torque_acc = torque + 0.9 * acc
     >>> torque_acc[10] = np.nan
-    >>> fit = fit_sweep(q, torque_acc, v, acceleration=acc, nan_policy="omit")
+    >>> fit = fit_sweep(q, velocity=v, acceleration=acc, torque=torque_acc, nan_policy="omit")
     >>> print(f"{fit.amplitude:.6f} {fit.inertia:.6f} {int(fit.n_used)}")
     5.000000 0.900000 399
     """
