@@ -549,7 +549,8 @@ def test_bound_input_checks() -> None:
         ("joint_parameters", np.zeros((3, 3))),
         ("gains", [1.0, 0.0, 1.0]),
         ("noise_std", -1.0),
-        ("up_hint", [0, 0, 2]),
+        ("up_hint", [0, 0, 0]),
+        ("up_hint", [0, 1]),
         ("gravity", -1.0),
         ("friction", 1),
         ("friction", True),
@@ -559,6 +560,14 @@ def test_bound_input_checks() -> None:
         kw = {**good, key: value}
         with pytest.raises(ValueError, match=f"`{key}`"):
             crlb_up_from_motion(chain, q, velocity=qd, acceleration=np.zeros_like(q), **kw)
+    # A direction of any length is that direction, as for every other `up_hint`.
+    unit, long = (
+        crlb_up_from_motion(
+            chain, q, velocity=qd, acceleration=np.zeros_like(q), **{**good, "up_hint": hint}
+        )
+        for hint in ([0, 0, 1], [0, 0, 2])
+    )
+    np.testing.assert_array_equal(unit.up_cov, long.up_cov)
 
 
 def test_synthetic_motion_is_exact_and_checked() -> None:

@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_per_joint, check_positive, check_unit_vector
+from gravdir._checks import check_array, check_direction, check_per_joint, check_positive
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._options import Friction
 from gravdir._results import UpResult
@@ -113,7 +113,7 @@ def crlb_up_from_motion(
     noise_std : float or array_like, shape (n,)
         Torque noise per joint, measured units, positive.
     up_hint : array_like, shape (3,), optional
-        The direction the bound is computed at (unit vector within 1e-6; default upright).
+        The direction the bound is computed at, any non-zero length (default upright).
     gravity : float, optional
         m/s², default standard gravity.
     friction : {"coulomb-viscous", "coulomb", "none"}, optional
@@ -188,9 +188,7 @@ def crlb_up_from_motion(
     check_joint_parameters(joint_parameters, n)
     k_given = check_per_joint(gains, "gains", n)
     sigma = check_per_joint(noise_std, "noise_std", n)
-    u = check_unit_vector(up_hint, "up_hint")
-    if u.shape != (3,):
-        raise ValueError(f"Expected `up_hint` to have shape (3,), got {u.shape}.")
+    u = check_direction(up_hint, "up_hint")
     g = check_positive(gravity, "gravity")
     acc = check_base_acceleration(base_acceleration, qq.shape[0])
     mask = friction_mask(friction)
