@@ -65,7 +65,7 @@ def run(name: str, arm, n_poses: int, planned: bool, encoder_std: float, seed: i
         data = accelerometer_readings(arm, q, sensor, rng, link=link, encoder_std=encoder_std)
         fit = up_from_accelerometer(
             chain,
-            data.measured_configurations,
+            data.measured_q,
             readings=data.readings,
             link=link,
             noise_std=data.noise_std,

@@ -43,7 +43,7 @@ def run(noise_std: float, n_draws: int, exponent: float | None, seed: int = 0) -
             exponent_positive=exponent,
             exponent_negative=exponent,
         )
-    gravity = holding_torque(plan.q, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2, 0, 0.5])
+    gravity = holding_torque(plan.q, joint_axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2, 0, 0.5])
     truth = np.array([3.25, 2.35, 2.0, 2.3, 0.04, 0.03, 0.8, 0.03])
     rng = np.random.default_rng(seed)
     est = np.empty((n_draws, truth.size))

@@ -86,7 +86,7 @@ for name, value in truth.items():
 # the same way.
 
 # %%
-gravity = holding_torque(plan.q, axis=[0, 1, 0], up=up, first_moment=[2.0, 0.0, 0.5])
+gravity = holding_torque(plan.q, joint_axis=[0, 1, 0], up=up, first_moment=[2.0, 0.0, 0.5])
 tau_loaded = joint.measure(
     plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
 )

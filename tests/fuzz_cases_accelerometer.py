@@ -49,7 +49,7 @@ def sample_results() -> dict[str, Any]:
     data = accelerometer_readings(_arm(), _q(), sensor, rng, link=5, encoder_std=5e-5)
     fit = up_from_accelerometer(
         _chain(),
-        data.measured_configurations,
+        data.measured_q,
         readings=data.readings,
         link=5,
         noise_std=data.noise_std,
@@ -65,7 +65,7 @@ def _readings() -> np.ndarray:
 
 
 def _measured() -> np.ndarray:
-    return np.array(sample_results()["data"].measured_configurations)
+    return np.array(sample_results()["data"].measured_q)
 
 
 CASES: dict[str, Case] = {

@@ -36,7 +36,7 @@ def _runs() -> dict[str, np.ndarray]:
     plan = _plan()
     rng = np.random.default_rng(11)
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
-    gravity = holding_torque(plan.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    gravity = holding_torque(plan.q, joint_axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
     free = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
     loaded = joint.measure(
         plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
@@ -157,7 +157,7 @@ CASES: dict[str, Case] = {
     "gravdir.synthetic.friction_joint.panda_like_joint": lambda: ((), {"noise_std": 0.05}),
     "gravdir.synthetic.friction_joint.holding_torque": lambda: (
         (np.linspace(-1.2, 1.2, 50),),
-        {"axis": AXIS, "up": UP, "first_moment": FIRST_MOMENT, "gravity": 9.81},
+        {"joint_axis": AXIS, "up": UP, "first_moment": FIRST_MOMENT, "gravity": 9.81},
     ),
 }
 

@@ -73,7 +73,7 @@ def _monte_carlo(name, draws, seed):
         data = accelerometer_readings(arm, plan.q, sensor, rng, link=link, encoder_std=ENCODER_STD)
         fit = up_from_accelerometer(
             chain,
-            data.measured_configurations,
+            data.measured_q,
             readings=data.readings,
             link=link,
             noise_std=data.noise_std,
@@ -122,7 +122,7 @@ def test_noise_free_recovers_up_and_every_sensor_parameter():
         data = accelerometer_readings(arm, plan.q, _noise_free(sensor), rng, link=link)
         fit = up_from_accelerometer(
             chain,
-            data.measured_configurations,
+            data.measured_q,
             readings=data.readings,
             link=link,
             noise_std=NOISE_STD,
@@ -426,7 +426,7 @@ def test_synthetic_sensor_errors():
     data = accelerometer_readings(arm, q, sensor, rng, link=5, averaging_time=2.0, encoder_std=1e-3)
     assert data.noise_std == pytest.approx(75 * MICRO_G)
     assert np.std(data.readings[:, 0]) == pytest.approx(75 * MICRO_G, rel=0.05)
-    assert np.std(data.measured_configurations - q) == pytest.approx(1e-3, rel=0.05)
+    assert np.std(data.measured_q - q) == pytest.approx(1e-3, rel=0.05)
     # the mean reading is T R_m^T R^T (g up) + b, with R from an explicit rotation at q = 0
     rot = np.eye(3)
     for _d, th, _a, alpha in np.asarray(arm.dh):
@@ -476,7 +476,7 @@ def test_readings_outside_a_millionth_to_a_million_g_are_refused_by_name(scale):
     with pytest.raises(ValueError, match="`readings`") as info:
         up_from_accelerometer(
             chain,
-            data.measured_configurations,
+            data.measured_q,
             readings=data.readings * scale,
             link=5,
             noise_std=data.noise_std,
@@ -488,7 +488,7 @@ def test_readings_outside_a_millionth_to_a_million_g_are_refused_by_name(scale):
 def test_readings_within_the_range_scale_into_the_sensitivity(scale):
     """Readings and noise scaled together leave `up` and its information unchanged."""
     _, chain, _, data = _scattered()
-    q = data.measured_configurations
+    q = data.measured_q
     fit = up_from_accelerometer(chain, q, readings=data.readings, link=5, noise_std=data.noise_std)
     scaled = up_from_accelerometer(
         chain, q, readings=data.readings * scale, link=5, noise_std=data.noise_std * scale
@@ -610,7 +610,7 @@ def test_reading_cov_beyond_float_precision_is_refused():
     for cov in (nearly_singular, np.full((3, 3), 5e-7)):
         with pytest.raises(ValueError, match="`reading_cov`"):
             up_from_accelerometer(
-                chain, data.measured_configurations, readings=data.readings, link=5, reading_cov=cov
+                chain, data.measured_q, readings=data.readings, link=5, reading_cov=cov
             )
         with pytest.raises(ValueError, match="`reading_cov`"):
             crlb_up_from_accelerometer(chain, q, link=5, reading_cov=cov)

@@ -57,7 +57,7 @@ def plan():
 
 @pytest.fixture(scope="module")
 def gravity(plan):
-    return holding_torque(plan.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    return holding_torque(plan.q, joint_axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
 
 
 def symmetric_joint(**changes):
@@ -430,7 +430,7 @@ def test_gravity_free_amplitude_matches_cross_products(up, axis, com, mass):
     point = np.array([0.1, -0.2, 0.3])
     chk = gravity_free_check(u, a, point, np.array(com), mass)
     q = np.linspace(0, 2 * np.pi, 721)
-    tau = holding_torque(q, axis=a, up=u, first_moment=mass * (np.array(com) - point))
+    tau = holding_torque(q, joint_axis=a, up=u, first_moment=mass * (np.array(com) - point))
     assert np.isclose(chk.gravity_torque_amplitude, np.max(np.abs(tau)), rtol=1e-4, atol=1e-9)
     assert 0.0 <= chk.residual_fraction <= 1.0 + 1e-12
 
@@ -745,7 +745,7 @@ def test_load_coefficient_agrees_with_sweep_fit(noise):
     cru = plan.cruising
     q, v = plan.q[cru], plan.velocity[cru]
     a = plan.acceleration[cru]
-    g = holding_torque(q, axis=AXIS, up=UP, first_moment=[2.0, 0.0, 0.5])
+    g = holding_torque(q, joint_axis=AXIS, up=UP, first_moment=[2.0, 0.0, 0.5])
     joint = SyntheticFrictionJoint(
         viscous_negative=2.0, offset=0.25, noise_std=noise, load_coefficient=0.04
     )
@@ -782,7 +782,7 @@ def short_runs():
     )
     rng = np.random.default_rng(11)
     joint = SyntheticFrictionJoint(offset=0.2, noise_std=0.02)
-    g = holding_torque(p.q, axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    g = holding_torque(p.q, joint_axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
     free = joint.measure(p.q, p.velocity, p.acceleration, rng=rng)
     loaded = joint.measure(p.q, p.velocity, p.acceleration, gravity_torque=g, rng=rng)
     return p.velocity, p.acceleration, g, free, loaded
@@ -993,8 +993,10 @@ def test_excitation_range_in_degrees_is_refused():
     # Two turns of range in radians are accepted.
     plan = excitation_trajectory(-6.0, 6.0, [0.5], max_acceleration=1.0, sample_rate=10.0)
     assert plan.q.max() == 6.0
-    with pytest.raises(ValueError, match="`position` in radians.*degrees?"):
-        holding_torque(np.linspace(-60.0, 60.0, 9), axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+    with pytest.raises(ValueError, match="`q` in radians.*degrees?"):
+        holding_torque(
+            np.linspace(-60.0, 60.0, 9), joint_axis=AXIS, up=UP, first_moment=FIRST_MOMENT
+        )
 
 
 def test_numeric_strings_and_bools_are_refused():
@@ -1118,9 +1120,9 @@ def test_models_and_geometry_survive_extreme_values():
         for s in (1e300, 1e-300):
             chk = gravity_free_check(UP, AXIS * s, [0, 0, 0.3], [0.4, 0.1, 0.3], 4.0)
             assert chk == ref
-            tau = holding_torque([0.0, 1.0], axis=AXIS * s, up=UP, first_moment=FIRST_MOMENT)
+            tau = holding_torque([0.0, 1.0], joint_axis=AXIS * s, up=UP, first_moment=FIRST_MOMENT)
             assert np.array_equal(
-                tau, holding_torque([0.0, 1.0], axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
+                tau, holding_torque([0.0, 1.0], joint_axis=AXIS, up=UP, first_moment=FIRST_MOMENT)
             )
         far = gravity_free_check(UP, AXIS, [0, 0, 0], [1e300, 0, 0], 1.0)
         assert far.residual_fraction == 1.0 and np.isfinite(far.gravity_torque_amplitude)

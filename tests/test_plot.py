@@ -523,7 +523,9 @@ def friction_run():
         cruise_time=2.0,
     )
     tau = joint.measure(plan.q, plan.velocity, plan.acceleration, rng=rng)
-    gravity = holding_torque(plan.q, axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2.0, 0.0, 0.5])
+    gravity = holding_torque(
+        plan.q, joint_axis=[0, 1, 0], up=[0, 0, 1], first_moment=[2.0, 0.0, 0.5]
+    )
     loaded = joint.measure(
         plan.q, plan.velocity, plan.acceleration, gravity_torque=gravity, rng=rng
     )

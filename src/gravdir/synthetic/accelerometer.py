@@ -200,9 +200,9 @@ class AccelerometerReadings(Result):
     ----------
     readings : ndarray, shape (m, 3)
         Averaged readings, m/s², sensor axes.
-    measured_configurations : ndarray, shape (m, n)
+    measured_q : ndarray, shape (m, n)
         The joint positions as the encoders report them (true plus encoder noise), rad.
-    configurations : ndarray, shape (m, n)
+    q : ndarray, shape (m, n)
         The true joint positions, rad.
     noise_std : float
         Standard deviation of the averaged white noise per axis, m/s².
@@ -211,13 +211,13 @@ class AccelerometerReadings(Result):
     """
 
     _units = {
-        "readings": "m/s²", "measured_configurations": "rad", "configurations": "rad",
+        "readings": "m/s²", "measured_q": "rad", "q": "rad",
         "noise_std": "m/s²", "up": "",
     }
 
     readings: NDArray[np.float64]
-    measured_configurations: NDArray[np.float64]
-    configurations: NDArray[np.float64]
+    measured_q: NDArray[np.float64]
+    q: NDArray[np.float64]
     noise_std: float
     up: NDArray[np.float64]
 
@@ -241,7 +241,7 @@ def link_rotation(
 
 def accelerometer_readings(
     arm: SyntheticArm,
-    configurations: ArrayLike,
+    q: ArrayLike,
     sensor: AccelerometerSensor,
     rng: np.random.Generator,
     *,
@@ -255,7 +255,7 @@ def accelerometer_readings(
     ----------
     arm : SyntheticArm
         The arm (its DH table, `up` and `gravity` are used).
-    configurations : array_like, shape (m, n)
+    q : array_like, shape (m, n)
         True joint positions of the poses, rad.
     sensor : AccelerometerSensor
         The sensor's errors.
@@ -267,7 +267,7 @@ def accelerometer_readings(
         Seconds of static readings averaged per pose (default 2).
     encoder_std : float, optional
         Standard deviation of each joint's encoder, rad (default 0), applied to the
-        configurations returned as measured.
+        joint positions returned as measured.
 
     Returns
     -------
@@ -306,9 +306,9 @@ def accelerometer_readings(
         raise ValueError(f"Expected `rng` to be a numpy.random.Generator, got {type(rng)}.")
     dh = np.asarray(arm.dh, dtype=np.float64)
     n = dh.shape[0]
-    q = np.array(check_array(configurations, "configurations"), dtype=np.float64)
+    q = np.array(check_array(q, "q"), dtype=np.float64)
     if q.ndim != 2 or q.shape[1] != n:
-        raise ValueError(f"Expected `configurations` to have shape (m, {n}), got {q.shape}.")
+        raise ValueError(f"Expected `q` to have shape (m, {n}), got {q.shape}.")
     if isinstance(link, bool) or not isinstance(link, int | np.integer) or not 0 <= link < n:
         raise ValueError(f"Expected `link` to be an integer from 0 to {n - 1}, got {link!r}.")
     t_avg = check_positive(averaging_time, "averaging_time")
@@ -348,8 +348,8 @@ def _readings(
     measured = q + enc * rng.standard_normal(q.shape)
     return AccelerometerReadings(
         readings=noisy,
-        measured_configurations=measured,
-        configurations=q,
+        measured_q=measured,
+        q=q,
         noise_std=float(noise_std),
         up=np.asarray(arm.up, dtype=np.float64),
     )

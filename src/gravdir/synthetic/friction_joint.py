@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     check_angle_span,
     check_array,
+    check_direction,
     check_positive,
     check_scalar,
     check_vectors,
@@ -169,7 +170,7 @@ class SyntheticFrictionJoint:
 
     def measure(
         self,
-        position: ArrayLike,
+        q: ArrayLike,
         velocity: ArrayLike,
         acceleration: ArrayLike,
         *,
@@ -180,7 +181,7 @@ class SyntheticFrictionJoint:
 
         Parameters
         ----------
-        position, velocity, acceleration : array_like, shape (n,)
+        q, velocity, acceleration : array_like, shape (n,)
             The trajectory, e.g. an :class:`gravdir.friction.ExcitationPlan`'s arrays.
         gravity_torque : array_like, shape (n,), optional
             Gravity torque the drive supplies at each sample (zero in a gravity-free pose).
@@ -204,12 +205,12 @@ class SyntheticFrictionJoint:
         >>> joint.measure([0.0, 0.0], [1.0, -1.0], [0.0, 0.0]).round(4)
         array([ 5. , -4.9])
         """
-        q = check_array(position, "position")
+        q = check_array(q, "q")
         v = check_array(velocity, "velocity")
         a = check_array(acceleration, "acceleration")
         if not (q.shape == v.shape == a.shape) or q.ndim != 1:
             raise ValueError(
-                "Expected `position`, `velocity`, `acceleration` of one shape (n,), got "
+                "Expected `q`, `velocity`, `acceleration` of one shape (n,), got "
                 f"{q.shape}, {v.shape}, {a.shape}."
             )
         g = np.zeros_like(v)
@@ -259,9 +260,9 @@ def panda_like_joint(**changes: float) -> SyntheticFrictionJoint:
 
 
 def holding_torque(
-    position: ArrayLike,
+    q: ArrayLike,
     *,
-    axis: ArrayLike,
+    joint_axis: ArrayLike,
     up: ArrayLike,
     first_moment: ArrayLike,
     gravity: float = STANDARD_GRAVITY,
@@ -270,10 +271,10 @@ def holding_torque(
 
     Parameters
     ----------
-    position : array_like, shape (n,)
+    q : array_like, shape (n,)
         Joint angle, rad.
-    axis : array_like, shape (3,)
-        Unit joint axis, base frame.
+    joint_axis : array_like, shape (3,)
+        Joint axis, base frame, any non-zero length.
     up : array_like, shape (3,)
         Unit vector opposite to gravity, base frame.
     first_moment : array_like, shape (3,)
@@ -290,19 +291,19 @@ def holding_torque(
     Raises
     ------
     ValueError
-        If `position` is not real and finite or spans more than two turns (degrees?), a vector
-        is not shape (3,), real and finite, `axis` is zero, `up` is not unit, `gravity` is not
+        If `q` is not real and finite or spans more than two turns (degrees?), a vector
+        is not shape (3,), real and finite, `joint_axis` is zero, `up` is not unit, `gravity` is not
         a positive number, or the torque exceeds the float range.
 
     Examples
     --------
-    >>> holding_torque([0.0], axis=[0, 1, 0], up=[0, 0, 1], first_moment=[1.0, 0, 0]).round(5)
+    >>> holding_torque([0.0], joint_axis=[0, 1, 0], up=[0, 0, 1], first_moment=[1.0, 0, 0]).round(5)
     array([-9.80665])
     """
-    q = check_array(position, "position")
+    q = check_array(q, "q")
     if q.size:
-        check_angle_span(float(np.max(q)) - float(np.min(q)), "position")
-    a = _direction(axis, "axis")
+        check_angle_span(float(np.max(q)) - float(np.min(q)), "q")
+    a = check_direction(joint_axis, "joint_axis")
     u = _vector3(up, "up")
     # The largest entry first: a vector of 1e300 entries is far from unit, and its norm would
     # overflow.
@@ -348,19 +349,6 @@ def _vector3(x: ArrayLike, name: str) -> NDArray[np.float64]:
     if v.shape != (3,):
         raise ValueError(f"Expected `{name}` to have shape (3,), got {v.shape}.")
     return v
-
-
-def _direction(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A (3,) vector of any non-zero length, normalised without overflow or underflow."""
-    v = _vector3(x, name)
-    biggest = float(np.max(np.abs(v)))
-    if biggest == 0.0:
-        raise ValueError(f"Expected `{name}` to be a non-zero vector, got {v.tolist()}.")
-    if not 2.0**-64 <= biggest <= 2.0**64:  # rescale (exactly, by a power of two) first
-        v = np.ldexp(v, -math.frexp(biggest)[1])
-    with np.errstate(under="ignore"):
-        unit: NDArray[np.float64] = v / np.linalg.norm(v, axis=-1, keepdims=True)
-    return unit
 
 
 def _finite(compute: Callable[[], NDArray[np.float64]], names: str) -> NDArray[np.float64]:
