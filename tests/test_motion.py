@@ -538,6 +538,24 @@ def test_too_few_samples_are_refused() -> None:
         )
 
 
+def test_a_corrupted_row_of_a_log_is_named() -> None:
+    """A log whose rows hold garbage (253 rad, 1e305, an infinity) is refused with an error that
+    names the array and its first bad row; a value no angle in degrees either is not called
+    degrees."""
+    chain, q, qd, tau = _small()
+    bad_q = q.copy()
+    bad_q[[7, 9], 1] = [253.0, -1.6e305]
+    with pytest.raises(ValueError, match=r"`q`.*got 253 at row 7, the first of 2 rows.*degrees\?"):
+        estimate_up_from_motion(chain, bad_q, velocity=qd, torque=tau, sample_rate=50.0)
+    bad_q[7, 1] = q[7, 1]
+    with pytest.raises(ValueError, match=r"row 9, the only one: beyond 720.*corrupted"):
+        estimate_up_from_motion(chain, bad_q, velocity=qd, torque=tau, sample_rate=50.0)
+    bad_v = qd.copy()
+    bad_v[[4, 11], 2] = np.inf
+    with pytest.raises(ValueError, match=r"`velocity` to be finite, got an infinity at row 4"):
+        estimate_up_from_motion(chain, q, velocity=bad_v, torque=tau, sample_rate=50.0)
+
+
 def test_bound_input_checks() -> None:
     chain, q, qd, _ = _small()
     good: dict[str, Any] = {

@@ -725,14 +725,18 @@ def check_radians(
     *,
     kind: Literal["joint positions", "azimuths", "tilts"] = "joint positions",
     allow_nan: bool = False,
+    rows: bool = False,
 ) -> NDArray[np.float64]:
     """Refuse angles outside their range in radians, as probably degrees; return a float64 array.
 
     Joint positions and azimuths lie within ±4π (:data:`MAX_JOINT_ANGLE`, two turns), tilts
     (angles from base +z, and limits on them) in [0, π]. A value beyond the range's largest
-    magnitude is taken for degrees and the message ends in "degrees?"; a tilt in [-π, 0) is
-    refused without it. A NaN is refused as not finite, unless `allow_nan` (samples a
-    ``nan_policy="omit"`` drops later): then the range is checked on the other values.
+    magnitude is taken for degrees and the message ends in "degrees?", unless it lies beyond
+    the range read in degrees too (720 for ±4π): then it is no angle at all and the message says
+    so (a corrupted sample?). A tilt in [-π, 0) is refused without either. A NaN is refused as
+    not finite, unless `allow_nan` (samples a ``nan_policy="omit"`` drops later): then the range
+    is checked on the other values. With `rows` (a log: axis 0 counts its samples) the message
+    names the first row holding a value outside the range, and how many rows do.
 
     Examples
     --------
@@ -754,12 +758,25 @@ def check_radians(
         lo, hi = float(np.fmin.reduce(arr, axis=None)), float(np.fmax.reduce(arr, axis=None))
     if not (lo < low or hi > high):  # all NaN (allowed) compares False: nothing to refuse
         return arr
+    where = ""
+    if rows and arr.ndim >= 2:
+        outside = (arr < low) | (arr > high)  # NaN compares False: never outside
+        bad = np.flatnonzero(outside.reshape(arr.shape[0], -1).any(axis=1))
+        row = arr[bad[0]][outside[bad[0]]]
+        lo, hi = float(row.min()), float(row.max())
+        count = f"the first of {bad.size} rows outside it" if bad.size > 1 else "the only one"
+        where = f" at row {int(bad[0])}, {count}"
     worst = hi if hi - high >= low - lo else lo  # the value farthest outside
-    degrees = abs(worst) > max(-low, high)
-    # math.degrees, unlike np.degrees, returns inf beyond 3e306 rad without a floating-point error.
-    hint = f" ({math.degrees(worst):.6g}° if radians): degrees?" if degrees else "."
+    limit = max(-low, high)
+    if abs(worst) <= limit:
+        hint = "."
+    elif abs(worst) <= math.degrees(limit):
+        # math.degrees, unlike np.degrees, returns inf beyond 3e306 rad without an FP error.
+        hint = f" ({math.degrees(worst):.6g}° if radians): degrees?"
+    else:
+        hint = f": beyond {math.degrees(limit):.6g} it is no angle in degrees either (corrupted?)."
     raise ValueError(
-        f"Expected `{name}` to hold {kind} in radians within {text}, got {worst:.6g}{hint}"
+        f"Expected `{name}` to hold {kind} in radians within {text}, got {worst:.6g}{where}{hint}"
     )
 
 

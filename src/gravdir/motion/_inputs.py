@@ -83,12 +83,16 @@ def check_log(
         raise ValueError(
             f"Expected `{name}` to hold at most {MAX_SAMPLES} samples, got {arr.shape[0]}."
         )
-    if np.isinf(arr).any():
-        raise ValueError(f"Expected `{name}` to be finite, got an infinity.")
-    if finite and np.isnan(arr).any():
-        raise ValueError(f"Expected `{name}` to be finite, got NaN.")
+    refusals = [(np.isinf(arr), "an infinity")] + ([(np.isnan(arr), "NaN")] if finite else [])
+    for refused, what in refusals:  # the error names the first row that holds one
+        if refused.any():
+            bad = np.flatnonzero(refused.any(axis=1))
+            raise ValueError(
+                f"Expected `{name}` to be finite, got {what} at row {int(bad[0])}"
+                + (f", the first of {bad.size} such rows." if bad.size > 1 else ".")
+            )
     if name == "q":
-        check_radians(arr, "q", allow_nan=True)  # a NaN left here is omitted later
+        check_radians(arr, "q", allow_nan=True, rows=True)  # a NaN left here is omitted later
     return arr
 
 
