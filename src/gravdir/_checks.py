@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 __all__ = [
     "apply_torque_sign",
     "check_angle_span",
-    "check_axis",
     "check_bool",
     "check_radians",
     "check_count",
@@ -530,27 +529,6 @@ def check_count(x: Any, name: str, *, minimum: int = 1, maximum: int) -> int:
             f"got {_describe_int(value)}."
         )
     return value
-
-
-def check_axis(axis: Any, ndim: int, name: str) -> int:
-    """Check that `axis` is an integer axis of an array `name` of `ndim` axes (negative counts
-    from the end, as in NumPy); return it as a non-negative ``int``.
-
-    Examples
-    --------
-    >>> check_axis(-1, 2, "velocity")
-    1
-    """
-    if isinstance(axis, np.ndarray) and axis.ndim == 0 and axis.dtype.kind in "iu":
-        axis = axis[()]
-    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
-        raise ValueError(f"Expected `axis` to be an integer, got {axis!r}.")
-    if not -ndim <= int(axis) < ndim:
-        raise ValueError(
-            f"Expected `axis` to be an axis of `{name}` ({ndim}-d: from {-ndim} to {ndim - 1}), "
-            f"got {int(axis)}."
-        )
-    return int(axis) % ndim
 
 
 def check_angle_span(span: float, name: str, *, limit: float = MAX_JOINT_ANGLE) -> float:

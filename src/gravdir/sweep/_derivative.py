@@ -11,7 +11,6 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import (
     NanPolicy,
     check_array,
-    check_axis,
     check_count,
     check_positive,
     drop_nan_samples,
@@ -221,7 +220,7 @@ def _derivative(
     functions: the sample axis is moved last, differentiated there and moved back."""
     tt = check_array(time, "time", min_ndim=1, finite=False)
     xx = check_array(x, name, min_ndim=1, finite=False)
-    sample_axis = check_axis(axis, xx.ndim, name)
+    sample_axis = _check_axis(axis, xx.ndim, name)
     if sample_axis != xx.ndim - 1:
         if tt.ndim > 1:
             if tt.ndim != xx.ndim:
@@ -283,6 +282,23 @@ def _derivative(
             continue
         flat[i] = _differentiate(ti, xi, name, window, polyorder)
     return out
+
+
+def _check_axis(axis: Any, ndim: int, name: str) -> int:
+    """Check that `axis` is an integer axis of an array `name` of `ndim` axes (negative counts
+    from the end, as in NumPy); return it as a non-negative ``int``.
+
+    """
+    if isinstance(axis, np.ndarray) and axis.ndim == 0 and axis.dtype.kind in "iu":
+        axis = axis[()]
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
+        raise ValueError(f"Expected `axis` to be an integer, got {axis!r}.")
+    if not -ndim <= int(axis) < ndim:
+        raise ValueError(
+            f"Expected `axis` to be an axis of `{name}` ({ndim}-d: from {-ndim} to {ndim - 1}), "
+            f"got {int(axis)}."
+        )
+    return int(axis) % ndim
 
 
 def _differentiate(
