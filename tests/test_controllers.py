@@ -474,6 +474,37 @@ def test_batch_equals_loop():
             assert np.allclose(both.up_information[i], back.up_information, rtol=1e-10)
 
 
+def test_leading_axes_that_do_not_broadcast_are_refused_naming_both_arguments():
+    # Three ups against two of the other argument: the leading axes (3,) and (2,) disagree,
+    # while the core axes (3,) and (3, 3) of each argument are right.
+    ups = _random_ups(np.random.default_rng(41), 3)
+    two_ups = _random_ups(np.random.default_rng(42), 2)
+    two_covs = np.stack([np.eye(3) * 1e-6] * 2)
+    cases = [
+        (lambda: express_up(ups, Rotation.random(2, random_state=1)), "new_from_old", "up"),
+        (lambda: express_up(ups, np.eye(3), up_cov=two_covs), "up_cov", "up"),
+        (lambda: compare_setting(ups, two_ups), "installed", "result"),
+        (
+            lambda: up_from_setting("ur_set_gravity", ups * 9.8, values_cov=two_covs),
+            "values_cov",
+            "values",
+        ),
+        (
+            lambda: up_from_setting("abb_gravity_beta", [0.1, 0.2, 0.3], values_cov=[1e-6, 1e-6]),
+            "values_cov",
+            "values",
+        ),
+    ]
+    for call, first, second in cases:
+        with pytest.raises(ValueError, match="broadcast") as info:
+            call()
+        message = str(info.value)
+        assert f"`{first}` (2,)" in message and f"`{second}` (3,)" in message, message
+    # The leading axes broadcast when one side has none: one rotation, one covariance.
+    assert express_up(ups, np.eye(3), up_cov=np.eye(3) * 1e-6).up.shape == (3, 3)
+    assert compare_setting(ups, [0.0, 0.0, 1.0]).angle.shape == (3,)
+
+
 # --------------------------------------------------------------------------------------------
 # Comparing a calibration with what is installed
 

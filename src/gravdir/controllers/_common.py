@@ -8,7 +8,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import gravdir._sphere
-from gravdir._checks import check_array, check_unit_vector, describe_shape, nearest_rotation
+from gravdir._checks import (
+    check_array,
+    check_same_shape,
+    check_unit_vector,
+    nearest_rotation,
+)
 from gravdir._results import Result, UpResult
 from gravdir._sphere import informative, tangent_basis, up_information_from_tangent
 
@@ -55,13 +60,7 @@ def information_from_up_cov(
     `up` and `cov` broadcast over their leading axes.
     """
     c = check_array(cov, name, tail=(3, 3))
-    try:
-        batch = np.broadcast_shapes(up.shape[:-1], c.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"Expected `{name}` {describe_shape(c.shape)} to broadcast with `up` "
-            f"{describe_shape(up.shape)} over the leading axes."
-        ) from None
+    batch = check_same_shape(**{name: c[..., 0, 0], "up": up[..., 0]})  # the leading axes
     u = np.broadcast_to(up, (*batch, 3))
     c = np.broadcast_to(c, (*batch, 3, 3))
     scale = np.max(np.abs(c), axis=(-2, -1)) if c.size else np.zeros(batch)

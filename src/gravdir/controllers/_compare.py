@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import describe_shape
+from gravdir._checks import check_same_shape
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis
 from gravdir.controllers._common import ABS_FLOOR, REL_FLOOR, unit_up, up_and_information
@@ -143,13 +143,7 @@ def compare_setting(
         )
     else:
         w = unit_up(installed, "installed")
-    try:
-        batch = np.broadcast_shapes(up.shape[:-1], w.shape[:-1])
-    except ValueError:
-        raise ValueError(
-            f"Expected `installed` {describe_shape(w.shape)} to broadcast with `result` "
-            f"{describe_shape(up.shape)} over the leading axes."
-        ) from None
+    batch = check_same_shape(installed=w[..., 0], result=up[..., 0])  # the leading axes
     u = np.broadcast_to(up, (*batch, 3))
     i3 = np.broadcast_to(info, (*batch, 3, 3))
     w = np.broadcast_to(w, (*batch, 3))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import describe_shape
+from gravdir._checks import check_same_shape
 from gravdir._results import UpResult
 from gravdir.controllers._common import (
     check_text,
@@ -142,13 +142,7 @@ def express_up(
     up, info = up_and_information(result, up_cov)
     r = rotation_matrices(new_from_old, "new_from_old")
     label = check_text(frame, "frame")
-    try:
-        batch = np.broadcast_shapes(up.shape[:-1], r.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"Expected `new_from_old` {describe_shape(r.shape)} to broadcast with `up` "
-            f"{describe_shape(up.shape)} over the leading axes."
-        ) from None
+    batch = check_same_shape(new_from_old=r[..., 0, 0], up=up[..., 0])  # the leading axes
     u = np.broadcast_to(up, (*batch, 3))
     i3 = np.broadcast_to(info, (*batch, 3, 3))
     rr = np.broadcast_to(r, (*batch, 3, 3))

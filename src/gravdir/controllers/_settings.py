@@ -14,6 +14,7 @@ from gravdir._checks import (
     check_array,
     check_option,
     check_positive,
+    check_same_shape,
     check_unit_vector,
     describe_shape,
     norm,
@@ -372,13 +373,7 @@ def up_from_setting(
         if k == 1 and (cov.ndim < 2 or cov.shape[-2:] != (1, 1)):
             cov = cov[..., None, None]  # variances of Gravity Beta, shape (...)
         cov = check_array(cov, "values_cov", tail=(k, k))
-        try:
-            batch = np.broadcast_shapes(v.shape[:-1], cov.shape[:-2])
-        except ValueError:
-            raise ValueError(
-                f"Expected `values_cov` {describe_shape(cov.shape)} to broadcast with `values` "
-                f"{describe_shape(v.shape)} over the leading axes."
-            ) from None
+        batch = check_same_shape(values_cov=cov[..., 0, 0], values=v[..., 0])  # the leading axes
         v = np.broadcast_to(v, (*batch, k))
         cov = np.broadcast_to(cov, (*batch, k, k))
         scale = float(np.max(np.abs(cov))) if cov.size else 0.0
