@@ -308,6 +308,31 @@ def _panda_case() -> ChainCase:
     return _chain_case("panda", "modified", dh, tool)
 
 
+def _joint_range_and_kinds(
+    min_joints: Any,
+    max_joints: Any,
+    kinds: Sequence[Any],
+    allowed: Sequence[str],
+    named: Mapping[str, int],
+    noun: str,
+) -> tuple[int, int, tuple[str, ...]]:
+    """The joint range ``lo <= hi`` (each in 1..20) and the `kinds` that can be drawn in it.
+
+    Each of `kinds` must be one of `allowed`; "random" fits any range, a named kind only where
+    its joint count `named[kind]` lies in ``[lo, hi]``. `noun` ("a chain") words the error when
+    none is left.
+    """
+    lo = check_count(min_joints, "min_joints", maximum=20)
+    hi = check_count(max_joints, "max_joints", maximum=20)
+    if lo > hi:
+        raise ValueError(f"Expected `min_joints` <= `max_joints`, got {lo} and {hi}.")
+    chosen = tuple(check_option(k, "kinds", allowed) for k in kinds)
+    chosen = tuple(k for k in chosen if k == "random" or lo <= named[k] <= hi)
+    if not chosen:
+        raise ValueError(f"Expected `kinds` to hold {noun} with {lo} to {hi} joints, got none.")
+    return lo, hi, chosen
+
+
 def serial_chains(
     min_joints: int = 3,
     max_joints: int = 7,
@@ -364,15 +389,9 @@ def serial_chains(
     >>> case.convention, case.n_joints, case.chain.description
     ('modified', 7, 'modified_dh')
     """
-    lo = check_count(min_joints, "min_joints", maximum=20)
-    hi = check_count(max_joints, "max_joints", maximum=20)
-    if lo > hi:
-        raise ValueError(f"Expected `min_joints` <= `max_joints`, got {lo} and {hi}.")
-    chosen = tuple(check_option(k, "kinds", _CHAIN_KINDS) for k in kinds)
-    named = {"ur5": 6, "panda": 7}
-    chosen = tuple(k for k in chosen if k == "random" or lo <= named[k] <= hi)
-    if not chosen:
-        raise ValueError(f"Expected `kinds` to hold a chain with {lo} to {hi} joints, got none.")
+    lo, hi, chosen = _joint_range_and_kinds(
+        min_joints, max_joints, kinds, _CHAIN_KINDS, {"ur5": 6, "panda": 7}, "a chain"
+    )
     conv = tuple(check_option(c, "conventions", ("standard", "modified")) for c in conventions)
     if not conv:
         raise ValueError("Expected `conventions` to name at least one convention, got none.")
@@ -459,15 +478,9 @@ def arms(
     >>> arm.n_joints, arm.up.tolist()
     (4, [0.0, 0.0, 1.0])
     """
-    lo = check_count(min_joints, "min_joints", maximum=20)
-    hi = check_count(max_joints, "max_joints", maximum=20)
-    if lo > hi:
-        raise ValueError(f"Expected `min_joints` <= `max_joints`, got {lo} and {hi}.")
-    chosen = tuple(check_option(k, "kinds", _ARM_KINDS) for k in kinds)
-    named = {"ur5": 6, "iiwa": 7}
-    chosen = tuple(k for k in chosen if k == "random" or lo <= named[k] <= hi)
-    if not chosen:
-        raise ValueError(f"Expected `kinds` to hold an arm with {lo} to {hi} joints, got none.")
+    lo, hi, chosen = _joint_range_and_kinds(
+        min_joints, max_joints, kinds, _ARM_KINDS, {"ur5": 6, "iiwa": 7}, "an arm"
+    )
     if up is not None and not isinstance(up, st.SearchStrategy):
         raise ValueError(f"Expected `up` to be a hypothesis strategy, got {type(up).__name__}.")
     if not isinstance(transverse_j2, bool):
