@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_per_joint, check_positive, norm
+from gravdir._checks import check_array, norm
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.synthetic._base import ArmModel
@@ -21,10 +21,9 @@ from gravdir.synthetic._validate import (
     MAX_FIXED_ANGLE,
     MAX_JOINTS,
     MAX_LENGTH,
-    check_inertias,
+    check_arm_fields,
     check_rng,
     check_scales,
-    check_up,
     real_scalar,
 )
 
@@ -173,21 +172,9 @@ class SyntheticArm(Result, ArmModel):
                 f"Expected the angles of `dh` (theta_offset, alpha) in radians, got "
                 f"{float(np.max(fixed)):.6g} (beyond 2 pi): degrees?"
             )
-        mass_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
-        com_arr = check_array(coms, "coms")
-        if com_arr.shape != (n, 3):
-            raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")
-        for label, lengths in (("dh", dh_arr[:, [0, 2]]), ("coms", com_arr)):
-            if float(np.max(np.abs(lengths))) > _MAX_LENGTH:
-                raise ValueError(
-                    f"Expected the lengths of `{label}` within ±{_MAX_LENGTH:g} m, got "
-                    f"{float(np.max(np.abs(lengths))):.3g}."
-                )
-        up_arr = check_up(up)
-        if not isinstance(name, str):
-            raise ValueError(f"Expected `name` to be a str, got {type(name).__name__}.")
-        g = check_positive(gravity, "gravity")
-        inertia_arr = check_inertias(inertias, n)
+        mass_arr, com_arr, up_arr, g, inertia_arr = check_arm_fields(
+            masses, coms, up, gravity, name, inertias, n, ("dh", dh_arr[:, [0, 2]])
+        )
         with np.errstate(over="ignore", under="ignore"):
             reach = float(np.sum(np.abs(dh_arr[:, [0, 2]])) + np.max(norm(com_arr)))
         check_scales(g, mass_arr, reach, inertia_arr, "`dh`")

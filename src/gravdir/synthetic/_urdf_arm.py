@@ -13,20 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import (
-    check_array,
-    check_per_joint,
-    check_positive,
-    check_rotation_matrix,
-    norm,
-)
+from gravdir._checks import check_array, check_positive, check_rotation_matrix, norm
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
 from gravdir.synthetic._base import ArmModel
 from gravdir.synthetic._validate import (
     MAX_JOINTS,
-    MAX_LENGTH,
-    check_inertias,
+    check_arm_fields,
     check_scales,
     check_up,
 )
@@ -159,21 +152,9 @@ class SyntheticUrdfArm(Result, ArmModel):
             raise ValueError(
                 f"Expected `axes` to be unit vectors (within 1e-06), got norms off by {worst:.3g}."
             )
-        mass_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
-        com_arr = check_array(coms, "coms")
-        if com_arr.shape != (n, 3):
-            raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")
-        for label, lengths in (("origins", pose[:, :3, 3]), ("coms", com_arr)):
-            if float(np.max(np.abs(lengths))) > MAX_LENGTH:
-                raise ValueError(
-                    f"Expected the lengths of `{label}` within ±{MAX_LENGTH:g} m, got "
-                    f"{float(np.max(np.abs(lengths))):.3g}."
-                )
-        up_arr = check_up(up)
-        if not isinstance(name, str):
-            raise ValueError(f"Expected `name` to be a str, got {type(name).__name__}.")
-        g = check_positive(gravity, "gravity")
-        inertia_arr = check_inertias(inertias, n)
+        mass_arr, com_arr, up_arr, g, inertia_arr = check_arm_fields(
+            masses, coms, up, gravity, name, inertias, n, ("origins", pose[:, :3, 3])
+        )
         names = tuple(joint_names) if isinstance(joint_names, list | tuple) else None
         if names is None or len(names) not in (0, n) or not all(isinstance(s, str) for s in names):
             raise ValueError(

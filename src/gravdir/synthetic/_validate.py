@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_scalar, norm
+from gravdir._checks import check_array, check_per_joint, check_positive, check_scalar, norm
 
 # Most joints a synthetic arm may have: its torques cost O(n^2) per configuration.
 MAX_JOINTS = 100
@@ -111,6 +111,47 @@ def check_inertias(inertias: ArrayLike | None, n: int) -> NDArray[np.float64]:
         )
     out: NDArray[np.float64] = 0.5 * (arr + np.swapaxes(arr, 1, 2))
     return out
+
+
+def check_arm_fields(
+    masses: ArrayLike,
+    coms: ArrayLike,
+    up: ArrayLike,
+    gravity: object,
+    name: object,
+    inertias: ArrayLike | None,
+    n: int,
+    lengths: tuple[str, NDArray[np.float64]],
+) -> tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float, NDArray[np.float64]
+]:
+    """The fields every synthetic arm of `n` links has besides its kinematics, checked.
+
+    `masses` (n,) non-negative, `coms` (n, 3), `up` a unit 3-vector, `gravity` positive, `name`
+    a str and `inertias` (n, 3, 3) or None (see :func:`check_inertias`). `lengths` is the name
+    and the values of the arm's own kinematic lengths (the DH `d`, `a`; the URDF joint origins):
+    those and the COMs must lie within ±:data:`MAX_LENGTH`.
+
+    Returns
+    -------
+    masses, coms, up, gravity, inertias
+        As float64 arrays and a float, `inertias` zeros where None.
+    """
+    mass_arr = check_per_joint(masses, "masses", n, scalar=False, sign="non-negative")
+    com_arr = check_array(coms, "coms")
+    if com_arr.shape != (n, 3):
+        raise ValueError(f"Expected `coms` to have shape ({n}, 3), got {com_arr.shape}.")
+    for label, values in (lengths, ("coms", com_arr)):
+        if float(np.max(np.abs(values))) > MAX_LENGTH:
+            raise ValueError(
+                f"Expected the lengths of `{label}` within ±{MAX_LENGTH:g} m, got "
+                f"{float(np.max(np.abs(values))):.3g}."
+            )
+    up_arr = check_up(up)
+    if not isinstance(name, str):
+        raise ValueError(f"Expected `name` to be a str, got {type(name).__name__}.")
+    g = check_positive(gravity, "gravity")
+    return mass_arr, com_arr, up_arr, g, check_inertias(inertias, n)
 
 
 def check_scales(
