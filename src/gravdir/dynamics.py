@@ -23,6 +23,7 @@ from gravdir._checks import (
     check_count,
     check_positive,
     check_radians,
+    check_same_shape,
     check_unit_vector,
     describe_shape,
 )
@@ -70,14 +71,6 @@ def _joint_array(x: ArrayLike, name: str, n: int) -> NDArray[np.float64]:
             f"got {describe_shape(arr.shape)}."
         )
     return arr
-
-
-def _broadcast(**arrays: NDArray[np.float64]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*(a.shape for a in arrays.values())))
-    except ValueError:
-        shapes = ", ".join(f"`{k}` {describe_shape(a.shape)}" for k, a in arrays.items())
-        raise ValueError(f"Expected {shapes} to broadcast together.") from None
 
 
 def _refuse_overflow(y: NDArray[np.float64], what: str) -> NDArray[np.float64]:
@@ -199,8 +192,8 @@ def inverse_dynamics_regressor(
     qdd = _joint_array(acceleration, "acceleration", n)
     check_radians(qq, "q")
     a0 = _base_acceleration(up, gravity, base_acceleration)
-    shape = _broadcast(q=qq, velocity=qd, acceleration=qdd)
-    batch = _broadcast(joints=np.empty(shape[:-1] + (3,)), base=a0)[:-1]
+    shape = check_same_shape(q=qq, velocity=qd, acceleration=qdd)
+    batch = check_same_shape(joints=np.empty(shape[:-1] + (3,)), base=a0)[:-1]
     qq = np.broadcast_to(qq, batch + (n,))
     qd = np.broadcast_to(qd, batch + (n,))
     qdd = np.broadcast_to(qdd, batch + (n,))
@@ -388,7 +381,7 @@ def joint_regressor(velocity: ArrayLike, acceleration: ArrayLike) -> NDArray[np.
             f"Expected `velocity` {describe_shape(qd.shape)} and `acceleration` "
             f"{describe_shape(qdd.shape)} to have the same last axis (joints)."
         )
-    shape = _broadcast(velocity=qd, acceleration=qdd)
+    shape = check_same_shape(velocity=qd, acceleration=qdd)
     n = shape[-1]
     qd = np.broadcast_to(qd, shape)
     qdd = np.broadcast_to(qdd, shape)
