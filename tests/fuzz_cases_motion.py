@@ -1,4 +1,5 @@
-"""Fuzz cases for gravdir.motion, gravdir.synthetic.motion and gravdir.dynamics.base_parameters.
+"""Fuzz cases for gravdir.motion, gravdir.synthetic.motion, its real-log phenomena
+(gravdir.synthetic.random_model_error, correlated_noise) and gravdir.dynamics.base_parameters.
 
 A three-joint DH chain on a base tilted by about 20°, a 3 s Fourier trajectory at 100 Hz (2 s at
 40 Hz for the estimator, whose call is the costly one), torques from the regressor with two
@@ -17,6 +18,7 @@ import numpy as np
 from gravdir.dynamics import base_parameters, inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain, chain_from_dh
 from gravdir.motion import crlb_up_from_motion, estimate_up_from_motion
+from gravdir.synthetic import random_model_error
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 
 _DH = np.array([[0.1, 0.0, 0.0, np.pi / 2], [0.0, 0.2, 0.5, 0.0], [0.0, 0.0, 0.4, np.pi / 2]])
@@ -78,7 +80,16 @@ def _bound_case() -> tuple[tuple, dict]:
 
 
 def _trajectory_case() -> tuple[tuple, dict]:
-    return (3, 2.0, 50.0), {"rng": np.random.default_rng(1), "n_harmonics": 3}
+    return (3, 2.0, 50.0), {
+        "rng": np.random.default_rng(1),
+        "n_harmonics": 3,
+        "time_jitter": 1e-3,
+        "rate_error": 0.05,
+        "gaps": 1,
+        "max_gap_rows": 3,
+        "rest_time": 0.2,
+        "ramp_time": 0.4,
+    }
 
 
 def _log_case() -> tuple[tuple, dict]:
@@ -92,7 +103,29 @@ def _log_case() -> tuple[tuple, dict]:
         "viscous": 0.05,
         "noise_std": 0.01,
         "encoder_noise_std": 1e-5,
+        "noise_correlation_time": 0.05,
+        "slow_noise_std": np.array([0.01, 0.02]),
+        "slow_correlation_time": 0.5,
+        "model_error": random_model_error(
+            2, rng=np.random.default_rng(4), quadratic=2.0, harmonic_std=0.1
+        ),
+        "encoder_offsets": np.array([1e-3, -2e-3]),
+        "corrupted_rows": 2,
     }
+
+
+def _model_error_case() -> tuple[tuple, dict]:
+    return (3,), {
+        "rng": np.random.default_rng(4),
+        "quadratic": np.array([6.0, 4.0, 0.5]),
+        "harmonic_std": 0.5,
+        "n_harmonics": 2,
+    }
+
+
+def _noise_case() -> tuple[tuple, dict]:
+    time = np.arange(200) * 0.01 + np.random.default_rng(6).uniform(0.0, 0.002, 200)
+    return (time, np.array([1.0, 2.0]), 0.1), {"rng": np.random.default_rng(5)}
 
 
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
@@ -101,6 +134,8 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.motion.crlb_up_from_motion": _bound_case,
     "gravdir.synthetic.motion.fourier_trajectory": _trajectory_case,
     "gravdir.synthetic.motion.motion_log": _log_case,
+    "gravdir.synthetic.random_model_error": _model_error_case,
+    "gravdir.synthetic.correlated_noise": _noise_case,
 }
 
 NOT_CALLED: dict[str, str] = {
@@ -109,6 +144,7 @@ NOT_CALLED: dict[str, str] = {
     "gravdir.motion.MotionBound": "a result, returned by crlb_up_from_motion",
     "gravdir.synthetic.motion.FourierTrajectory": "a result, returned by fourier_trajectory",
     "gravdir.synthetic.motion.MotionLog": "a result, returned by motion_log",
+    "gravdir.synthetic.ModelError": "a result, returned by random_model_error",
 }
 
 
@@ -122,5 +158,6 @@ def instances(name: str) -> list[Any]:
             *_trajectory_case()[0], **_trajectory_case()[1]
         ),
         "MotionLog": lambda: motion_log(*_log_case()[0], **_log_case()[1]),
+        "ModelError": lambda: random_model_error(*_model_error_case()[0], **_model_error_case()[1]),
     }
     return [make[name]()]

@@ -3,7 +3,9 @@
 Arms from a DH table (:mod:`~gravdir.synthetic.robot`) or from URDF text
 (:mod:`~gravdir.synthetic.urdf_arm`), torque sensors with realistic errors
 (:mod:`~gravdir.synthetic.sensors`), recorded sweeps and whole controller logs
-(:mod:`~gravdir.synthetic.logs`), touch data, friction joints and harmonic drives.
+(:mod:`~gravdir.synthetic.logs`), motion logs with what real logs hold beyond white noise
+(:mod:`~gravdir.synthetic.motion`, :func:`random_model_error`, :func:`correlated_noise`), touch
+data, friction joints and harmonic drives.
 
 Everything here is written independently of the estimators (explicit homogeneous transforms and
 cross products), so a convention error cannot cancel out between the generator and gravdir: the
@@ -11,6 +13,7 @@ package imports no estimator module, only gravdir's validators, constants, resul
 parser and frame conventions.
 """
 
+from gravdir.synthetic._phenomena import ModelError, correlated_noise, random_model_error
 from gravdir.synthetic.accelerometer import (
     AccelerometerReadings,
     AccelerometerSensor,
@@ -55,6 +58,7 @@ __all__ = [
     "ControllerLog",
     "HarmonicDriveJoint",
     "JointRun",
+    "ModelError",
     "SweepRecord",
     "SyntheticArm",
     "SyntheticFrictionJoint",
@@ -67,11 +71,13 @@ __all__ = [
     "canonical_arm",
     "constant_speed_run",
     "controller_log",
+    "correlated_noise",
     "holding_torque",
     "iiwa_arm",
     "oscillating_run",
     "panda_like_joint",
     "random_arm",
+    "random_model_error",
     "realistic_accelerometer",
     "realistic_sensors",
     "simulate_run",
