@@ -55,6 +55,10 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.testing.touch_sets": lambda: ((6, 10), {"max_tilt": 0.2, "max_noise": 1e-4}),
     "gravdir.testing.harmonic_drive_joints": lambda: ((), {"noise": False}),
     "gravdir.testing.friction_joints": lambda: ((), {"noise": True}),
+    "gravdir.testing.motion_phenomena": lambda: (
+        (3,),
+        {"duration": 10.0, "sample_rate": 50.0, "scale": 2.0, "corrupt": True},
+    ),
     "gravdir.testing.assert_within_uncertainty": lambda: (
         (np.array([1.0, 2.0]), np.array([0.1, 0.2]), np.array([1.05, 2.1])),
         {"nsigma": 3.0, "atol": 1e-12},
@@ -76,5 +80,6 @@ NOT_CALLED: dict[str, str] = {
     "gravdir.testing.Mount": "a record drawn by mounts",
     "gravdir.testing.ChainCase": "a record drawn by serial_chains",
     "gravdir.testing.SweepExperiment": "a record drawn by sweep_experiments",
+    "gravdir.testing.MotionPhenomena": "a record drawn by motion_phenomena",
     "gravdir.testing.InconsistentEstimateError": "the failure the assertions raise",
 }

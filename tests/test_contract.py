@@ -266,6 +266,7 @@ def _testing_records() -> dict[str, Any]:
             ("mount", testing.mounts()),
             ("chain", testing.serial_chains(kinds=("panda",))),
             ("experiment", testing.sweep_experiments(n_sweeps=2)),
+            ("phenomena", testing.motion_phenomena(3, corrupt=True)),
         )
     }
 
@@ -279,6 +280,7 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "Mount": lambda: [_testing_records()["mount"]],
     "ChainCase": lambda: [_testing_records()["chain"]],
     "SweepExperiment": lambda: [_testing_records()["experiment"]],
+    "MotionPhenomena": lambda: [_testing_records()["phenomena"]],
     "SweepFit": lambda: [_sweep_results()[k] for k in ("fit1", "batch")]
     + [_sweep_results()["batch"][1]],
     "SweepZeros": lambda: [_sweep_results()["fit1"].zeros(), _sweep_results()["batch"].zeros()],
@@ -376,6 +378,7 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "MotionLog": lambda: importlib.import_module("fuzz_cases_motion").instances(
         "MotionLog"
     ),
+    "ModelError": lambda: importlib.import_module("fuzz_cases_motion").instances("ModelError"),
     "MotionBound": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionBound"),
     "MotionFit": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionFit"),
 }

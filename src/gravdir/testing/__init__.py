@@ -5,7 +5,9 @@ Strategies draw the synthetic world together with its truth: directions of gravi
 modified DH tables, UR5, Panda), arms with masses (:func:`arms`), realistic sensor errors
 (:func:`sensor_errors`), joint sweeps (:func:`sweep_experiments`), touch sets with flange poses
 (:func:`touch_sets`), harmonic-drive joints (:func:`harmonic_drive_joints`) and friction joints
-(:func:`friction_joints`). Each draws a small frozen record that carries the truth.
+(:func:`friction_joints`), and what real motion logs hold beyond white noise
+(:func:`motion_phenomena`: correlated noise, model error, zero offsets, stamps, rests, corrupted
+rows). Each draws a small frozen record that carries the truth.
 
 Assertions judge an estimate against the truth in units of the uncertainty the estimate reports
 (:func:`assert_within_uncertainty`, :func:`assert_up_consistent`,
@@ -41,6 +43,7 @@ from gravdir.testing._experiments import (
     sweep_experiments,
     touch_sets,
 )
+from gravdir.testing._phenomena import MotionPhenomena, motion_phenomena
 from gravdir.testing._world import (
     ChainCase,
     Mount,
@@ -57,6 +60,7 @@ __all__ = [
     "ChainCase",
     "InconsistentEstimateError",
     "Mount",
+    "MotionPhenomena",
     "SweepExperiment",
     "arms",
     "assert_covariance_honest",
@@ -67,6 +71,7 @@ __all__ = [
     "azimuths",
     "friction_joints",
     "harmonic_drive_joints",
+    "motion_phenomena",
     "mounts",
     "sensor_errors",
     "serial_chains",
