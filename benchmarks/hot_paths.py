@@ -207,7 +207,9 @@ def fit_sweep_latency() -> None:
 
     q, torque, v = sweep_data(500, seed=2, per_pass=250)
     t = per_call(
-        "fit_sweep(q, torque, v)", {"fit_sweep": fit_sweep, "q": q, "torque": torque, "v": v}, 300
+        "fit_sweep(q, velocity=v, torque=torque)",
+        {"fit_sweep": fit_sweep, "q": q, "torque": torque, "v": v},
+        300,
     )
     print(f"\nfit_sweep, one sweep of 500 samples: {t * 1e6:8.1f} us ({share(t)})")
 
