@@ -1,0 +1,88 @@
+"""The motion estimator on the real UR10e logs: the figures of consistency across logs.
+
+Reads the logs from ``../shared/realdata`` (or ``GRAVDIR_REALDATA``; tests/_realdata.py finds
+them) and prints, for the five development logs, what the estimates say about each other: the
+chi-square of their fusion and its p-value, the RMS angle of each estimate to the fusion, the
+median reported standard deviation, and each log against the fusion of the other four
+(leave-one-log-out, in combined standard deviations); then whether the five short clean logs of
+2019 are determined and consistent with that fusion. Nothing is tuned per log: q̈ comes from
+:func:`gravdir.joint_acceleration` on the logged time stamps (its defaults, along the sample
+axis), every other setting is the estimator's default. The true mounting of the robot is known
+to no one to better than about a degree, so the figures are of agreement, not of error.
+
+Run: ``python benchmarks/real_logs.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _realdata import LONG_LOGS, SHORT_LOGS, log, urdf_text  # noqa: E402
+
+import gravdir  # noqa: E402
+
+
+def estimate(chain: gravdir.SerialChain, name: str) -> tuple[gravdir.MotionFit, float, int]:
+    """The estimate of one log by the documented path, its wall time and its warnings."""
+    data = log(name)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
+        fit = gravdir.estimate_up_from_motion(
+            chain, data.q, velocity=data.velocity, acceleration=acceleration, torque=data.torque
+        )
+    return fit, time.perf_counter() - start, len(caught)
+
+
+def angle_deg(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b)))
+
+
+def nsigma(fit: gravdir.MotionFit, reference: gravdir.FusedEstimate) -> float:
+    """The distance of `fit` from `reference` in standard deviations of both combined."""
+    combined = fit.up_cov + reference.up_cov
+    d = fit.up - reference.up
+    return float(np.sqrt(d @ np.linalg.pinv(combined, rcond=1e-12, hermitian=True) @ d))
+
+
+def main() -> None:
+    chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
+    fits = {}
+    for name in LONG_LOGS + SHORT_LOGS:
+        fit, wall, n_warnings = estimate(chain, name)
+        fits[name] = fit
+        print(
+            f"{name:22s} {wall:5.1f} s, determined {fit.up_determined!s:5s} converged "
+            f"{fit.converged!s:5s} up_std_deg {fit.up_std_deg:7.3f}, {n_warnings} warnings"
+        )
+    long = [fits[name] for name in LONG_LOGS]
+    fused = gravdir.fuse_up(*long)
+    rms = np.sqrt(np.mean([angle_deg(f.up, fused.up) ** 2 for f in long]))
+    print(
+        f"\ndevelopment logs: fuse_up chi2 {fused.chi2:.1f} on {fused.dof} dof "
+        f"(chi2/dof {fused.chi2 / fused.dof:.1f}), p = {fused.p_value:.2g}"
+    )
+    median = float(np.median([f.up_std_deg for f in long]))
+    print(f"RMS angle to the fusion {rms:.3f}°, median up_std_deg {median:.3f}°")
+    out = []
+    for k, name in enumerate(LONG_LOGS):
+        others = gravdir.fuse_up(*(f for i, f in enumerate(long) if i != k))
+        out.append(nsigma(fits[name], others))
+    print(f"leave-one-log-out, each log from the fusion of the other four: {np.round(out, 1)} σ")
+    determined = [name for name in SHORT_LOGS if fits[name].up_determined]
+    print(f"\nshort 2019 logs determined: {len(determined)} of {len(SHORT_LOGS)}")
+    for name in determined:
+        print(
+            f"  {name}: {nsigma(fits[name], fused):.1f} σ from the fusion of the development logs"
+        )
+
+
+if __name__ == "__main__":
+    main()
