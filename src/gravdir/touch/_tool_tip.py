@@ -45,7 +45,7 @@ from gravdir.touch._common import (
     warn_noise_not_estimable,
     warn_sign_margin,
 )
-from gravdir.touch._gauss_newton import gauss_newton, jacobian, search_starts
+from gravdir.touch._gauss_newton import best_run, jacobian, refine, search_starts, stack
 from gravdir.touch._plane import SignRule
 from gravdir.touch._robust import (
     REFIT_CAP,
@@ -116,10 +116,11 @@ class ToolPlaneFit(UpResult):
     sign_rule : {"flange side", "side of `up_hint`"}
         What decided the sign of `up`.
     converged : ndarray of bool, shape (...)
-        Whether the Gauss-Newton refinement converged (every parameter's step below 1e-12 of
-        its scale) within `max_iter` iterations (with `robust`: the last refit, on the inliers).
+        Whether the refinement of `up` converged within `max_iter` iterations, by the stopping
+        rule every direction estimator shares (docs/general.md, "The refinement on the sphere";
+        with `robust`: the last refit, on the inliers).
     n_iter : ndarray of int, shape (...)
-        Gauss-Newton iterations of the refinement that gave the result.
+        Iterations (trial steps) of the refinement that gave the result.
     test_converged : ndarray of bool, shape (...)
         Whether the robust fit's refits ended on a set of inliers that its test reproduced
         (always True without `robust`).
@@ -191,7 +192,7 @@ class ToolPlaneFit(UpResult):
 
 
 class _Refined(NamedTuple):
-    """The best Gauss-Newton result per set of contacts."""
+    """The best refinement per set of contacts."""
 
     tool_tip: NDArray[np.float64]  # (B, 3)
     normal: NDArray[np.float64]  # (B, 3)
@@ -220,8 +221,9 @@ def _starts(
 ) -> NDArray[np.float64]:
     """Starting normals (B, k, 3) for the refinement.
 
-    A few Gauss-Newton steps from every direction of a hemisphere grid, the lowest `n_starts`
-    of them, plus the normal of the plane through the contacts of the caller's tool tip.
+    At most `search_max_iter` iterations of the refinement from the grid directions of lowest
+    projected cost, the lowest `n_starts` results, plus the normal of the plane through the
+    contacts of the caller's tool tip.
     """
     dirs = fibonacci_directions(n_directions, hemisphere=True)
     starts = search_starts(dirs, rot, pos, min(n_starts, len(dirs)), search_max_iter)
@@ -245,13 +247,13 @@ def _guess_normal(
 def _refine(
     rot: NDArray[np.float64], pos: NDArray[np.float64], starts: NDArray[np.float64], max_iter: int
 ) -> _Refined:
-    """Gauss-Newton from every start; keep the lowest cost of each set."""
-    n_batch, k = starts.shape[:2]
-    t, n, d, cost, converged, n_iter = gauss_newton(
-        np.repeat(rot, k, axis=0), np.repeat(pos, k, axis=0), starts.reshape(-1, 3), max_iter
-    )
-    best = np.argmin(cost.reshape(n_batch, k), axis=1) + k * np.arange(n_batch)
-    return _Refined(t[best], n[best], d[best], converged[best], n_iter[best])
+    """The refinement from every start; the best run of each set (lowest cost)."""
+    runs = [
+        best_run([refine(rot[b], pos[b], start, max_iter) for start in starts[b]])
+        for b in range(len(pos))
+    ]
+    t, n, d, _, converged, n_iter = stack(runs)
+    return _Refined(t, n, d, converged, n_iter)
 
 
 def _unit_covariance(
@@ -481,18 +483,19 @@ def tool_tip_and_up_from_touches(
         (`noise_gain`), dimensionless; default 300, positive and finite. Above it the orientations
         are refused as too similar (the figures per orientation spread are in docs/touch.md).
     max_iter : int, optional
-        Most Gauss-Newton iterations of the final refinement (default 50, at most 10000). A
-        refinement that reaches it warns and reports ``converged=False``.
+        Most iterations of the final refinement (default 50, at most 10000). A refinement that
+        reaches it warns and reports ``converged=False``.
     n_directions : int, optional
         Directions of the normal in the initial search (default 600, about 6 degrees apart over
         the hemisphere).
     search_max_iter : int, optional
-        Most Gauss-Newton iterations taken from every one of those directions before they are
-        ranked (default 3). This is a budget of the search, not a solve: the ranked normals are
-        not expected to have converged, and reaching it does not warn.
+        Most iterations of the refinement taken from each of the 16 directions of lowest
+        projected cost (or `n_starts`, if more) before they are ranked (default 3). This is a
+        budget of the search, not a solve: the ranked normals are not expected to have
+        converged, and reaching it does not warn.
     n_starts : int, optional
-        Lowest results of that search refined to convergence (default 4); the lowest final cost
-        wins.
+        Lowest results of that search (more than 1 degree apart, while there are enough)
+        refined to convergence (default 4); the lowest final cost wins.
     robust : bool, optional
         Find and reject bad contacts (up to ``floor((N - 6) / 2)`` of them; needs
         8 <= N <= 10000 per set): from each of the search's starts, the least-trimmed-squares
@@ -549,19 +552,20 @@ def tool_tip_and_up_from_touches(
     Notes
     -----
     Every contact satisfies ``n^T (R_i t + p_i) = d`` with unknowns ``t`` (3), unit ``n`` (2)
-    and ``d`` (1). For fixed ``n`` the problem is linear in ``(t, d)``. All six parameters are
-    refined by Gauss-Newton with ``n <- normalize(n + B delta)``, ``B`` a tangent basis, and
-    step halving until the cost does not rise; the Jacobian row is
-    ``[n^T R_i, (R_i t + p_i)^T B, -1]`` and the covariance ``sigma^2 (J^T J)^{-1}``, which is
-    the Cramér-Rao bound for Gaussian contact noise. The refinement has converged when no
-    parameter moves by more than 1e-12 of its scale in one iteration.
+    and ``d`` (1). For fixed ``n`` the problem is linear in ``(t, d)``: they are solved by
+    least squares at every normal (variable projection), and ``n`` is refined on the sphere by
+    the damped Gauss-Newton loop every direction estimator shares (docs/general.md, "The
+    refinement on the sphere"), with ``n <- normalize(n + B delta)``, ``B`` a tangent basis.
+    The Jacobian row is ``[n^T R_i, (R_i t + p_i)^T B, -1]`` and the covariance
+    ``sigma^2 (J^T J)^{-1}``, which is the Cramér-Rao bound for Gaussian contact noise.
 
     The cost over ``n`` (with ``(t, d)`` projected out) has, besides the global minimum, local
     minima a few degrees from it with residuals of tenths of a millimetre, and the global pit
-    is narrower than any affordable grid. The search therefore starts Gauss-Newton from every
-    direction of a hemisphere grid (all at once, vectorised), takes `search_max_iter` steps,
-    and refines the `n_starts` lowest to convergence (why, and how often a search of the grid's
-    local minima alone misses the global one: docs/touch.md).
+    is narrower than any affordable grid. The search therefore evaluates that cost at every
+    direction of a hemisphere grid (all at once, vectorised), takes `search_max_iter`
+    iterations of the refinement from each of the 16 lowest, and refines the `n_starts` lowest
+    distinct results to convergence (why, and how often it misses the global minimum:
+    docs/touch.md).
 
     Only the variation of ``m_i = R_i^T n`` across contacts identifies ``t``: the components of
     ``t`` across the mean ``m`` change with ``sin`` of the tilt, the component along it (the
@@ -573,8 +577,8 @@ def tool_tip_and_up_from_touches(
     ----------
     CN 112476435 B, claims 1-2 (contacts on a level plane, ``c_i = R_i t + p_i``; there the
     tool tip is known, here it is estimated with the plane); Nocedal & Wright (2006), ch. 10
-    (Gauss-Newton); Golub & Pereyra (1973) (``(t, d)`` projected out in the search); Kay (1993)
-    (the Cramér-Rao bound).
+    (Gauss-Newton); Golub & Pereyra (1973) and Kaufman (1975) (``(t, d)`` projected out); Kay
+    (1993) (the Cramér-Rao bound).
 
     Examples
     --------
