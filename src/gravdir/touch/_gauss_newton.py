@@ -230,18 +230,17 @@ def stack(runs: list[Run]) -> Stacked:
     )
 
 
-def gauss_newton(
+def refine_sets(
     rot: NDArray[np.float64],
     pos: NDArray[np.float64],
     n: NDArray[np.float64],
     max_iter: int,
     weights: NDArray[np.float64] | None = None,
-    start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> Stacked:
     """:func:`refine` of every set from its normal `n` (B, 3): what :func:`stack` returns.
 
-    `weights` (B, N) default to one (0 or 1 select the contacts of a trimmed fit). ``(t, d)``
-    are solved at every normal, so a `start` (t, d) does not change the result.
+    `weights` (B, N) default to one (0 or 1 select the contacts of a trimmed fit); ``(t, d)``
+    are solved at every normal, so only the normal starts the refinement.
     """
     return stack(
         [

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir.touch._common import ZERO_RESIDUAL
-from gravdir.touch._gauss_newton import gauss_newton, jacobian
+from gravdir.touch._gauss_newton import jacobian, refine_sets
 from gravdir.touch._robust import (
     C_STEP_CAP,
     TestReport,
@@ -72,10 +72,8 @@ def _fit(
     w: NDArray[np.bool_],
     max_iter: int,
 ) -> Solution:
-    """Gauss-Newton on the contacts `w` (B, N) from `sol`."""
-    t, n, d, _, conv, n_iter = gauss_newton(
-        rot, pos, sol.normal, max_iter, w.astype(np.float64), (sol.tool_tip, sol.offset)
-    )
+    """The refinement on the contacts `w` (B, N) from the normal of `sol`."""
+    t, n, d, _, conv, n_iter = refine_sets(rot, pos, sol.normal, max_iter, w.astype(np.float64))
     return Solution(t, n, d, conv, n_iter)
 
 
@@ -125,7 +123,7 @@ def robust_tool_fit(
     thr = None
     if sigma is not None:
         thr = np.maximum(sigma, floor) * normal_threshold(significance)
-    t, n, d, _, conv, n_iter = gauss_newton(rot_k, pos_k, starts.reshape(-1, 3), max_iter)
+    t, n, d, _, conv, n_iter = refine_sets(rot_k, pos_k, starts.reshape(-1, 3), max_iter)
     sol, core, r = _trimmed(
         rot_k,
         pos_k,
