@@ -19,7 +19,7 @@ for the UR5e-like URDF arm: explicit transforms and cross products, not the regr
    ripple as well), eight logs, with the defaults and with the load-friction term or the ripple
    search switched off.
 
-Run: ``python benchmarks/motion.py [draws]`` (default 100 draws for parts 2-3; about 15 minutes
+Run: ``python benchmarks/motion.py [draws]`` (default 100 draws for parts 2-3; about 20 minutes
 on two shared cores); ``python benchmarks/motion.py --realistic N`` runs part 5 alone on N logs.
 """
 

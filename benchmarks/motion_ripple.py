@@ -8,7 +8,7 @@
    ``|sum e exp(-i k x)|^2`` evaluated at each order of the same grid, on one 20000-sample
    joint, in one run: the ratio of the times and the largest relative difference of the peaks.
 
-Run: ``python benchmarks/motion_ripple.py`` (about a minute).
+Run: ``python benchmarks/motion_ripple.py`` (about 15 s).
 """
 
 from __future__ import annotations

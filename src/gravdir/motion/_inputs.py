@@ -31,7 +31,7 @@ DEFAULT_SPEED_TAPER = 0.2
 # in the same chain; 12 leaves room for those. The base parameters solved out grow by about 7
 # per joint and the work of one evaluation of the search with their square to cube, so a call
 # stays within seconds up to the cap: benchmarks/motion_joints.py measured one search over a
-# 400-sample log at about 2 s of CPU for 12 joints, three times that of a 6-joint arm.
+# 400-sample log at about 1.3 s of CPU for 12 joints, three times that of a 6-joint arm.
 MAX_JOINTS = 12
 # The joint parameters each `friction` option fits (armature, Coulomb, viscous, offset): the
 # motion functions implement these options (not "auto": the estimator fits what it is told).
