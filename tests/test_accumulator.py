@@ -302,6 +302,8 @@ def test_bad_options_are_refused_with_the_argument_named():
             SweepAccumulator(min_speed=0.1, load_friction=load_friction)
     with pytest.raises(ValueError, match="`friction`"):
         SweepAccumulator(min_speed=0.1, friction="viscous")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`friction`.*'coulomb-viscous-quadratic'"):
+        SweepAccumulator(min_speed=0.1, friction="coulomb-viscous-quadratic")
     with pytest.raises(ValueError, match="`torque_sign`"):
         SweepAccumulator(min_speed=0.1, torque_sign=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`harmonics`"):

@@ -15,12 +15,14 @@ import pytest
 from _newton_euler import random_bodies, random_chain, reference_torques, unit
 
 from gravdir import chain_from_urdf
+from gravdir._options import Friction
 from gravdir._sphere import tangent_basis
 from gravdir.dynamics import base_parameters, inertial_parameters
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.kinematics import SerialChain, chain_from_dh
 from gravdir.motion import MotionFit, crlb_up_from_motion, estimate_up_from_motion
 from gravdir.motion._design import (
+    N_JOINT_COLUMNS,
     Layout,
     build_design,
     build_designs,
@@ -29,8 +31,13 @@ from gravdir.motion._design import (
     normal_equations,
 )
 from gravdir.motion._estimate import _fit, _Search
-from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, MAX_JOINTS, sample_weights
-from gravdir.synthetic import UR5E_LIKE_URDF
+from gravdir.motion._inputs import (
+    DEFAULT_SPEED_TAPER,
+    MAX_JOINTS,
+    friction_mask,
+    sample_weights,
+)
+from gravdir.synthetic import UR5E_LIKE_URDF, ModelError
 from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
 
@@ -129,6 +136,33 @@ def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> 
     np.testing.assert_allclose(est.joint_parameters[:, 1], err["coulomb"], atol=1e-6 * np.max(peak))
 
 
+@pytest.mark.parametrize(("n", "kind", "seed"), [(3, "poe", 0), (4, "dh", 1)])
+def test_quadratic_friction_is_identified_where_asked(n: int, kind: str, seed: int) -> None:
+    # Friction with a term in v|v| (as the real logs show): with the quadratic option the model
+    # holds it and `up` comes out exactly; without, the term is model error that moves `up`.
+    rng = np.random.default_rng(seed)
+    arm = _random_arm(rng, n, kind)
+    up = _up(np.radians(20.0), rng.uniform(-np.pi, np.pi))
+    traj = fourier_trajectory(n, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * up)
+    peak = np.abs(tau).max(axis=0)
+    err = _errors(rng, peak)
+    quadratic = -rng.uniform(0.02, 0.05, n) * peak / np.max(traj.velocity**2, axis=0)
+    model_error = ModelError(quadratic, np.zeros((n, 1)), np.zeros((n, 1)))
+    log = motion_log(traj, tau, rng=rng, model_error=model_error, **err)
+    kw = {"velocity": log.velocity, "torque": log.torque, "acceleration": traj.acceleration}
+    est = estimate_up_from_motion(arm.chain, log.q, friction="coulomb-viscous-quadratic", **kw)
+    assert _angle(est.up, up) <= 1e-8
+    np.testing.assert_allclose(est.joint_parameters[:, 4], quadratic, rtol=1e-6)
+    np.testing.assert_allclose(est.joint_parameters[:, 1], err["coulomb"], rtol=1e-6)
+    pred = est.predict_torque(traj.q, velocity=traj.velocity, acceleration=traj.acceleration)
+    moving = np.abs(traj.velocity) >= 0.02
+    assert np.max(np.abs(pred - log.torque)[moving]) <= 1e-6 * np.max(peak)
+    plain = estimate_up_from_motion(arm.chain, log.q, **kw)
+    assert np.all(plain.joint_parameters[:, 4] == 0.0)
+    assert _angle(plain.up, up) >= 1e-3  # 0.2-0.7° on these two arms
+
+
 @pytest.mark.slow
 def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
     # The realistic 6-joint arm, accelerations differentiated from the logged velocities.
@@ -151,11 +185,12 @@ def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
 
 
 @pytest.mark.slow
-def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
+@pytest.mark.parametrize("friction", ["coulomb-viscous", "coulomb-viscous-quadratic"])
+def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound(friction: Friction) -> None:
     """400 logs of one 20 s, 1 kHz trajectory: exact q, q', q''; gain ±15%, offsets,
-    Coulomb and viscous friction, noise 0.5% of each joint's peak. The regressors are formed
-    once for all 400 torque logs (the estimator's own Gram blocks), then each log is fitted
-    by the estimator's search."""
+    Coulomb and viscous friction (and quadratic friction for the option that fits it), noise
+    0.5% of each joint's peak. The regressors are formed once for all 400 torque logs (the
+    estimator's own Gram blocks), then each log is fitted by the estimator's search."""
     rng = np.random.default_rng(61)
     n, draws = 3, 400
     arm = _random_arm(rng, n)
@@ -165,19 +200,27 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
     peak = np.abs(tau).max(axis=0)
     err = _errors(rng, peak)
     sigma = 0.005 * peak
+    quadratic = np.zeros(n)
+    if friction == "coulomb-viscous-quadratic":  # its own stream: the other draws stay the same
+        top = np.max(traj.velocity**2, axis=0)
+        quadratic = -np.random.default_rng(161).uniform(0.02, 0.05, n) * peak / top
+    extra = ModelError(quadratic, np.zeros((n, 1)), np.zeros((n, 1)))
     logs = np.array(
-        [motion_log(traj, tau, rng=rng, noise_std=sigma, **err).torque for _ in range(draws)]
+        [
+            motion_log(traj, tau, rng=rng, noise_std=sigma, model_error=extra, **err).torque
+            for _ in range(draws)
+        ]
     )
+    joint = np.stack([0 * sigma, err["coulomb"], err["viscous"], err["offsets"], quadratic], 1)
     bound = crlb_up_from_motion(
         arm.chain, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
-        inertial_parameters=arm.pi,
-        joint_parameters=np.stack([0 * sigma, err["coulomb"], err["viscous"], err["offsets"]], 1),
-        gains=err["gains"], noise_std=sigma, up_hint=up,
+        inertial_parameters=arm.pi, joint_parameters=joint, gains=err["gains"], noise_std=sigma,
+        up_hint=up, friction=friction,
     )  # fmt: skip
     weights = sample_weights(traj.velocity, None, 0.02, None, None, DEFAULT_SPEED_TAPER)
     designs = build_designs(
         arm.chain, base_parameters(arm.chain), traj.q, traj.velocity, traj.acceleration,
-        weights, logs, None, G, np.ones(4, bool),
+        weights, logs, None, G, friction_mask(friction),
     )  # fmt: skip
     n_used = np.count_nonzero(weights > 0, axis=0)
     search = _Search(n_grid=100, n_starts=1, max_iter=200, xtol=1e-10)
@@ -185,7 +228,7 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound() -> None:
     # The fast path is the public one: the first log through estimate_up_from_motion.
     public = estimate_up_from_motion(
         arm.chain, traj.q, velocity=traj.velocity, torque=logs[0], acceleration=traj.acceleration,
-        n_grid=100, n_starts=1,
+        n_grid=100, n_starts=1, friction=friction,
     )  # fmt: skip
     assert _angle(public.up, fits[0].up) <= 1e-9
     errors = np.array([f.up - up for f in fits])
@@ -692,7 +735,7 @@ def _dense_normal_equations(*point: Any) -> tuple[np.ndarray, np.ndarray, np.nda
     design, layout, up, basis, gains, dirs, beta, theta, inv_var, gram = point
     n, p, g = design.n, design.p, design.gravity
     s = np.concatenate([[1.0], g * up])
-    d = np.zeros((n, 4 * p + 4, layout.size))
+    d = np.zeros((n, 4 * p + N_JOINT_COLUMNS, layout.size))
     for i in range(2):
         d[:, : 4 * p, i] = gains[:, None] * np.kron(np.concatenate([[0.0], g * basis[i]]), beta)
     if layout.n_gain:
@@ -723,7 +766,7 @@ def test_structured_normal_equations_equal_the_dense_product(
     arm = _random_arm(rng, n, "dh")
     traj = fourier_trajectory(n, 2.0, 100.0, rng=rng)
     base = base_parameters(arm.chain)
-    mask = np.array([True, friction, friction, True])
+    mask = np.array([True, friction, friction, True, friction])
     weights = rng.uniform(0.2, 1.0, traj.q.shape)
     driving = rng.uniform(size=traj.q.shape) > 0.5 if split else None
     design = build_design(
@@ -738,7 +781,7 @@ def test_structured_normal_equations_equal_the_dense_product(
     basis = tangent_basis(up)
     gains = rng.uniform(0.5, 1.5, m)
     beta = rng.normal(size=base.rank)
-    theta = rng.normal(size=(m, 4)) * mask
+    theta = rng.normal(size=(m, 5)) * mask
     inv_var = rng.uniform(1.0, 3.0, m)
     point = (design, layout, up, basis, gains, dirs, beta, theta, inv_var)
     got = normal_equations(*point)

@@ -373,6 +373,10 @@ def test_bad_options_raise():
     torque = np.sin(q)
     with pytest.raises(ValueError, match="`friction`"):
         fit_sweep(q, velocity=v, torque=torque, friction="stribeck")
+    # A value of the shared type the motion functions implement: at one speed per direction the
+    # quadratic column is the Coulomb one.
+    with pytest.raises(ValueError, match="`friction`.*'coulomb-viscous-quadratic'"):
+        fit_sweep(q, velocity=v, torque=torque, friction="coulomb-viscous-quadratic")
     with pytest.raises(ValueError, match="`load_friction`"):
         fit_sweep(q, velocity=v, torque=torque, load_friction="yes")
     with pytest.raises(ValueError, match="`harmonics`"):

@@ -368,7 +368,8 @@ def test_the_checks_catch_each_kind_of_contradiction():
     good = [
         _fake("fit_z", ("q", pos, "ArrayLike"), ("velocity", kw, "ArrayLike"),
               ("acceleration", kw, "ArrayLike | None"), ("torque", kw, "ArrayLike"),
-              ("friction", kw, 'Literal["none", "coulomb", "coulomb-viscous", "auto"]'),
+              ("friction", kw, 'Literal["none", "coulomb", "coulomb-viscous-quadratic", '
+                                   '"coulomb-viscous", "auto"]'),
               ("xtol", kw, "float")),
     ]  # fmt: skip
     assert [m for m in contradictions(good, rows) if m.startswith("fit_z")] == []

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Literal
 
 # The friction terms of a torque model: ``"coulomb-viscous"`` fits ``sign(v)`` and ``v``;
-# ``"coulomb"`` ``sign(v)`` only; ``"none"`` neither; ``"auto"`` both, except on a direction that
-# moves at one speed, where the two columns are one and only the Coulomb term is fitted.
-Friction = Literal["auto", "coulomb-viscous", "coulomb", "none"]
-FRICTION_OPTIONS: tuple[Friction, ...] = ("auto", "coulomb-viscous", "coulomb", "none")
+# ``"coulomb-viscous-quadratic"`` ``v |v|`` as well (friction not linear in the speed beyond
+# its Coulomb step); ``"coulomb"`` ``sign(v)`` only; ``"none"`` neither; ``"auto"`` ``sign(v)`` and
+# ``v``, except on a direction that moves at one speed, where the two columns are one and only
+# the Coulomb term is fitted. A function refuses the values it does not implement.
+Friction = Literal["auto", "coulomb-viscous", "coulomb-viscous-quadratic", "coulomb", "none"]
+
 
 # Friction that grows with the gravity load: ``"none"``; ``"signed"`` (the ``sign(v) sin q`` and
 # ``sign(v) cos q`` columns of a sweep); ``"abs"`` (``sign(v) |tau_g|``); ``"auto"`` (``"abs"``

@@ -105,9 +105,10 @@ def crlb_up_from_motion(
         Weights in [0, 1] of the samples (or of each joint's samples).
     inertial_parameters : array_like, shape (10 n,)
         The links' standard parameters (:func:`gravdir.dynamics.inertial_parameters`).
-    joint_parameters : array_like, shape (n, 4)
-        Armature, Coulomb, viscous friction and offset of every joint, measured-torque units.
-        The entries `friction` leaves out are ignored.
+    joint_parameters : array_like, shape (n, 5) or (n, 4)
+        Armature, Coulomb, viscous friction, offset and quadratic friction of every joint
+        (without the last: zero), measured-torque units. The entries `friction` leaves out are
+        ignored.
     gains : array_like, shape (n,)
         Torque gains, positive (measured = gain × actuator torque + joint terms).
     noise_std : float or array_like, shape (n,)
@@ -116,9 +117,10 @@ def crlb_up_from_motion(
         The direction the bound is computed at, any non-zero length (default upright).
     gravity : float, optional
         m/s², default standard gravity.
-    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+    friction : {"coulomb-viscous", "coulomb-viscous-quadratic", "coulomb", "none"}, optional
         The friction estimated per joint, as in the estimator (default ``"coulomb-viscous"``:
-        Coulomb and viscous; ``"coulomb"``: Coulomb only; ``"none"``: neither).
+        Coulomb and viscous; ``"coulomb-viscous-quadratic"``: the quadratic term as well;
+        ``"coulomb"``: Coulomb only; ``"none"``: neither).
     estimate_gains : bool, optional
         Whether the gains are unknown (default True; their mean is fixed at its value).
     min_speed : float, optional

@@ -10,8 +10,9 @@ For joint ``j`` and sample ``s`` the measured torque is modelled as
 with :math:`Y_0` the regressor without gravity (the known base acceleration included),
 :math:`Y_k` the regressor at rest with unit base acceleration along base axis ``k``, :math:`B`
 the selection of the base parameters :math:`\\beta`, :math:`c_{sj} = (\\ddot q, \\operatorname{sign}
-\\dot q, \\dot q, 1)` the joint columns and :math:`\\theta_j` armature, Coulomb, viscous and offset.
-Write :math:`A_j = [Y_{0,j} B, Y_{1,j} B, Y_{2,j} B, Y_{3,j} B, C_j]` (samples by ``4p + 4``); the
+\\dot q, \\dot q, 1, \\dot q |\\dot q|)` the joint columns and :math:`\\theta_j` armature, Coulomb,
+viscous friction, offset and quadratic friction.
+Write :math:`A_j = [Y_{0,j} B, Y_{1,j} B, Y_{2,j} B, Y_{3,j} B, C_j]` (samples by ``4p + 5``); the
 model of joint ``j`` is :math:`A_j m_j` with :math:`m_j = (k_j s(u) \\otimes \\beta, \\theta_j)`,
 :math:`s(u) = (1, g u_1, g u_2, g u_3)`. The weighted Gram blocks :math:`A_j^\\top W_j A_j`,
 :math:`A_j^\\top W_j \\tau_j` and :math:`\\tau_j^\\top W_j \\tau_j` are formed once; every
@@ -33,16 +34,26 @@ from gravdir.kinematics import SerialChain
 # of a 6-joint arm, fewer of a longer chain, so that the memory of a call does not grow with the
 # joints faster than its Gram blocks.
 _CHUNK_VALUES = 2_000_000
-N_JOINT_COLUMNS = 4
+# The joint columns: armature, Coulomb, viscous, offset, quadratic (the order of the rows of
+# `joint_parameters`, the older four first).
+N_JOINT_COLUMNS = 5
+
+
+def joint_columns(
+    qd: NDArray[np.float64], qdd: NDArray[np.float64], sign: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """The joint columns ``(qdd, sign(qd), qd, 1, qd |qd|)``, shape ``qd.shape + (5,)``;
+    `sign` replaces ``sign(qd)`` where given (a smoothed sign)."""
+    sgn = np.sign(qd) if sign is None else np.broadcast_to(sign, qd.shape)
+    return np.stack([qdd, sgn, qd, np.ones_like(qd), qd * np.abs(qd)], axis=-1)
 
 
 def joint_torque(
     joint_parameters: NDArray[np.float64], qd: NDArray[np.float64], qdd: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """The joint terms of the model, armature, Coulomb, viscous and offset: (N, n) from the
-    (n, 4) parameters and the joint velocities and accelerations (N, n)."""
-    jp = joint_parameters
-    out: NDArray[np.float64] = jp[:, 0] * qdd + jp[:, 1] * np.sign(qd) + jp[:, 2] * qd + jp[:, 3]
+    """The joint terms of the model (armature, Coulomb, viscous, offset, quadratic): (N, n)
+    from the (n, 5) parameters and the joint velocities and accelerations (N, n)."""
+    out: NDArray[np.float64] = np.einsum("...jc,jc->...j", joint_columns(qd, qdd), joint_parameters)
     return out
 
 
@@ -59,7 +70,7 @@ class _Design:
     gram_sq: NDArray[np.float64] | None
     base: BaseParameters
     gravity: float
-    joint_mask: NDArray[np.bool_]  # (4,) which joint columns the model carries
+    joint_mask: NDArray[np.bool_]  # (5,) which joint columns the model carries
     # (n,) the joint whose joint parameters each pseudo-joint shares (None: its own)
     groups: NDArray[np.int64] | None = None
 
@@ -90,15 +101,14 @@ def _rows(
     qdd: NDArray[np.float64],
     base_acceleration: NDArray[np.float64] | None,
 ) -> NDArray[np.float64]:
-    """``A`` of every joint for a chunk of samples: shape (n, samples, 4 p + 4)."""
+    """``A`` of every joint for a chunk of samples: shape (n, samples, 4 p + 5)."""
     keep = base.independent
     y0 = inverse_dynamics_regressor(chain, q, qd, qdd, base_acceleration=base_acceleration)
     zero = np.zeros_like(q)
     yk = inverse_dynamics_regressor(chain, q, zero, zero, base_acceleration=np.eye(3)[:, None])
     blocks = [y0[..., keep]] + [yk[k][..., keep] for k in range(3)]
     a = np.concatenate(blocks, axis=-1)  # (samples, n, 4p)
-    cols = np.stack([qdd, np.sign(qd), qd, np.ones_like(qd)], axis=-1)  # (samples, n, 4)
-    return np.concatenate([a, cols], axis=-1).transpose(1, 0, 2)
+    return np.concatenate([a, joint_columns(qd, qdd)], axis=-1).transpose(1, 0, 2)
 
 
 def build_designs(
@@ -262,7 +272,7 @@ def normal_equations(
     inv_var: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Information ``sum_j D_j^T G_j D_j / s_j^2``, gradient ``sum_j D_j^T (c_j - G_j m_j) /
-    s_j^2`` and RSS per joint, at the point (`up`, `gains`, `beta`, `theta` (n, 4)).
+    s_j^2`` and RSS per joint, at the point (`up`, `gains`, `beta`, `theta` (n, 5)).
 
     ``m_j = (k_j s(u) ⊗ β, θ_j)`` and its derivative ``D_j`` with respect to the parameters of
     `layout` are never formed: every column of ``D_j`` is ``k_j (x ⊗ β)`` for one of three
@@ -319,11 +329,11 @@ def _normal_equations(
     gv = (big.reshape(n * m, m) @ columns).reshape(n, m, 3)  # one pass over the Gram blocks
     ge = gv[:, : 4 * p].reshape(n, 4, p, 3)  # G (x_c ⊗ beta), base rows
     mask = design.joint_mask.astype(float)
-    te = gv[:, 4 * p :] * mask[None, :, None]  # (n, 4, 3), joint rows
+    te = gv[:, 4 * p :] * mask[None, :, None]  # (n, 5, 3), joint rows
     ege = np.einsum("mc,jmd->jcd", columns, gv)  # (x_c ⊗ beta)^T G (x_d ⊗ beta)
     sge = np.einsum("a,jaid->jid", s, ge)  # (s ⊗ I)^T G (x_d ⊗ beta), (n, p, 3)
     gbt = big[:, : 4 * p, 4 * p :].reshape(n, 4, p, N_JOINT_COLUMNS)
-    ts = np.einsum("jait,a->jti", gbt, s) * mask[None, :, None]  # (n, 4, p)
+    ts = np.einsum("jait,a->jti", gbt, s) * mask[None, :, None]  # (n, 5, p)
     gtt = big[:, 4 * p :, 4 * p :] * mask[:, None] * mask[None, :]
     # (s ⊗ I)^T G (s ⊗ I) summed over the joints: the second pass over the Gram blocks.
     sgs = np.einsum("a,b,abik->ik", s, s, weighted_base_blocks(big, w * k * k, p))
@@ -336,7 +346,7 @@ def _normal_equations(
     core[:2, 2:] = core[2:, :2].T
     core[2:, 2:] = sgs
     gain_core = np.concatenate([ege[:, 2, :2], sge[:, :, 2]], axis=1) * k[:, None]  # (n, q)
-    theta_core = np.concatenate([te[:, :, :2], ts], axis=2) * k[:, None, None]  # (n, 4, q)
+    theta_core = np.concatenate([te[:, :, :2], ts], axis=2) * k[:, None, None]  # (n, 5, q)
     idx = np.r_[0, 1, np.arange(p) + layout.beta.start]
     t0 = layout.theta(0).start
     th = np.arange(t0, t0 + N_JOINT_COLUMNS * layout.theta_sets)

@@ -77,9 +77,9 @@ class MotionFit(UpResult):
         the set giving the same torques), in units of the logged torque divided by the mean gain.
     base_parameters : ndarray, shape (p,)
         The identified base parameters (:func:`gravdir.dynamics.base_parameters`, same units).
-    joint_parameters : ndarray, shape (n, 4)
-        Armature, Coulomb, viscous friction and offset of each joint, logged-torque units
-        (zero where `friction` leaves the term out).
+    joint_parameters : ndarray, shape (n, 5)
+        Armature, Coulomb, viscous friction, offset and quadratic friction of each joint,
+        logged-torque units (zero where `friction` leaves the term out).
     load_coefficient : ndarray, shape (n,)
         Load-dependent friction of each joint, :math:`\\mu_j |r_j| \\operatorname{sign}
         \\dot q_j` with :math:`r_j` the rigid-body torque in logged units (zero where the term
@@ -148,7 +148,7 @@ class MotionFit(UpResult):
         "gains_std": "",
         "inertial_parameters": "kg, kg·m, kg·m² (× gain)",
         "base_parameters": "kg, kg·m, kg·m² (× gain)",
-        "joint_parameters": "kg·m², N·m, N·m·s/rad, N·m",
+        "joint_parameters": "kg·m², N·m, N·m·s/rad, N·m, N·m·s²/rad²",
         "load_coefficient": "",
         "ripple": "joint, cycles/rev, N·m, rad",
         "noise_std": "N·m",
@@ -279,11 +279,13 @@ def estimate_up_from_motion(
     gains : "estimate" or array_like, shape (n,)
         ``"estimate"`` (default): per-joint torque gains are estimated with their mean fixed at
         1 (the direction does not depend on a common scale). An array fixes them.
-    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+    friction : {"coulomb-viscous", "coulomb-viscous-quadratic", "coulomb", "none"}, optional
         The friction fitted per joint: ``"coulomb-viscous"`` (default) fits Coulomb and viscous
-        friction, ``"coulomb"`` Coulomb friction only, ``"none"`` neither; armature and offset
-        always are. ``"auto"`` (the sweep functions' choice for a sweep at one speed) is
-        refused.
+        friction, ``"coulomb-viscous-quadratic"`` also the quadratic term
+        :math:`f_q \\dot q |\\dot q|` (friction that is not linear in the speed beyond its
+        Coulomb step), ``"coulomb"`` Coulomb friction only, ``"none"``
+        neither; armature and offset always are. ``"auto"`` (the sweep functions' choice for a
+        sweep at one speed) is refused.
     load_friction : {"auto", "abs", "none"}, optional
         The friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
         \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless),

@@ -30,7 +30,7 @@ from gravdir._sphere import cov_from_up_information, tangent_basis
 from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain
-from gravdir.motion._design import gain_basis
+from gravdir.motion._design import gain_basis, joint_columns
 from gravdir.motion._fixed import gravity_columns
 from gravdir.motion._inputs import (
     FRICTION_COLUMNS,
@@ -124,15 +124,13 @@ def _rows(
     tangent = (prob.gains * prob.gravity)[:, None] * (cols @ prob.tangent.T)
     inertial = prob.gains[:, None] * y[..., prob.base.independent]
     gain = (rigid[..., :, None] * eye) @ prob.gain_dirs
-    sign = np.broadcast_to(sign, qd.shape)
-    fitted = FRICTION_COLUMNS[prob.friction]
-    joint = [c for c, f in zip((qdd, sign, qd, np.ones_like(qd)), fitted, strict=True) if f]
-    joint_cols = np.stack(joint, axis=-1)[..., :, None, :] * eye[..., None]
+    columns = joint_columns(qd, qdd, sign)
+    fitted = np.array(FRICTION_COLUMNS[prob.friction])
+    joint_cols = columns[..., fitted][..., :, None, :] * eye[..., None]
     jac = np.concatenate(
-        [tangent, inertial, gain, joint_cols.reshape(*lead, n, n * len(joint))], axis=-1
+        [tangent, inertial, gain, joint_cols.reshape(*lead, n, n * int(fitted.sum()))], axis=-1
     )
-    jp = prob.joint
-    torque = rigid + jp[:, 0] * qdd + jp[:, 1] * sign + jp[:, 2] * qd + jp[:, 3]
+    torque = rigid + np.einsum("...jc,jc->...j", columns, prob.joint)
     return jac * prob.weight[:, None], torque
 
 
@@ -436,10 +434,11 @@ def plan_motion_excitation(
         `up_hint` plus the joint terms); default none.
     up_hint : array_like, shape (3,), optional
         The direction the bound is computed at (default upright).
-    gains, joint_parameters : array_like, shape (n,) and (n, 4), optional
-        Torque gains (default 1) and armature, Coulomb, viscous friction and offset of each
-        joint (default zeros) of the model; the estimator fits them either way.
-    friction : {"coulomb-viscous", "coulomb", "none"}, optional
+    gains, joint_parameters : array_like, shape (n,) and (n, 5), optional
+        Torque gains (default 1) and armature, Coulomb, viscous friction, offset and quadratic
+        friction of each joint (default zeros; (n, 4) leaves the last out) of the model; the
+        estimator fits them either way.
+    friction : {"coulomb-viscous", "coulomb-viscous-quadratic", "coulomb", "none"}, optional
         The friction the estimator will fit (default ``"coulomb-viscous"``), as its `friction`.
     n_harmonics : int, optional
         Harmonics ``L`` per joint, 1 to 20 (default 5).
@@ -516,7 +515,7 @@ def plan_motion_excitation(
     sigma = check_per_joint(noise_std, "noise_std", n)
     up = check_direction(up_hint, "up_hint")
     k = np.ones(n) if gains is None else check_per_joint(gains, "gains", n)
-    joint = np.zeros((n, 4)) if joint_parameters is None else joint_parameters
+    joint = np.zeros((n, 5)) if joint_parameters is None else joint_parameters
     joint = check_joint_parameters(joint, n)
     friction_mask(friction)  # checked: one of the options the estimator implements
     n_harm = check_count(n_harmonics, "n_harmonics", maximum=MAX_HARMONICS)

@@ -18,7 +18,7 @@ from gravdir._constants import STANDARD_GRAVITY
 from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain, link_frames
 from gravdir.motion._design import joint_torque
-from gravdir.motion._inputs import check_chain
+from gravdir.motion._inputs import check_chain, check_joint_parameters
 from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
 __all__ = ["FixedModel", "affine_torque", "fixed_model", "gravity_columns"]
@@ -32,7 +32,7 @@ class FixedModel(NamedTuple):
 
     theta: NDArray[np.float64]  # (10 n,) inertial parameters, pinocchio order
     gains: NDArray[np.float64]  # (n,)
-    joint: NDArray[np.float64]  # (n, 4) armature, Coulomb, viscous, offset (measured units)
+    joint: NDArray[np.float64]  # (n, 5) armature, Coulomb, viscous, offset, quadratic
     noise_std: NDArray[np.float64]  # (n,)
     up: NDArray[np.float64]  # (3,)
     fingerprint: frozenset[str]
@@ -42,13 +42,13 @@ class FixedModel(NamedTuple):
     ripple: NDArray[np.float64]  # (r, 4) rows (joint, order, a, b) of a sin(k q) + b cos(k q)
 
 
-def _field(fit: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+def _field(fit: Any, name: str, shape: tuple[int, ...] | None = None) -> NDArray[np.float64]:
     if not hasattr(fit, name):
         raise ValueError(
             f"Expected `fit` to be a MotionFit (with `{name}`), got {type(fit).__name__}."
         )
     arr = check_array(getattr(fit, name), f"fit.{name}")
-    if arr.shape != shape:
+    if shape is not None and arr.shape != shape:
         raise ValueError(f"Expected `fit.{name}` to have shape {shape}, got {arr.shape}.")
     return arr
 
@@ -63,7 +63,7 @@ def fixed_model(fit: Any) -> FixedModel:
     n = chain.n_joints
     theta = _field(fit, "inertial_parameters", (10 * n,))
     gains = _field(fit, "gains", (n,))
-    joint = _field(fit, "joint_parameters", (n, 4))
+    joint = check_joint_parameters(_field(fit, "joint_parameters"), n, "fit.joint_parameters")
     noise = _field(fit, "noise_std", (n,))
     up = _field(fit, "up", (3,))
     if not np.all(noise > 0):

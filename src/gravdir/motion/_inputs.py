@@ -33,17 +33,20 @@ DEFAULT_SPEED_TAPER = 0.2
 # stays within seconds up to the cap: benchmarks/motion_joints.py measured one search over a
 # 400-sample log at about 1.3 s of CPU for 12 joints, three times that of a 6-joint arm.
 MAX_JOINTS = 12
-# The joint parameters each `friction` option fits (armature, Coulomb, viscous, offset): the
-# motion functions implement these options (not "auto": the estimator fits what it is told).
-FRICTION_COLUMNS: dict[str, tuple[bool, bool, bool, bool]] = {
-    "coulomb-viscous": (True, True, True, True),
-    "coulomb": (True, True, False, True),
-    "none": (True, False, False, True),
+# The joint parameters each `friction` option fits (armature, Coulomb, viscous, offset,
+# quadratic): the motion functions implement these options (not "auto": the estimator fits what
+# it is told).
+FRICTION_COLUMNS: dict[str, tuple[bool, bool, bool, bool, bool]] = {
+    "coulomb-viscous-quadratic": (True, True, True, True, True),
+    "coulomb-viscous": (True, True, True, True, False),
+    "coulomb": (True, True, False, True, False),
+    "none": (True, False, False, True, False),
 }
 
 
 def friction_mask(friction: Friction) -> NDArray[np.bool_]:
-    """The joint parameters fitted under `friction`, (4,) (armature, Coulomb, viscous, offset).
+    """The joint parameters fitted under `friction`, (5,) (armature, Coulomb, viscous, offset,
+    quadratic).
 
     Raises
     ------
@@ -111,12 +114,19 @@ def check_base_acceleration(x: ArrayLike | None, n_samples: int) -> NDArray[np.f
     return arr
 
 
-def check_joint_parameters(x: ArrayLike, n: int) -> NDArray[np.float64]:
-    arr = check_array(x, "joint_parameters")
-    if arr.shape != (n, 4):
+def check_joint_parameters(
+    x: ArrayLike, n: int, name: str = "joint_parameters"
+) -> NDArray[np.float64]:
+    """Joint parameters (n, 5): armature, Coulomb, viscous, offset and quadratic friction per
+    joint; (n, 4), without the quadratic term, is read with it zero."""
+    arr = check_array(x, name)
+    if arr.shape == (n, 4):
+        return np.concatenate([arr, np.zeros((n, 1))], axis=1)
+    if arr.shape != (n, 5):
         raise ValueError(
-            f"Expected `joint_parameters` to have shape ({n}, 4) (armature, coulomb, viscous, "
-            f"offset per joint), got {describe_shape(arr.shape)}."
+            f"Expected `{name}` to have shape ({n}, 5) (armature, Coulomb, viscous, offset, "
+            f"quadratic friction per joint) or ({n}, 4) (without the quadratic term), got "
+            f"{describe_shape(arr.shape)}."
         )
     return arr
 

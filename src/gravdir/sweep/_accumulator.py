@@ -11,11 +11,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._options import FRICTION_OPTIONS, Friction, LoadFriction
+from gravdir._options import Friction, LoadFriction
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
+    FRICTION_OPTIONS,
     Columns,
     check_friction_option,
     check_harmonics,

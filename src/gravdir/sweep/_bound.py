@@ -8,10 +8,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_same_shape
-from gravdir._options import FRICTION_OPTIONS, Friction
+from gravdir._options import Friction
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_SINGLE_SPEED_RTOL,
+    FRICTION_OPTIONS,
     check_friction_option,
     check_harmonics,
     check_min_speed,

@@ -21,10 +21,13 @@ from gravdir._checks import (
     check_sweep_angles,
     drop_nan_samples,
 )
-from gravdir._options import LoadFriction
+from gravdir._options import Friction, LoadFriction
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
 
+# The values of the shared `Friction` type a sweep fit implements: not the quadratic term, which
+# on a sweep (one speed per direction) is the Coulomb column times a constant.
+FRICTION_OPTIONS: tuple[Friction, ...] = ("auto", "coulomb-viscous", "coulomb", "none")
 # The values of the shared `LoadFriction` type a sweep fit implements ("auto" is refused).
 LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "signed", "abs")
 

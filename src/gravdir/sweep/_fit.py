@@ -10,11 +10,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._options import FRICTION_OPTIONS, Friction, LoadFriction
+from gravdir._options import Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
+    FRICTION_OPTIONS,
     LOAD_FRICTION_OPTIONS,
     MAX_ITER_CAP,
     SCALE_HI,
