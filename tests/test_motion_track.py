@@ -239,6 +239,26 @@ def test_noise_free_windows_are_exact(drift):
     assert np.max(track.residual_rms) < 1e-9
 
 
+def test_a_window_with_little_motion_says_it_does_not_determine_up():
+    """The arm rests and starts moving 0.05 s before the first window ends: that window's
+    standard deviation is beyond `max_std` (2°), so it is reported undetermined, never tested
+    and never a reference (the second window has no earlier one to be compared with). With
+    `max_std` at π the same window would count as determined; the estimates are the same."""
+    rng = np.random.default_rng(44)
+    traj = _ordinary(12.0, 200.0, rng, rest_time=1.9, ramp_time=0.05)
+    up = _up(0.2, 1.0)
+    tau = _torques(traj, up) + rng.normal(size=traj.q.shape) * 0.05
+    kw = {"q": traj.q, "velocity": traj.velocity, "torque": tau, "acceleration": traj.acceleration}
+    track = track_up(_exact_fit(), traj.time, **kw)
+    loose = track_up(_exact_fit(), traj.time, **kw, max_std=math.pi)
+    assert track.max_std == pytest.approx(math.radians(2.0))
+    np.testing.assert_array_equal(track.determined, track.up_std_deg <= 2.0)
+    assert track.up_std_deg[0] > 2.0 and not track.determined[0] and loose.determined[0]
+    assert np.all(track.determined[1:])
+    assert not track.tested[0] and not track.tested[1] and loose.tested[1]
+    np.testing.assert_allclose(track.up, loose.up, rtol=0, atol=1e-12)
+
+
 @pytest.mark.slow
 def test_reported_information_matches_the_scatter():
     """With the true parameters, the windows' errors whitened by their information are
@@ -335,6 +355,10 @@ def test_bad_input_is_refused_with_the_argument_named():
         track_up(*args, **kw, window=1.0, hop=2.0)
     with pytest.raises(ValueError, match="degrees"):
         track_up(*args, **kw, min_change=5.0)
+    with pytest.raises(ValueError, match="`max_std`.*degrees"):
+        track_up(*args, **kw, max_std=5.0)
+    with pytest.raises(ValueError, match="`max_std`"):
+        track_up(*args, **kw, max_std=0.0)
     with pytest.raises(ValueError, match="`significance`"):
         track_up(*args, **kw, significance=1.5)
     with pytest.raises(ValueError, match="`time`"):

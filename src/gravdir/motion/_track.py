@@ -39,6 +39,9 @@ __all__ = ["UpTrack", "UpTracker", "track_up"]
 MAX_WINDOWS, MAX_REFERENCE_WINDOWS = 1_000_000, 1000
 # A tangent direction with information below this fraction of the largest is undetermined.
 _RANK_TOL = 1e-12
+# Default largest standard deviation of a window's `up` (root-mean-square angle, rad) that
+# counts as determined: a window with less motion says so instead of being compared.
+DEFAULT_MAX_STD = math.radians(2.0)
 # Default smallest change of `up` the detector reports: five times the largest window-to-window
 # scatter that model errors left in the synthetic cases of the documentation (about 0.04°).
 DEFAULT_MIN_CHANGE = math.radians(0.25)
@@ -69,11 +72,17 @@ class _Window(NamedTuple):
 
 
 def _solve_windows(
-    parts: list[_Samples], model: FixedModel, bounds: list[tuple[float, float]], drift: bool
+    parts: list[_Samples],
+    model: FixedModel,
+    bounds: list[tuple[float, float]],
+    drift: bool,
+    max_std: float,
 ) -> list[_Window]:
     """Each window's `up` at its centre (least squares on the sphere), its information and the
     joints' residual spread. Profiled out of each window: a constant rate of change of `up`
-    when `drift`, and the torques of the hidden mass moments (see :func:`_hidden_directions`)."""
+    when `drift`, and the torques of the hidden mass moments (see :func:`_hidden_directions`).
+    A window is determined when its information has rank 2 and its standard deviation (the
+    root-mean-square angle) is at most `max_std`."""
     w = 1.0 / model.noise_std**2
     hess = np.zeros((len(parts), 3, 3))
     grad = np.zeros((len(parts), 3))
@@ -113,7 +122,11 @@ def _solve_windows(
         e = tangent_basis(u)
         info2 = e @ hess[k] @ e.T
         vals = np.linalg.eigvalsh(info2)
-        determined = bool(vals[0] > _RANK_TOL * max(vals[1], 0.0) and vals[1] > 0)
+        determined = bool(
+            vals[0] > _RANK_TOL * max(vals[1], 0.0)
+            and vals[1] > 0
+            and float(np.sum(1.0 / vals)) <= max_std**2
+        )
         info3 = e.T @ info2 @ e
         rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
         out.append(_Window(u, 0.5 * (info3 + info3.T), std, int(count.sum()), determined, rate))
@@ -220,7 +233,9 @@ class UpTrack(UpResult):
     residual_rms : ndarray, shape (W, n)
         RMS residual of each joint in each window (compare with the fit's `noise_std`).
     determined : ndarray of bool, shape (W,)
-        Whether the window's torques determine both tangent directions of `up`.
+        Whether the window's torques determine both tangent directions of `up` with a standard
+        deviation (:attr:`up_std_deg`, in radians) of at most `max_std`; only determined
+        windows are tested or enter a reference.
     tested : ndarray of bool, shape (W,)
         Whether the window was compared with a reference (not the first of a segment).
     change_chi2 : ndarray, shape (W,)
@@ -239,6 +254,8 @@ class UpTrack(UpResult):
         Chi-square threshold, :math:`-2 \\ln p` for the false-alarm probability `p` per window.
     min_change : float
         Smallest change reported, rad.
+    max_std : float
+        Largest standard deviation of a determined window, rad.
     drift : bool
         Whether the windows estimated a rate of change.
     fingerprint : frozenset of str
@@ -263,6 +280,7 @@ class UpTrack(UpResult):
     hop: float
     threshold: float
     min_change: float
+    max_std: float
     drift: bool
 
     _units: ClassVar[Mapping[str, str]] = {
@@ -270,6 +288,7 @@ class UpTrack(UpResult):
         **dict.fromkeys(("n_samples", "determined", "tested", "change_chi2", "alarm"), ""),
         **{"reference_up": "", "threshold": "", "drift": "", "alarm_times": "s"},
         **{"residual_rms": "N·m", "change_angle": "rad", "min_change": "rad", "up_rate": "rad/s"},
+        "max_std": "rad",
     }
 
     @property
@@ -303,12 +322,13 @@ class _Settings(NamedTuple):
     min_speed: float
     threshold: float
     min_change: float
+    max_std: float
     reference_windows: int
     drift: bool
 
 
 def _settings(*args: Any) -> _Settings:
-    window, hop, min_speed, significance, min_change, reference_windows, drift = args
+    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift = args
     w = check_positive(window, "window")
     h = w if hop is None else check_positive(hop, "hop")
     if h > w or w / h > 1000:
@@ -318,6 +338,11 @@ def _settings(*args: Any) -> _Settings:
         raise ValueError(
             f"Expected `min_change` in radians within [0, π], got {change:.6g}: degrees?"
         )
+    largest = check_positive(max_std, "max_std")
+    if largest > math.pi:
+        raise ValueError(
+            f"Expected `max_std` in radians within (0, π], got {largest:.6g}: degrees?"
+        )
     prob = check_positive(significance, "significance")
     if not prob < 1.0:
         raise ValueError(f"Expected `significance` in (0, 1), got {prob!r}.")
@@ -325,7 +350,7 @@ def _settings(*args: Any) -> _Settings:
         raise ValueError(f"Expected `drift` to be True or False, got {drift!r}.")
     count = check_count(reference_windows, "reference_windows", maximum=MAX_REFERENCE_WINDOWS)
     speed = check_positive(min_speed, "min_speed", allow_zero=True)
-    return _Settings(w, h, speed, -2.0 * math.log(prob), change, count, bool(drift))
+    return _Settings(w, h, speed, -2.0 * math.log(prob), change, largest, count, bool(drift))
 
 
 def _check_time(time: ArrayLike, previous: float) -> NDArray[np.float64]:
@@ -402,6 +427,7 @@ def _assemble(
         settings.hop,
         settings.threshold,
         settings.min_change,
+        settings.max_std,
         settings.drift,
         fingerprint=fingerprint,
     )
@@ -445,7 +471,7 @@ class UpTracker:
     fit : MotionFit
         The identification whose inertial parameters, gains, joint parameters and noise levels
         are held fixed (:func:`gravdir.estimate_up_from_motion`).
-    window, hop, min_speed, significance, min_change, reference_windows, drift
+    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift
         As for :func:`track_up`.
 
     Raises
@@ -498,6 +524,7 @@ class UpTracker:
         min_speed: float = DEFAULT_MIN_SPEED,
         significance: float = 1e-6,
         min_change: float = DEFAULT_MIN_CHANGE,
+        max_std: float = DEFAULT_MAX_STD,
         reference_windows: int = 5,
         drift: bool = True,
     ) -> None:
@@ -508,6 +535,7 @@ class UpTracker:
             min_speed,
             significance,
             min_change,
+            max_std,
             reference_windows,
             drift,
         )
@@ -605,7 +633,7 @@ class UpTracker:
             for a, b in bounds
         ]
         with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
-            wins = _solve_windows(parts, self._model, bounds, s.drift) if parts else []
+            wins = _solve_windows(parts, self._model, bounds, s.drift, s.max_std) if parts else []
         rows = [
             (win, a, b, self._detector.step(win, a, b))
             for win, (a, b) in zip(wins, bounds, strict=True)
@@ -634,6 +662,7 @@ def track_up(
     min_speed: float = DEFAULT_MIN_SPEED,
     significance: float = 1e-6,
     min_change: float = DEFAULT_MIN_CHANGE,
+    max_std: float = DEFAULT_MAX_STD,
     reference_windows: int = 5,
     drift: bool = True,
 ) -> UpTrack:
@@ -672,6 +701,11 @@ def track_up(
     min_change : float, optional
         Smallest change of `up` reported, rad (default 0.25° in radians): guards against model
         error, which the chi-square test does not see.
+    max_std : float, optional
+        Largest standard deviation of `up` (root-mean-square angle, rad) of a window that counts
+        as determined (default 2° in radians, at most π). A window with less motion (the arm
+        starting from rest, a nudge) is reported undetermined: it is neither tested nor part of a
+        reference.
     reference_windows : int, optional
         How many earlier windows of the segment form the reference (default 5, at most 1000).
     drift : bool, optional
@@ -692,8 +726,8 @@ def track_up(
         If `fit` lacks a field of a :class:`MotionFit` or has the wrong shapes for
         its chain; a shape is wrong or a value not finite; `time` does not increase strictly;
         `q` lies beyond ±4π ("degrees?"); `window`, `hop`, `min_speed`, `min_change`,
-        `significance` or `reference_windows` is out of range (`min_change` beyond π
-        ends with "degrees?").
+        `max_std`, `significance` or `reference_windows` is out of range (`min_change` or
+        `max_std` beyond π ends with "degrees?").
     InsufficientDataError
         If the log does not span one window.
 
@@ -756,6 +790,7 @@ def track_up(
         min_speed=min_speed,
         significance=significance,
         min_change=min_change,
+        max_std=max_std,
         reference_windows=reference_windows,
         drift=drift,
     )
