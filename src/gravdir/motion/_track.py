@@ -530,14 +530,7 @@ class UpTracker:
     ) -> None:
         self._model = fixed_model(fit)
         self._settings = _settings(
-            window,
-            hop,
-            min_speed,
-            significance,
-            min_change,
-            max_std,
-            reference_windows,
-            drift,
+            window, hop, min_speed, significance, min_change, max_std, reference_windows, drift
         )
         s = self._settings
         self._detector = _Detector(
