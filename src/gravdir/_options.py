@@ -22,3 +22,8 @@ Friction = Literal["auto", "coulomb-viscous", "coulomb-viscous-quadratic", "coul
 # fitted and kept where a likelihood-ratio test finds it).
 LoadFriction = Literal["none", "signed", "abs", "auto"]
 LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "signed", "abs", "auto")
+
+# The covariance of an estimate from a time series: ``"white"`` from the curvature of the
+# likelihood (residuals independent in time), ``"hac"`` the Bartlett sandwich (residuals
+# correlated in time, gravdir._hac).
+CovarianceOption = Literal["white", "hac"]

@@ -22,7 +22,9 @@ nothing per sample.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,6 +59,19 @@ def joint_torque(
     return out
 
 
+class _Source(NamedTuple):
+    """The per-sample inputs of the Gram blocks of one log, to form its rows again."""
+
+    chain: SerialChain
+    q: NDArray[np.float64]
+    qd: NDArray[np.float64]
+    qdd: NDArray[np.float64]
+    weights: NDArray[np.float64]  # (N, n) per (pseudo-)joint
+    torque: NDArray[np.float64]  # (N, n_joints), in the design's units
+    base_acceleration: NDArray[np.float64] | None
+    split: bool  # each joint is two pseudo-joints (load friction)
+
+
 @dataclass(frozen=True)
 class _Design:
     """Per-joint Gram blocks of one log (weights already applied)."""
@@ -73,6 +88,8 @@ class _Design:
     joint_mask: NDArray[np.bool_]  # (5,) which joint columns the model carries
     # (n,) the joint whose joint parameters each pseudo-joint shares (None: its own)
     groups: NDArray[np.int64] | None = None
+    # the samples behind the blocks (a design of one log; None for several logs at once)
+    source: _Source | None = None
 
     @property
     def n(self) -> int:
@@ -202,9 +219,76 @@ def build_design(
     """Gram blocks of one log; `weights` (N, n) per joint and sample, `torque` (N, n) or None,
     `driving` as for :func:`build_designs`."""
     torques = None if torque is None else torque[None]
-    return build_designs(
+    design = build_designs(
         chain, base, q, qd, qdd, weights, torques, base_acceleration, gravity, joint_mask, driving
     )[0]
+    if torque is None:
+        return design
+    w = weights
+    if driving is not None:
+        w = np.concatenate([weights * driving, weights * ~driving], axis=1)
+    source = _Source(chain, q, qd, qdd, w, torque, base_acceleration, driving is not None)
+    return replace(design, source=source)
+
+
+def design_rows(
+    design: _Design,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
+    """The rows ``A`` (n, s, 4 p + 5), weights (n, s) and torques (n, s) of the design's log, in
+    chunks of samples in order (the columns the model leaves out zeroed)."""
+    src = design.source
+    if src is None:
+        raise ValueError("Expected a design of one log with its samples, got none.")
+    n, m = design.n, 4 * design.p + N_JOINT_COLUMNS
+    drop = np.concatenate([np.zeros(4 * design.p, bool), ~design.joint_mask])
+    chunk = max(1, _CHUNK_VALUES // (n * m))
+    for start in range(0, src.q.shape[0], chunk):
+        sl = slice(start, start + chunk)
+        acc = None if src.base_acceleration is None else src.base_acceleration[sl]
+        a = _rows(src.chain, design.base, src.q[sl], src.qd[sl], src.qdd[sl], acc)
+        t = src.torque[sl].T
+        if src.split:
+            a, t = np.concatenate([a, a]), np.concatenate([t, t])
+        a[..., drop] = 0.0
+        yield a, src.weights[sl].T, t
+
+
+def model_vector(
+    design: _Design,
+    up: NDArray[np.float64],
+    gains: NDArray[np.float64],
+    beta: NDArray[np.float64],
+    theta: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``m_j = (k_j s(u) ⊗ β, θ_j)`` of every (pseudo-)joint, (n, 4 p + 5): ``A_j m_j`` is the
+    model of joint ``j``."""
+    s = np.concatenate([[1.0], design.gravity * up])
+    return np.concatenate([gains[:, None] * np.kron(s, beta)[None, :], theta], axis=1)
+
+
+def derivative(
+    design: _Design,
+    layout: Layout,
+    up: NDArray[np.float64],
+    basis: NDArray[np.float64],
+    gains: NDArray[np.float64],
+    gain_dirs: NDArray[np.float64],
+    beta: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The derivative ``D_j`` of ``m_j`` with respect to every parameter of `layout`, formed
+    densely, (n, 4 p + 5, size): the tangent directions `basis` of `up`, the gain changes along
+    `gain_dirs`, the base parameters and each joint's parameters."""
+    n, p, g = design.n, design.p, design.gravity
+    s = np.concatenate([[1.0], g * up])
+    d = np.zeros((n, 4 * p + N_JOINT_COLUMNS, layout.size))
+    for i in range(2):
+        d[:, : 4 * p, i] = gains[:, None] * np.kron(np.concatenate([[0.0], g * basis[i]]), beta)
+    if layout.n_gain:
+        d[:, : 4 * p, layout.gain] = np.kron(s, beta)[None, :, None] * gain_dirs[:, None, :]
+    d[:, : 4 * p, layout.beta] = gains[:, None, None] * np.kron(s[:, None], np.eye(p))[None]
+    for j, group in enumerate(design.theta_groups):
+        d[j, 4 * p :, layout.theta(int(group))] = np.diag(design.joint_mask * 1.0)
+    return d
 
 
 def gain_basis(n: int, free: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Mapping
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._options import Friction, LoadFriction
+from gravdir._hac import DEFAULT_BANDWIDTH
+from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir._results import UpResult, data_fingerprint, warn_not_converged
-from gravdir._sphere import up_information_from_tangent
+from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.dynamics import BaseParameters, base_parameters
 from gravdir.errors import GravdirWarning
 from gravdir.kinematics import SerialChain
@@ -27,7 +28,14 @@ from gravdir.motion._inputs import (
     check_log,
 )
 from gravdir.motion._load import load_is_significant, model_torque, rigid_torque
-from gravdir.motion._profile import NOISE_FLOOR, _Search, maximise_likelihood, uncertainty
+from gravdir.motion._profile import (
+    NOISE_FLOOR,
+    Optimum,
+    _Search,
+    hac_uncertainty,
+    maximise_likelihood,
+    uncertainty,
+)
 from gravdir.motion._ripple import (
     detect_ripple,
     ripple_rows,
@@ -36,12 +44,14 @@ from gravdir.motion._ripple import (
 from gravdir.motion._samples import (
     Samples,
     check_arrays,
+    check_covariance,
     check_identifiable,
     check_model,
     select_samples,
 )
 
 __all__ = ["MotionFit", "estimate_up_from_motion"]
+
 
 # The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
 # least this many standard deviations (square root of twice the log-likelihood ratio).
@@ -238,6 +248,8 @@ def estimate_up_from_motion(
     speed_taper: float = DEFAULT_SPEED_TAPER,
     torque_limits: ArrayLike | None = None,
     nan_policy: NanPolicy = "raise",
+    covariance: CovarianceOption = "white",
+    bandwidth: float = DEFAULT_BANDWIDTH,
     n_grid: int = 400,
     n_starts: int = 6,
     max_iter: int = 200,
@@ -316,6 +328,16 @@ def estimate_up_from_motion(
         its equation.
     nan_policy : {"raise", "omit"}, optional
         ``"omit"`` drops every sample holding a NaN (counted in `n_omitted`).
+    covariance : {"white", "hac"}, optional
+        How `up_information` and `gains_std` are computed. ``"white"`` (default): from the
+        curvature of the likelihood, which treats the torque residuals as white noise (with
+        fractional weights, the sandwich of the weighted estimate). ``"hac"``: the sandwich
+        :math:`P M P` with :math:`M` the Bartlett long-run covariance of the per-sample scores
+        of every parameter and joint at once, honest where the residuals are correlated in
+        time (real drives: the *Real logs* page); needs `sample_rate` for the bandwidth.
+    bandwidth : float, optional
+        Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1; 0 gives the
+        heteroskedasticity-consistent form without lags).
     n_grid : int, optional
         Points of the Fibonacci grid of starting directions (default 400, at most 100000).
     n_starts : int, optional
@@ -411,33 +433,44 @@ def estimate_up_from_motion(
         check_positive(xtol, "xtol"),
     )
     n_ripple = check_count(ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE)
+    lags = check_covariance(covariance, bandwidth, log.sample_rate)
     samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limits, weights)
     base = base_parameters(chain)
     n_used, unit = check_identifiable(samples, base, mask, fixed_gains is None)
     problem = _Problem(
         chain, base, samples, g, mask, unit, fixed_gains, sigma_given, search, n_used,
-        data_fingerprint(samples.torque),
+        data_fingerprint(samples.torque), lags,
     )  # fmt: skip
     # Sums of tiny regressor products may underflow to zero: harmless.
     with np.errstate(under="ignore"):
         design = problem.design(samples.torque)
         plain = problem.fit(design)
-        if not plain.up_determined:
+        if not plain.fit.up_determined:
             # The refinements below start from this `up`: with no direction to start from, the
             # fit is returned as it is, with its warning.
-            return _warn(plain, search.max_iter)
+            return _warn(plain.fit, search.max_iter)
         plain, ripple, design = _remove_ripple(problem, plain, design, n_ripple)
         free = None
         if fixed_gains is None:
             plain, free = _hold_weak_gains(problem, plain, design, ripple)
-        if load_friction == "none" or fixed_gains is not None or not plain.up_determined:
-            return _warn(plain, search.max_iter)
-        est = _fit_load_friction(problem, plain, free, ripple, n_ripple)
-    if load_friction == "auto" and not load_is_significant(
-        plain.n_used, plain.residual_rms, est.residual_rms
-    ):
-        return _warn(plain, search.max_iter)
-    return _warn(est, search.max_iter)
+        if load_friction != "none" and fixed_gains is None and plain.fit.up_determined:
+            pseudo, rows = _fit_load_friction(problem, plain.fit, free, ripple, n_ripple)
+            if load_friction != "auto" or load_is_significant(
+                plain.fit.n_used, plain.fit.residual_rms, combine(pseudo.fit, n, rows).residual_rms
+            ):
+                return _warn(combine(problem.finish(pseudo), n, rows), search.max_iter)
+        return _warn(problem.finish(plain), search.max_iter)
+
+
+class _Fitted(NamedTuple):
+    """A fit with what its uncertainty was computed from."""
+
+    fit: MotionFit
+    design: _Design
+    layout: Layout
+    dirs: NDArray[np.float64]
+    optimum: Optimum
+    mean_gain: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -456,6 +489,7 @@ class _Problem:
     search: _Search
     n_used: NDArray[np.int64]
     fingerprint: frozenset[str]
+    lags: int | None  # the Bartlett sandwich's largest lag, samples (None: white noise)
 
     def design(
         self,
@@ -472,18 +506,31 @@ class _Problem:
             return build_design(*args, s.base_acceleration, self.gravity, self.mask)
         return build_design(*args, s.base_acceleration, self.gravity, self.mask, driving)
 
-    def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> MotionFit:
+    def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> _Fitted:
         """The maximum-likelihood fit of `design` (`free`: the gains estimated, default all)."""
         sigma = None if self.sigma_given is None else self.sigma_given / self.unit
-        return _fit(
+        return _fit_parts(
             design, self.chain, self.fixed_gains, sigma, self.search, self.n_used,
             self.samples.n_omitted, self.fingerprint, self.unit, free=free,
         )  # fmt: skip
 
+    def finish(self, fitted: _Fitted) -> MotionFit:
+        """The returned estimate: with the Bartlett sandwich covariance unless the white-noise
+        form was asked for, or the log does not determine `up` (nothing to make honest)."""
+        est = fitted.fit
+        if self.lags is None or not est.up_determined or not np.any(est.up_information):
+            return est
+        info2, k_std = hac_uncertainty(
+            fitted.design, fitted.layout, fitted.dirs, fitted.optimum, self.lags
+        )
+        k_std = k_std * fitted.mean_gain
+        info = up_information_from_tangent(est.up, tangent_basis(est.up), info2)
+        return dataclasses.replace(est, up_information=info, gains_std=k_std)
+
 
 def _remove_ripple(
-    problem: _Problem, plain: MotionFit, design: _Design, n_ripple: int
-) -> tuple[MotionFit, NDArray[np.float64], _Design]:
+    problem: _Problem, plain: _Fitted, design: _Design, n_ripple: int
+) -> tuple[_Fitted, NDArray[np.float64], _Design]:
     """Gear ripple found in the residuals of `plain` (the fit of `design`), removed from the
     torques, and the fit repeated; the ripple's rows (joint, order, a, b) of
     ``a sin(k q) + b cos(k q)`` and the design of the torques without it."""
@@ -491,19 +538,19 @@ def _remove_ripple(
     ripple = np.zeros((0, 4))
     if n_ripple:
         with np.errstate(over="ignore", invalid="ignore"):  # a joint that overflows is skipped
-            model = model_torque(plain, s.q, s.velocity, s.acceleration, s.base_acceleration)
+            model = model_torque(plain.fit, s.q, s.velocity, s.acceleration, s.base_acceleration)
             resid = s.torque - model
         ripple = detect_ripple(s.q, resid, s.weights > 0, n_ripple)
         if ripple.size:
             design = problem.design(s.torque - ripple_torque(s.q, ripple))
             plain = problem.fit(design)
-            plain = dataclasses.replace(plain, ripple=ripple_rows(ripple))
+            plain = plain._replace(fit=dataclasses.replace(plain.fit, ripple=ripple_rows(ripple)))
     return plain, ripple, design
 
 
 def _hold_weak_gains(
-    problem: _Problem, plain: MotionFit, design: _Design, ripple: NDArray[np.float64]
-) -> tuple[MotionFit, NDArray[np.bool_] | None]:
+    problem: _Problem, plain: _Fitted, design: _Design, ripple: NDArray[np.float64]
+) -> tuple[_Fitted, NDArray[np.bool_] | None]:
     """The fit with the gains of weak joints held, and which gains are free (None: all).
 
     A joint whose rigid-body torque is lost in its noise (a tool flange turning about its own
@@ -513,13 +560,14 @@ def _hold_weak_gains(
     s, unit = problem.samples, problem.unit
     used = s.weights > 0
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is a strong joint
-        rigid = rigid_torque(plain, s.q, s.velocity, s.acceleration, s.base_acceleration) / unit
+        rigid = rigid_torque(plain.fit, s.q, s.velocity, s.acceleration, s.base_acceleration)
+        rigid = rigid / unit
         power = np.sum(np.where(used, rigid, 0.0) ** 2, axis=0) / np.maximum(problem.n_used, 1)
-    free = ~(np.sqrt(power) < _GAIN_SNR * plain.noise_std / unit)
+    free = ~(np.sqrt(power) < _GAIN_SNR * plain.fit.noise_std / unit)
     if free.all() or not free.any():
         return plain, None
     plain = problem.fit(design, free=free)
-    return dataclasses.replace(plain, ripple=ripple_rows(ripple)), free
+    return plain._replace(fit=dataclasses.replace(plain.fit, ripple=ripple_rows(ripple))), free
 
 
 def _fit_load_friction(
@@ -528,8 +576,9 @@ def _fit_load_friction(
     free: NDArray[np.bool_] | None,
     ripple: NDArray[np.float64],
     n_ripple: int,
-) -> MotionFit:
-    """The fit with load friction, in passes that start from `plain`.
+) -> tuple[_Fitted, NDArray[np.float64]]:
+    """The fit with load friction, in passes that start from `plain`: the last pass's fit of
+    the pseudo-joints and the ripple rows, which :func:`combine` turns into the estimate.
 
     Load friction mu |r| sign(qd) = mu s r with s = sign(r) sign(qd) is a gain k (1 + mu s) on
     the rigid-body torque r. Each joint becomes two pseudo-joints, the samples where the drive
@@ -542,6 +591,7 @@ def _fit_load_friction(
     used = s.weights > 0
     sigma_given = problem.sigma_given
     est = plain
+    last: _Fitted | None = None
     # The passes start near the answer: a coarser grid of starts is enough.
     search = problem.search
     load_search = dataclasses.replace(
@@ -570,14 +620,15 @@ def _fit_load_friction(
         if free is not None:
             pseudo_free &= np.concatenate([free, free])
         sigma2 = None if sigma_given is None else np.concatenate([sigma_given] * 2) / problem.unit
-        pseudo = _fit(
+        last = _fit_parts(
             split, problem.chain, None, sigma2, load_search, counts, s.n_omitted,
             problem.fingerprint, problem.unit, free=None if pseudo_free.all() else pseudo_free,
         )  # fmt: skip
-        previous, est = est, combine(pseudo, n, ripple_rows(ripple))
+        previous, est = est, combine(last.fit, n, ripple_rows(ripple))
         if float(np.arccos(np.clip(previous.up @ est.up, -1.0, 1.0))) <= _LOAD_XTOL:
             break
-    return est
+    assert last is not None
+    return last, est.ripple
 
 
 def _warn(est: MotionFit, max_iter: int) -> MotionFit:
@@ -656,6 +707,24 @@ def _fit(
     unit: float = 1.0,
     free: NDArray[np.bool_] | None = None,
 ) -> MotionFit:
+    """:func:`_fit_parts`, the estimate alone."""
+    return _fit_parts(
+        design, chain, fixed_gains, sigma_given, search, n_used, n_omitted, fingerprint, unit, free
+    ).fit
+
+
+def _fit_parts(
+    design: _Design,
+    chain: SerialChain,
+    fixed_gains: NDArray[np.float64] | None,
+    sigma_given: NDArray[np.float64] | None,
+    search: _Search,
+    n_used: NDArray[np.int64],
+    n_omitted: int,
+    fingerprint: frozenset[str],
+    unit: float = 1.0,
+    free: NDArray[np.bool_] | None = None,
+) -> _Fitted:
     """The maximum-likelihood search on the Gram blocks of a checked log.
 
     The blocks are of the torques divided by `unit`; parameters, noise levels and residuals are
@@ -685,7 +754,7 @@ def _fit(
     gains_out = best.gains * mean_gain
     theta = best.theta * mask
     resid = np.sqrt(best.rss / np.maximum(design.count, 1.0))
-    return MotionFit(
+    fit = MotionFit(
         best.up,
         up_information_from_tangent(best.up, basis, info2),
         gains_out,
@@ -709,3 +778,4 @@ def _fit(
         g,
         fingerprint=fingerprint,
     )
+    return _Fitted(fit, design, layout, dirs, optimum, mean_gain)

@@ -18,14 +18,18 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._hac import WindowSums
 from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError
 from gravdir.motion._design import (
     Layout,
     _Design,
     covariance,
+    derivative,
+    design_rows,
     gains_std,
     information,
+    model_vector,
     tangent_curvature,
 )
 from gravdir.motion._solve import State, far_fit, refine, starts
@@ -165,3 +169,85 @@ def uncertainty(
         cov = cov.sandwich(meat)
         info2 = cov.tangent_information()
     return Uncertainty(info2, gains_std(cov, layout, dirs), reach, basis)
+
+
+def hac_uncertainty(
+    design: _Design, layout: Layout, dirs: NDArray[np.float64], optimum: Optimum, lags: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The information of `up` (tangent plane) and the gains' standard deviations at `optimum`
+    from the sandwich ``H M H^T``: ``H = F P`` the influence of the estimate on the tangent
+    parameters and the gains (``P`` the inverse of the full information), ``M`` the Bartlett
+    long-run covariance (largest lag `lags`, samples) of the per-sample scores
+    ``g_t = sum_j X_tj^T w_tj e_tj / s_j^2`` over every parameter and joint at once
+    (``X_tj = A_tj D_j`` the model's derivative at sample ``t``, joint ``j``).
+
+    The residuals ``e`` are those of the fit, which has taken out of them what its smooth
+    columns can absorb: the kernel's sum then falls short of ``M``. Under white noise its
+    expectation is exactly ``E = V - (A + A^T) + C`` with ``V = sum_t H U2_t H^T``,
+    ``A = sum_ts k(t-s) H U_t P U2_s H^T``, ``C = sum_ts k(t-s) H U_t P V P U_s H^T``
+    (``U_t``, ``U2_t`` sample ``t``'s information with the weights and their squares); the
+    estimate is rescaled by ``T = V^(1/2) E^(-1/2)`` so that it is unbiased there, and stays
+    positive semi-definite. Derivation: *Real logs* page. One pass over the design's samples.
+    """
+    best, inv_var = optimum.best, _inv_var(optimum.sigma)
+    basis = tangent_basis(best.up)
+    d = derivative(design, layout, best.up, basis, best.gains, dirs, best.beta)
+    m = model_vector(design, best.up, best.gains, best.beta, best.theta)
+    cov = covariance(best.info)
+    full = cov.scale[:, None] * cov.scaled * cov.scale[None, :]  # P
+    v = best.info  # sum_t U2_t: the information itself unless some weights are fractional
+    if design.gram_sq is not None:
+        v = information(
+            design, design.gram_sq, layout, best.up, basis, best.gains, dirs, best.beta, inv_var
+        )
+    pvp = full @ v @ full
+    size, r = layout.size, 2 + design.n
+    fun = np.zeros((size, r))
+    fun[0, 0] = fun[1, 1] = 1.0
+    fun[layout.gain, 2:] = dirs.T
+    h_mat = fun.T @ full  # (r, size)
+    sums = WindowSums(r + 2 * r * size, lags)
+    meat, cross, quad = np.zeros((r, r)), np.zeros((r, r)), np.zeros((r, r))
+
+    def accumulate(b: NDArray[np.float64]) -> None:
+        bh = b[:, :r]
+        bq = b[:, r : r + r * size].reshape(-1, r, size)
+        bq2 = b[:, r + r * size :].reshape(-1, r, size)
+        meat[:] += bh.T @ bh
+        cross[:] += np.einsum("wrp,wup->ru", bq @ full, bq2)
+        quad[:] += np.einsum("wrp,wup->ru", bq @ pvp, bq)
+
+    for a, w, t in design_rows(design):
+        x = np.einsum("jsm,jmp->jsp", a, d)  # X_tj, (n, s, size)
+        e = t - np.einsum("jsm,jm->js", a, m)
+        wv, w2v = w * inv_var[:, None], w * w * inv_var[:, None]
+        hx = x @ h_mat.T  # H X_tj^T, (n, s, r)
+        score = np.einsum("jsr,js->sr", hx, wv * e)  # H g_t
+        q = np.einsum("jsr,jsp,js->srp", hx, x, wv)  # H U_t
+        q2 = np.einsum("jsr,jsp,js->srp", hx, x, w2v)  # H U2_t
+        n_s = score.shape[0]
+        accumulate(sums.add(np.concatenate([score, q.reshape(n_s, -1), q2.reshape(n_s, -1)], 1)))
+    accumulate(sums.tail())
+    scale = 1.0 / (lags + 1)
+    v_h = h_mat @ v @ h_mat.T
+    expected = v_h - scale * (cross + cross.T) + scale * quad
+    t_mat = _sqrtm(v_h) @ _sqrtm(expected, inverse=True)
+    cov_r = t_mat @ (scale * meat) @ t_mat.T
+    cov_r = 0.5 * (cov_r + cov_r.T)
+    white = gains_std(cov, layout, dirs)
+    k_std = np.sqrt(np.maximum(np.diag(cov_r)[2:], 0.0))
+    k_std = np.where(np.isfinite(white) & (white > 0), k_std, white)
+    info2 = np.linalg.inv(cov_r[:2, :2])
+    return 0.5 * (info2 + info2.T), k_std
+
+
+def _sqrtm(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:
+    """The symmetric square root of a positive semi-definite matrix (or of its inverse, on the
+    eigenvalues above rounding)."""
+    vals, vecs = np.linalg.eigh(0.5 * (a + a.T))
+    top = max(float(vals.max(initial=0.0)), 0.0)
+    keep = vals > 1e-14 * top
+    root = np.sqrt(np.where(keep, vals, 0.0))
+    if inverse:
+        root = np.where(keep, 1.0 / np.where(keep, root, 1.0), 0.0)
+    return np.asarray((vecs * root) @ vecs.T, dtype=np.float64)

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_option, check_per_joint, check_positive
+from gravdir._hac import bartlett_lags
 from gravdir._options import Friction, LoadFriction
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
@@ -102,6 +103,19 @@ def check_model(
             "gain per joint), got gains given."
         )
     return sigma_given, fixed_gains, mask
+
+
+def check_covariance(covariance: str, bandwidth: float, sample_rate: float | None) -> int | None:
+    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form)."""
+    check_option(covariance, "covariance", ("white", "hac"))
+    if covariance == "white":
+        return None
+    if sample_rate is None:
+        raise ValueError(
+            "Expected `sample_rate` with covariance='hac' (its bandwidth is in seconds), got "
+            "None."
+        )
+    return bartlett_lags(bandwidth, sample_rate)
 
 
 def select_samples(

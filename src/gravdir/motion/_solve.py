@@ -127,7 +127,7 @@ class State:
     up: NDArray[np.float64]
     gains: NDArray[np.float64]
     beta: NDArray[np.float64]
-    theta: NDArray[np.float64]  # (n, 4)
+    theta: NDArray[np.float64]  # (n, 5)
     cost: float  # weighted residual sum of squares
     rss: NDArray[np.float64]  # (n,) unweighted per joint
     info: NDArray[np.float64]  # full Gauss-Newton information at the point
