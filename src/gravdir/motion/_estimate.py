@@ -520,10 +520,10 @@ class _Problem:
         est = fitted.fit
         if self.lags is None or not est.up_determined or not np.any(est.up_information):
             return est
-        info2, k_std = hac_uncertainty(
-            fitted.design, fitted.layout, fitted.dirs, fitted.optimum, self.lags
-        )
-        k_std = k_std * fitted.mean_gain
+        hac = hac_uncertainty(fitted.design, fitted.layout, fitted.dirs, fitted.optimum, self.lags)
+        if hac is None:  # residuals at the rounding level: the curvature's form stands
+            return est
+        info2, k_std = hac[0], hac[1] * fitted.mean_gain
         info = up_information_from_tangent(est.up, tangent_basis(est.up), info2)
         return dataclasses.replace(est, up_information=info, gains_std=k_std)
 

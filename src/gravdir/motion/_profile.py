@@ -173,10 +173,11 @@ def uncertainty(
 
 def hac_uncertainty(
     design: _Design, layout: Layout, dirs: NDArray[np.float64], optimum: Optimum, lags: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """The information of `up` (tangent plane) and the gains' standard deviations at `optimum`
-    from the sandwich ``H M H^T``: ``H = F P`` the influence of the estimate on the tangent
-    parameters and the gains (``P`` the inverse of the full information), ``M`` the Bartlett
+    (None where the residuals leave no spread to estimate) from the sandwich ``H M H^T``:
+    ``H = F P`` the influence of the estimate on the tangent parameters and the gains (``P``
+    the inverse of the full information), ``M`` the Bartlett
     long-run covariance (largest lag `lags`, samples) of the per-sample scores
     ``g_t = sum_j X_tj^T w_tj e_tj / s_j^2`` over every parameter and joint at once
     (``X_tj = A_tj D_j`` the model's derivative at sample ``t``, joint ``j``).
@@ -237,8 +238,10 @@ def hac_uncertainty(
     white = gains_std(cov, layout, dirs)
     k_std = np.sqrt(np.maximum(np.diag(cov_r)[2:], 0.0))
     k_std = np.where(np.isfinite(white) & (white > 0), k_std, white)
-    info2 = np.linalg.inv(cov_r[:2, :2])
-    return 0.5 * (info2 + info2.T), k_std
+    vals, vecs = np.linalg.eigh(cov_r[:2, :2])
+    if not vals.min() > 0:  # residuals at the rounding level: no spread to estimate
+        return None
+    return (vecs / vals) @ vecs.T, k_std
 
 
 def _sqrtm(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:
