@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gravdir._hac import BartlettMeat, WindowSums, bartlett_lags
+from gravdir._hac import BartlettMeat, WindowSums, autocorrelation_time, bartlett_lags
 
 
 def _by_lags(g: np.ndarray, lags: int) -> np.ndarray:
@@ -43,3 +43,23 @@ def test_the_lags_follow_the_bandwidth_in_seconds():
     assert bartlett_lags(0.004, 1000.0) == 3
     with pytest.raises(ValueError, match="`bandwidth`"):
         bartlett_lags(-1.0, 100.0)
+
+
+def test_the_autocorrelation_time_of_ar1_series():
+    """An AR(1) series with coefficient rho has lag-1 autocorrelation rho and integrated time
+    (1 + rho) / (1 - rho); samples outside `used` count as zero, not as data."""
+    rng = np.random.default_rng(5)
+    n = 40_000
+    series = np.zeros((n, 3))
+    for j, rho in enumerate((0.0, 0.5, 0.9)):
+        eps = rng.normal(size=n)
+        for t in range(1, n):
+            series[t, j] = rho * series[t - 1, j] + eps[t]
+    used = np.ones((n, 3), dtype=bool)
+    lag1, tau = autocorrelation_time(series, used)
+    np.testing.assert_allclose(lag1, [0.0, 0.5, 0.9], atol=0.02)
+    np.testing.assert_allclose(tau, [1.0, 3.0, 19.0], rtol=0.3)  # Sokal window: ~10% noise
+    half = used.copy()
+    half[n // 2 :] = False
+    lag1_half, _ = autocorrelation_time(np.where(half, series, 1e6), half)
+    np.testing.assert_allclose(lag1_half, [0.0, 0.5, 0.9], atol=0.03)

@@ -711,6 +711,41 @@ def test_synthetic_motion_is_exact_and_checked() -> None:
     assert "FourierTrajectory(" in repr(traj) and "MotionLog(" in repr(log)
 
 
+@pytest.mark.parametrize("correlation_time", [0.0, 0.1])
+def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_time: float) -> None:
+    """White torque noise: lag-1 autocorrelation near 0, every sample worth one. Noise
+    correlated over 0.1 s (20 samples at 200 Hz): the residuals say so, and under the
+    white-noise covariance a warning names the correlation; under the HAC one it does not."""
+    rng = np.random.default_rng([64, int(10 * correlation_time)])
+    arm = _random_arm(rng, 3)
+    traj = fourier_trajectory(3, 20.0, 200.0, rng=rng)
+    tau = arm.torque(traj, G * _up(0.2, 0.5))
+    peak = np.abs(tau).max(axis=0)
+    log = motion_log(
+        traj, tau, rng=rng, noise_std=0.01 * peak, noise_correlation_time=correlation_time,
+        **_errors(rng, peak),
+    )  # fmt: skip
+    kw = {"velocity": log.velocity, "torque": log.torque, "acceleration": traj.acceleration}
+    kw |= {"sample_rate": 200.0, "ripple_components": 0, "load_friction": "none"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = estimate_up_from_motion(arm.chain, log.q, **kw)
+    correlated = [w for w in caught if "correlated in time" in str(w.message)]
+    if correlation_time == 0:
+        assert np.all(np.abs(est.residual_lag1) < 0.1)
+        assert np.all(est.effective_samples >= 0.6 * est.n_used)
+        assert not correlated
+        return
+    assert np.all(est.residual_lag1 > 0.8)
+    assert np.all(est.effective_samples < 0.1 * est.n_used)
+    assert len(correlated) == 1 and "covariance='hac'" in str(correlated[0].message)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hac = estimate_up_from_motion(arm.chain, log.q, covariance="hac", **kw)
+    assert not [w for w in caught if "correlated in time" in str(w.message)]
+    np.testing.assert_array_equal(hac.effective_samples, est.effective_samples)
+
+
 def test_no_warnings_on_a_well_posed_log() -> None:
     chain, q, qd, tau = _small()
     with warnings.catch_warnings():

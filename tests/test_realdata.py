@@ -129,3 +129,13 @@ def test_the_hac_covariance_accounts_for_most_of_the_disagreement():
         np.testing.assert_allclose(h.up, w.up, rtol=0, atol=1e-15)  # only the covariance differs
         assert 1.3 * w.up_std_deg <= h.up_std_deg <= 3.0 * w.up_std_deg
     assert gravdir.fuse_up(*hac).chi2 <= 0.4 * gravdir.fuse_up(*white).chi2
+
+
+@pytest.mark.slow
+def test_the_residual_diagnostic_sees_the_correlation_of_real_residuals():
+    """J1's residuals on every development log are correlated over many samples: the diagnostic
+    counts at most a third of its samples as independent (a white-noise world counts all). The
+    correlation is long-range: the lag-1 autocorrelation alone (-0.1 to 0.3 here) misses it."""
+    for fit in _development_estimates("coulomb-viscous"):
+        assert fit.effective_samples[0] <= fit.n_used[0] / 3.0
+        assert abs(fit.residual_lag1[0]) < 0.5

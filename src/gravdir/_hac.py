@@ -82,3 +82,34 @@ class BartlettMeat:
         b = self._sums.tail()
         out = (self._meat + b.T @ b) / (self._sums.lags + 1)
         return np.asarray(0.5 * (out + out.T), dtype=np.float64)
+
+
+# The autocorrelation sum of `autocorrelation_time` stops at the first lag at least this many
+# times the running estimate (Sokal's window): beyond it the sum adds noise, not correlation.
+_SOKAL_WINDOW = 5.0
+
+
+def autocorrelation_time(
+    residuals: NDArray[np.float64], used: NDArray[np.bool_]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The lag-1 autocorrelation and the integrated autocorrelation time (in samples) of each
+    column of `residuals` (N, n), over the samples `used` (the others count as zero).
+
+    ``tau = 1 + 2 sum_{l=1}^{M} rho_l``, with ``M`` the first lag with ``M >= 5 tau(M)`` (at
+    most ``N / 4``), floored at 1: a series of independent samples has ``tau = 1``, and
+    ``N_used / tau`` samples carry its information. Autocorrelations by FFT, ``O(N log N)``.
+    """
+    r = np.where(used, residuals, 0.0)
+    n = r.shape[0]
+    size = 1 << int(2 * n - 1).bit_length()
+    spectrum = np.fft.rfft(r, size, axis=0)
+    acov = np.fft.irfft(spectrum * np.conj(spectrum), size, axis=0)[: max(n // 4, 2)]
+    zero = acov[0]
+    rho = np.divide(acov, zero, out=np.zeros_like(acov), where=zero > 0)
+    lag1 = rho[1] if rho.shape[0] > 1 else np.zeros(r.shape[1])
+    running = 1.0 + 2.0 * np.cumsum(rho[1:], axis=0)  # tau(M) for M = 1, 2, ...
+    lags = np.arange(1, running.shape[0] + 1)[:, None]
+    stop = lags >= _SOKAL_WINDOW * running
+    first = np.where(stop.any(axis=0), stop.argmax(axis=0), running.shape[0] - 1)
+    tau = running[first, np.arange(r.shape[1])]
+    return np.asarray(lag1, dtype=np.float64), np.maximum(tau, 1.0)

@@ -8,8 +8,9 @@ derivation is on the *Motion* page of the documentation.
 """
 
 from gravdir.motion._bound import MotionBound, crlb_up_from_motion
-from gravdir.motion._estimate import MotionFit, estimate_up_from_motion
+from gravdir.motion._estimate import estimate_up_from_motion
 from gravdir.motion._excite import MotionExcitationPlan, plan_motion_excitation
+from gravdir.motion._fit import MotionFit
 from gravdir.motion._track import UpTrack, UpTracker, track_up
 
 __all__ = [

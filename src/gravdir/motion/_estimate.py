@@ -4,28 +4,27 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Mapping
-from typing import ClassVar, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._hac import DEFAULT_BANDWIDTH
+from gravdir._hac import DEFAULT_BANDWIDTH, autocorrelation_time
 from gravdir._options import CovarianceOption, Friction, LoadFriction
-from gravdir._results import UpResult, data_fingerprint, warn_not_converged
+from gravdir._results import data_fingerprint, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir.dynamics import BaseParameters, base_parameters
 from gravdir.errors import GravdirWarning
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import Layout, _Design, build_design, gain_basis
+from gravdir.motion._fit import MotionFit, combine
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
     DEFAULT_SPEED_TAPER,
     check_base_acceleration,
     check_chain,
-    check_log,
 )
 from gravdir.motion._load import load_is_significant, model_torque, rigid_torque
 from gravdir.motion._profile import (
@@ -50,7 +49,7 @@ from gravdir.motion._samples import (
     select_samples,
 )
 
-__all__ = ["MotionFit", "estimate_up_from_motion"]
+__all__ = ["estimate_up_from_motion"]
 
 
 # The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
@@ -63,168 +62,6 @@ _MAX_STARTS = 50
 _MAX_ITER = 10_000
 # Cap on the ripple components looked for per joint (each is one more periodogram and fit).
 _MAX_RIPPLE = 20
-
-
-@dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class MotionFit(UpResult):
-    """`up` estimated from a log of ordinary motion by :func:`estimate_up_from_motion`.
-
-    Attributes
-    ----------
-    up : ndarray, shape (3,)
-        Unit vector opposite to gravity (apparent gravity if the base accelerates and no
-        `base_acceleration` was given), base frame.
-    up_information : ndarray, shape (3, 3)
-        Fisher information of `up`, 1/rad², from the curvature of the log-likelihood with the
-        inertial parameters, gains and joint parameters profiled out (Schur complement).
-    gains : ndarray, shape (n,)
-        Torque gain of each joint (logged torque = gain × actuator torque + joint terms), mean
-        fixed at 1 when estimated: only ratios are identifiable.
-    gains_std : ndarray, shape (n,)
-        Their standard deviations (zero for gains given).
-    inertial_parameters : ndarray, shape (10 n,)
-        The minimum-norm standard parameters with the identified base parameters (one member of
-        the set giving the same torques), in units of the logged torque divided by the mean gain.
-    base_parameters : ndarray, shape (p,)
-        The identified base parameters (:func:`gravdir.dynamics.base_parameters`, same units).
-    joint_parameters : ndarray, shape (n, 5)
-        Armature, Coulomb, viscous friction, offset and quadratic friction of each joint,
-        logged-torque units (zero where `friction` leaves the term out).
-    load_coefficient : ndarray, shape (n,)
-        Load-dependent friction of each joint, :math:`\\mu_j |r_j| \\operatorname{sign}
-        \\dot q_j` with :math:`r_j` the rigid-body torque in logged units (zero where the term
-        was not fitted or not kept, see `load_friction`).
-    ripple : ndarray, shape (r, 4)
-        Gear ripple found in the log (see `ripple_components`), one row per component:
-        joint (0-based), order :math:`k` (cycles per joint revolution), amplitude :math:`a`
-        and phase :math:`\\varphi` of the logged-torque term :math:`a \\sin(k q_j + \\varphi)`.
-    noise_std : ndarray, shape (n,)
-        Torque noise per joint, given or estimated from the residuals.
-    residual_rms : ndarray, shape (n,)
-        RMS residual of each joint over its samples used.
-    sign_margin : float
-        How decisively the dynamics fix the sign of `up`: the best fit with `up` on the other
-        hemisphere is worse by this many standard deviations (square root of twice the
-        log-likelihood ratio); infinite when no such fit was found.
-    sign_determined : bool
-        ``sign_margin >= 5``; a warning is issued otherwise.
-    up_determined : bool
-        Whether the log confines `up` to the region its information describes. False when a
-        direction of the starting grid (on the estimate's hemisphere) fits the log within the
-        likelihood's three-sigma level although the curvature at the estimate puts it beyond
-        4.2 standard deviations: the likelihood is flat or has other minima far from the
-        estimate, `up_information` is then zero (`up_std_deg` infinite) and a warning is issued.
-    far_fit_deg : float
-        The angle from `up` of the farthest such direction, degrees (0 when `up_determined`).
-    n_used : ndarray of int, shape (n,)
-        Samples used in each joint's torque equation (after `min_speed`, `torque_limits` and
-        zero `weights`).
-    n_omitted : int
-        Samples dropped for NaN (``nan_policy="omit"``).
-    converged : bool
-        Whether the final refinement met its step tolerance.
-    n_iter : int
-        Gauss--Newton iterations of the final refinement.
-    chain : SerialChain
-        The arm (kept for :meth:`predict_torque`; out of the ``repr``).
-    gravity : float
-        m/s².
-    """
-
-    up: NDArray[np.float64]
-    up_information: NDArray[np.float64]
-    gains: NDArray[np.float64]
-    gains_std: NDArray[np.float64]
-    inertial_parameters: NDArray[np.float64]
-    base_parameters: NDArray[np.float64]
-    joint_parameters: NDArray[np.float64]
-    load_coefficient: NDArray[np.float64]
-    ripple: NDArray[np.float64]
-    noise_std: NDArray[np.float64]
-    residual_rms: NDArray[np.float64]
-    sign_margin: float
-    sign_determined: bool
-    up_determined: bool
-    far_fit_deg: float
-    n_used: NDArray[np.int64]
-    n_omitted: int
-    converged: bool
-    n_iter: int
-    chain: SerialChain = dataclasses.field(repr=False)
-    gravity: float = STANDARD_GRAVITY
-
-    _units: ClassVar[Mapping[str, str]] = {
-        "gains": "",
-        "gains_std": "",
-        "inertial_parameters": "kg, kg·m, kg·m² (× gain)",
-        "base_parameters": "kg, kg·m, kg·m² (× gain)",
-        "joint_parameters": "kg·m², N·m, N·m·s/rad, N·m, N·m·s²/rad²",
-        "load_coefficient": "",
-        "ripple": "joint, cycles/rev, N·m, rad",
-        "noise_std": "N·m",
-        "residual_rms": "N·m",
-        "sign_margin": "σ",
-        "sign_determined": "",
-        "up_determined": "",
-        "far_fit_deg": "deg",
-        "n_used": "",
-        "n_omitted": "",
-        "converged": "",
-        "n_iter": "",
-        "gravity": "m/s²",
-    }
-
-    def __repr__(self) -> str:
-        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
-        return (
-            f"MotionFit(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
-            f"up_std={self.up_std_deg:.3g}°, gains={np.array2string(self.gains, precision=4)}, "
-            f"residual_rms={np.array2string(self.residual_rms, precision=3)} N·m, "
-            f"sign_margin={self.sign_margin:.3g}σ, n_used={self.n_used.tolist()}, "
-            f"converged={self.converged})"
-        )
-
-    def predict_torque(
-        self,
-        q: ArrayLike,
-        *,
-        velocity: ArrayLike,
-        acceleration: ArrayLike,
-        base_acceleration: ArrayLike | None = None,
-        up: ArrayLike | None = None,
-    ) -> NDArray[np.float64]:
-        """The logged torques the fitted model predicts, shape (N, n).
-
-        Parameters
-        ----------
-        q, velocity, acceleration : array_like, shape (N, n)
-            Joint positions (rad), velocities (rad/s) and accelerations (rad/s²); all but `q`
-            keyword-only.
-        base_acceleration : array_like, shape (3,) or (N, 3), optional
-            The base's own linear acceleration, m/s²; default none.
-        up : array_like, shape (3,), optional
-            Direction of gravity to predict with; default the estimate.
-
-        Returns
-        -------
-        ndarray, shape (N, n)
-            ``r + load |r| sign(q̇) + armature q̈ + coulomb sign(q̇) + viscous q̇ + offset``
-            plus the `ripple`, with the rigid-body torque ``r = gains * (Y(up) pi)``.
-
-        Raises
-        ------
-        ValueError
-            If an argument has the wrong shape or is not finite.
-        """
-        n = self.chain.n_joints
-        qq = check_log(q, "q", n, None)
-        qd = check_log(velocity, "velocity", n, qq.shape[0])
-        qdd = check_log(acceleration, "acceleration", n, qq.shape[0])
-        u = self.up if up is None else np.asarray(up, dtype=np.float64)
-        acc = check_base_acceleration(base_acceleration, qq.shape[0])
-        if u.shape != (3,):
-            raise ValueError(f"Expected `up` to have shape (3,), got {u.shape}.")
-        return model_torque(self, qq, qd, qdd, acc, u)
 
 
 def estimate_up_from_motion(
@@ -448,7 +285,7 @@ def estimate_up_from_motion(
         if not plain.fit.up_determined:
             # The refinements below start from this `up`: with no direction to start from, the
             # fit is returned as it is, with its warning.
-            return _warn(plain.fit, search.max_iter)
+            return _warn(_diagnose(problem, plain.fit), search.max_iter)
         plain, ripple, design = _remove_ripple(problem, plain, design, n_ripple)
         free = None
         if fixed_gains is None:
@@ -458,8 +295,9 @@ def estimate_up_from_motion(
             if load_friction != "auto" or load_is_significant(
                 plain.fit.n_used, plain.fit.residual_rms, combine(pseudo.fit, n, rows).residual_rms
             ):
-                return _warn(combine(problem.finish(pseudo), n, rows), search.max_iter)
-        return _warn(problem.finish(plain), search.max_iter)
+                est = combine(problem.finish(pseudo), n, rows)
+                return _warn(_diagnose(problem, est), search.max_iter)
+        return _warn(_diagnose(problem, problem.finish(plain)), search.max_iter)
 
 
 class _Fitted(NamedTuple):
@@ -631,6 +469,42 @@ def _fit_load_friction(
     return last, est.ripple
 
 
+def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
+    """`est` with the lag-1 autocorrelation and the effective samples of its residuals; under
+    the white-noise covariance, a warning where they are visibly correlated in time."""
+    s = problem.samples
+    with np.errstate(over="ignore", invalid="ignore"):  # a joint beyond the floats is inf
+        resid = s.torque - model_torque(est, s.q, s.velocity, s.acceleration, s.base_acceleration)
+    used = (s.weights > 0) & np.isfinite(resid)
+    lag1, tau = autocorrelation_time(np.where(used, resid, 0.0) / problem.unit, used)
+    est = dataclasses.replace(est, residual_lag1=lag1, effective_samples=est.n_used / tau)
+    # A fit to a part in a million (a noise-free log) leaves rounding, whatever its correlation.
+    with np.errstate(over="ignore", invalid="ignore"):  # an unused sample may exceed the unit
+        torque = np.where(used, s.torque / problem.unit, 0.0)  # at most 1 where used
+    scale = np.sqrt(np.sum(torque**2, axis=0) / np.maximum(est.n_used, 1))
+    visible = (tau > _CORRELATED_TIME) & (est.residual_rms / problem.unit > _ROUNDING * scale)
+    if problem.lags is None and np.any(visible):
+        j = int(np.argmax(np.where(visible, tau, 0.0)))
+        warnings.warn(
+            f"The torque residuals are correlated in time: joint {j + 1}'s are worth "
+            f"{est.effective_samples[j]:.0f} independent samples of {est.n_used[j]} (lag-1 "
+            f"autocorrelation {est.residual_lag1[j]:.2f}), so the white-noise covariance "
+            "understates the spread of `up`. Pass covariance='hac' (with `sample_rate`); the "
+            "Real logs page says what else to check.",
+            GravdirWarning,
+            stacklevel=3,
+        )
+    return est
+
+
+# A joint whose residuals' integrated autocorrelation time exceeds this many samples makes the
+# white-noise covariance understate the spread of `up` visibly (its variance by that factor).
+_CORRELATED_TIME = 3.0
+# Residuals below this fraction of a joint's RMS torque are rounding and derivative error of a
+# noise-free log, not a misfit worth a warning.
+_ROUNDING = 1e-6
+
+
 def _warn(est: MotionFit, max_iter: int) -> MotionFit:
     """The warnings of the returned estimate (the intermediate fits issue none)."""
     if not est.converged:
@@ -654,35 +528,6 @@ def _warn(est: MotionFit, max_iter: int) -> MotionFit:
             stacklevel=3,
         )
     return est
-
-
-def combine(pseudo: MotionFit, n: int, ripple: NDArray[np.float64]) -> MotionFit:
-    """The estimate per joint from that per pseudo-joint (driving ``j``, braking ``n + j``):
-    gain ``(k+ + k-) / 2`` and load coefficient ``(k+ - k-) / (k+ + k-)``; the joint parameters
-    (shared by the pair); noise levels and residuals the root mean square over the two sample
-    sets."""
-    kp, km = pseudo.gains[:n], pseudo.gains[n:]
-    cp, cm = pseudo.n_used[:n].astype(float), pseudo.n_used[n:].astype(float)
-    total = np.maximum(cp + cm, 1.0)
-
-    def rms(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        # Scaled by the larger of the pair, so that the squares of any finite levels are finite.
-        big = np.maximum(x[:n], x[n:])
-        safe = np.where(big > 0, big, 1.0)
-        share = (cp * (x[:n] / safe) ** 2 + cm * (x[n:] / safe) ** 2) / total
-        return np.asarray(big * np.sqrt(share))
-
-    return dataclasses.replace(
-        pseudo,
-        gains=0.5 * (kp + km),
-        gains_std=0.5 * np.hypot(pseudo.gains_std[:n], pseudo.gains_std[n:]),
-        load_coefficient=(kp - km) / (kp + km),
-        ripple=ripple,
-        joint_parameters=pseudo.joint_parameters[:n],
-        noise_std=rms(pseudo.noise_std),
-        residual_rms=rms(pseudo.residual_rms),
-        n_used=pseudo.n_used[:n] + pseudo.n_used[n:],
-    )
 
 
 # Passes of the load-friction fit, each with the sign pattern of the previous: samples whose
@@ -766,6 +611,8 @@ def _fit_parts(
         np.zeros((0, 4)),
         sigma * unit,
         resid * unit,
+        np.zeros(n),  # the residual diagnostics: set on the returned estimate (`_diagnose`)
+        n_used.astype(np.float64),
         float(margin),
         bool(margin >= SIGN_SIGMAS),
         reach == 0,
