@@ -224,7 +224,7 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound(friction: Friction)
     )  # fmt: skip
     n_used = np.count_nonzero(weights > 0, axis=0)
     search = _Search(n_grid=100, n_starts=1, max_iter=200, xtol=1e-10)
-    fits = [_fit(d, arm.chain, None, None, search, n_used, 0, frozenset()) for d in designs]
+    fits = [_fit(d, arm.chain, None, None, search, n_used, 0, frozenset()).fit for d in designs]
     # The fast path is the public one: the first log through estimate_up_from_motion.
     public = estimate_up_from_motion(
         arm.chain, traj.q, velocity=traj.velocity, torque=logs[0], acceleration=traj.acceleration,

@@ -347,7 +347,7 @@ class _Problem:
     def fit(self, design: _Design, free: NDArray[np.bool_] | None = None) -> _Fitted:
         """The maximum-likelihood fit of `design` (`free`: the gains estimated, default all)."""
         sigma = None if self.sigma_given is None else self.sigma_given / self.unit
-        return _fit_parts(
+        return _fit(
             design, self.chain, self.fixed_gains, sigma, self.search, self.n_used,
             self.samples.n_omitted, self.fingerprint, self.unit, free=free,
         )  # fmt: skip
@@ -458,7 +458,7 @@ def _fit_load_friction(
         if free is not None:
             pseudo_free &= np.concatenate([free, free])
         sigma2 = None if sigma_given is None else np.concatenate([sigma_given] * 2) / problem.unit
-        last = _fit_parts(
+        last = _fit(
             split, problem.chain, None, sigma2, load_search, counts, s.n_omitted,
             problem.fingerprint, problem.unit, free=None if pseudo_free.all() else pseudo_free,
         )  # fmt: skip
@@ -541,24 +541,6 @@ _LOAD_XTOL = 1e-7
 
 
 def _fit(
-    design: _Design,
-    chain: SerialChain,
-    fixed_gains: NDArray[np.float64] | None,
-    sigma_given: NDArray[np.float64] | None,
-    search: _Search,
-    n_used: NDArray[np.int64],
-    n_omitted: int,
-    fingerprint: frozenset[str],
-    unit: float = 1.0,
-    free: NDArray[np.bool_] | None = None,
-) -> MotionFit:
-    """:func:`_fit_parts`, the estimate alone."""
-    return _fit_parts(
-        design, chain, fixed_gains, sigma_given, search, n_used, n_omitted, fingerprint, unit, free
-    ).fit
-
-
-def _fit_parts(
     design: _Design,
     chain: SerialChain,
     fixed_gains: NDArray[np.float64] | None,
