@@ -744,6 +744,10 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
         hac = estimate_up_from_motion(arm.chain, log.q, covariance="hac", **kw)
     assert not [w for w in caught if "correlated in time" in str(w.message)]
     np.testing.assert_array_equal(hac.effective_samples, est.effective_samples)
+    # The sign margin of the white-noise likelihood shrinks by the ratio of the spreads.
+    ratio = hac.up_std_deg / est.up_std_deg
+    assert ratio > 2.0
+    assert hac.sign_margin == pytest.approx(est.sign_margin / ratio, rel=1e-12)
 
 
 def test_no_warnings_on_a_well_posed_log() -> None:

@@ -354,7 +354,12 @@ class _Problem:
 
     def finish(self, fitted: _Fitted) -> MotionFit:
         """The returned estimate: with the Bartlett sandwich covariance unless the white-noise
-        form was asked for, or the log does not determine `up` (nothing to make honest)."""
+        form was asked for, or the log does not determine `up` (nothing to make honest).
+
+        The sign margin is a likelihood ratio of the white-noise likelihood; where the sandwich
+        says the spread is ``kappa`` times the white form's variance, that ratio is about
+        ``kappa`` times too large, so the margin is divided by ``sqrt(kappa)`` (never made larger).
+        """
         est = fitted.fit
         if self.lags is None or not est.up_determined or not np.any(est.up_information):
             return est
@@ -363,7 +368,12 @@ class _Problem:
             return est
         info2, k_std = hac[0], hac[1] * fitted.mean_gain
         info = up_information_from_tangent(est.up, tangent_basis(est.up), info2)
-        return dataclasses.replace(est, up_information=info, gains_std=k_std)
+        out = dataclasses.replace(est, up_information=info, gains_std=k_std)
+        ratio = max(out.up_std_deg / est.up_std_deg, 1.0)
+        margin = est.sign_margin / ratio
+        return dataclasses.replace(
+            out, sign_margin=margin, sign_determined=bool(margin >= SIGN_SIGMAS)
+        )
 
 
 def _remove_ripple(

@@ -67,7 +67,10 @@ class MotionFit(UpResult):
     sign_margin : float
         How decisively the dynamics fix the sign of `up`: the best fit with `up` on the other
         hemisphere is worse by this many standard deviations (square root of twice the
-        log-likelihood ratio); infinite when no such fit was found.
+        log-likelihood ratio); infinite when no such fit was found. With ``covariance="hac"``
+        it is divided by the ratio of the sandwich's standard deviation of `up` to the white
+        form's, where that exceeds 1 (the ratio of a likelihood that takes correlated residuals
+        for independent ones is too large by about that factor squared).
     sign_determined : bool
         ``sign_margin >= 5``; a warning is issued otherwise.
     up_determined : bool
