@@ -30,7 +30,8 @@ class MotionFit(UpResult):
         `base_acceleration` was given), base frame.
     up_information : ndarray, shape (3, 3)
         Fisher information of `up`, 1/rad², from the curvature of the log-likelihood with the
-        inertial parameters, gains and joint parameters profiled out (Schur complement).
+        inertial parameters, gains and joint parameters profiled out (Schur complement); with
+        ``covariance="hac"`` the inverse of the sandwich covariance instead.
     gains : ndarray, shape (n,)
         Torque gain of each joint (logged torque = gain × actuator torque + joint terms), mean
         fixed at 1 when estimated: only ratios are identifiable.
