@@ -128,6 +128,13 @@ def _rows(
     return np.concatenate([a, joint_columns(qd, qdd)], axis=-1).transpose(1, 0, 2)
 
 
+def _pseudo_weights(
+    weights: NDArray[np.float64], driving: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """The weights (N, 2 n) of the pseudo-joints: driving samples first, then braking ones."""
+    return np.concatenate([weights * driving, weights * ~driving], axis=1)
+
+
 def build_designs(
     chain: SerialChain,
     base: BaseParameters,
@@ -152,7 +159,7 @@ def build_designs(
     n = chain.n_joints
     split = driving is not None
     if driving is not None:
-        weights = np.concatenate([weights * driving, weights * ~driving], axis=1)
+        weights = _pseudo_weights(weights, driving)
         n = 2 * n
     m = 4 * base.rank + N_JOINT_COLUMNS
     n_logs = 1 if torques is None else torques.shape[0]
@@ -224,9 +231,7 @@ def build_design(
     )[0]
     if torque is None:
         return design
-    w = weights
-    if driving is not None:
-        w = np.concatenate([weights * driving, weights * ~driving], axis=1)
+    w = weights if driving is None else _pseudo_weights(weights, driving)
     source = _Source(chain, q, qd, qdd, w, torque, base_acceleration, driving is not None)
     return replace(design, source=source)
 
