@@ -30,7 +30,7 @@ def _estimates() -> tuple:
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.fusion.fuse_up": lambda: (
         _estimates(),
-        {"significance": 0.01, "max_iter": 50, "xtol": 1e-12},
+        {"model_error_std": "estimate", "significance": 0.01, "max_iter": 50, "xtol": 1e-12},
     ),
 }
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from gravdir._results import UpResult
-from gravdir.fusion._fuse import check_options, fuse
+from gravdir.fusion._combine import check_model_error, fuse
+from gravdir.fusion._fuse import check_options
 from gravdir.fusion._result import FusedEstimate
 
 __all__ = ["fuse_up"]
@@ -17,6 +19,7 @@ __all__ = ["fuse_up"]
 def fuse_up(
     *estimates: UpResult,
     cross_cov: Mapping[tuple[int, int], ArrayLike] | None = None,
+    model_error_std: float | Literal["estimate"] = 0.0,
     significance: float = 0.01,
     max_iter: int = 50,
     xtol: float = 1e-12,
@@ -38,6 +41,15 @@ def fuse_up(
         in the common frame (``(j, i)`` stands for ``X.T``). Both estimates must then determine
         `up` fully (rank-2 information), and the joint covariance must be positive definite.
         Only the part of `X` in the two tangent planes is used.
+    model_error_std : float or "estimate", optional
+        An error every source carries whole, independent between sources, on top of its own
+        covariance: a standard deviation per tangent direction, rad, added in quadrature to
+        each source's (default 0: none). Estimates of one robot from different trajectories
+        disagree by more than each one's own covariance, since the model error each
+        trajectory fixes does not average out within it (*Real logs* page). ``"estimate"``
+        (at least 3 estimates, no `cross_cov`): the Paule--Mandel value, at which `chi2`
+        equals `dof`; each source is then judged against the fusion of the others with the
+        model error calibrated on those others alone, on an F reference (see Notes).
     significance : float, optional
         Level of the consistency test and of the leave-one-out tests (default 0.01), in (0, 1).
     max_iter : int, optional
@@ -107,6 +119,20 @@ def fuse_up(
     far less precise), their statistics are alike and naming one is a coin toss: compare
     ``nsigma``.
 
+    **Model error.** With `model_error_std` τ, source i's covariance in its tangent plane is
+    :math:`C_i + \\tau^2 I` on the directions it determines (each eigenvalue λ of its
+    information becomes :math:`\\lambda / (1 + \\lambda \\tau^2)`). ``"estimate"`` takes the
+    Paule--Mandel τ² (DerSimonian & Kacker 2007): 0 where :math:`\\chi^2(0)` is at most its
+    dof, else the root of :math:`\\chi^2(\\tau^2) = \\text{dof}` (the statistic falls as τ²
+    grows). The leave-one-out statistic of source k then uses :math:`\\tau^2_{-k}`, estimated
+    from the other sources alone, and is referred to :math:`F(d_k, \\nu_k)` as
+    ``nsigma[k]**2 / d_k``, with :math:`\\nu_k` the others' dof, a rule fixed before any data
+    are seen: exact when the model error dominates the sources' own covariances (the others'
+    spread then estimates :math:`\\tau^2` with :math:`\\nu_k` degrees of freedom,
+    independently of source k), conservative where it does not. The global `p_value` combines
+    the n leave-one-out tests by Bonferroni. The fused covariance uses τ² from all sources
+    and does not include τ²'s own uncertainty. Derivation and Monte Carlo: docs/fusion.md.
+
     **Frames.** `up` of :func:`~gravdir.general.estimate_up`, the closed-form solvers and the
     accelerometer is in the base frame of the chain; that of the touch fits in the frame the
     contact points are given in (a target frame, with ``contact_points(...,
@@ -121,8 +147,10 @@ def fuse_up(
     References
     ----------
     S. M. Kay (1993), *Fundamentals of Statistical Signal Processing: Estimation Theory*,
-    ch. 3 and 6; P.-A. Absil, R. Mahony, R. Sepulchre (2008), *Optimization Algorithms on
-    Matrix Manifolds*, ch. 4 and 8. Derivation in docs/fusion.md.
+    ch. 3 and 6; R. DerSimonian & R. Kacker (2007), Random-effects model for meta-analysis of
+    clinical trials: an update, *Contemporary Clinical Trials* 28(2), 105-114 (the
+    Paule--Mandel estimator); P.-A. Absil, R. Mahony, R. Sepulchre (2008), *Optimization
+    Algorithms on Matrix Manifolds*, ch. 4 and 8. Derivation in docs/fusion.md.
 
     Examples
     --------
@@ -144,6 +172,7 @@ def fuse_up(
     (2, 15.9, True)
     """
     alpha, iters, tol = check_options(significance, max_iter, xtol)
+    model_error = check_model_error(model_error_std)
     # Underflow (an information or a residual below 1e-308) only rounds towards zero.
     with np.errstate(under="ignore"):
-        return fuse(estimates, cross_cov, alpha, iters, tol)
+        return fuse(estimates, cross_cov, model_error, alpha, iters, tol)

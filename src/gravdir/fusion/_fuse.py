@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._imports import IMPORT_LOCK
 from gravdir._rank import reciprocal_condition
-from gravdir._results import UpResult, warn_not_converged
+from gravdir._results import UpResult
 from gravdir._sphere import (
     ABS_FLOOR,
     REL_FLOOR,
@@ -23,9 +23,18 @@ from gravdir._sphere import (
     tangent_basis,
 )
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
-from gravdir.fusion._result import FusedEstimate, SharedDataError
+from gravdir.fusion._result import SharedDataError
 
-__all__ = ["MAX_SOURCES", "check_options", "fuse"]
+__all__ = [
+    "MAX_SOURCES",
+    "Checked",
+    "Solution",
+    "check_estimates",
+    "check_options",
+    "chi2_sf",
+    "solve",
+    "with_model_error",
+]
 
 #: Largest number of sources of one call: the work grows as their square (the leave-one-out
 #: tests), and the recursion that reports the fusion without an outlier is as deep as this.
@@ -422,15 +431,6 @@ def _determined(f: _Information) -> bool:
     return bool(np.all(informative(np.array([low, top]))))
 
 
-def _chi2_sf(x: float, dof: int) -> float:
-    if dof <= 0:
-        return 1.0
-    with IMPORT_LOCK:
-        from scipy.special import chdtrc  # imported here: the rest of gravdir does without it
-
-    return float(chdtrc(dof, max(x, 0.0)))
-
-
 def _parallel(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
     """Whether unit vectors `a` and `b` (2,) span one line: the unit-weight information
     ``a aᵀ + b bᵀ`` then has eigenvalue ratio (1 - |cos|) / (1 + |cos|) = (sin / (1 + |cos|))²
@@ -505,7 +505,6 @@ def _leave_one_out(lin: _Linear, groups: list[list[int]]) -> tuple[list[float], 
     return stats, dofs
 
 
-
 def _check_determined(lin: _Linear) -> None:
     """Refuse a fused information that determines one tangent direction of `up` only."""
     if not _determined(lin.f):
@@ -515,14 +514,41 @@ def _check_determined(lin: _Linear) -> None:
             "it: rank-1 estimates sharing their undetermined direction)."
         )
 
-def fuse(
-    estimates: tuple[Any, ...],
-    cross_cov: Any,
-    significance: float,
-    max_iter: int,
-    xtol: float,
-) -> FusedEstimate:
-    """:func:`~gravdir.fusion.fuse_up` on checked options."""
+
+@dataclass(frozen=True)
+class Solution:
+    """The fusion of checked sources: `up`, its linearised problem there, the statistic and,
+    when asked for, the leave-one-out statistics and their degrees of freedom."""
+
+    up: NDArray[np.float64]
+    lin: _Linear
+    chi2: float
+    converged: bool
+    n_iter: int
+    loo: list[float]
+    loo_dof: list[int]
+
+    def information(self) -> NDArray[np.float64]:
+        """The fused information, (3, 3) 1/rad²."""
+        b = tangent_basis(self.up)
+        info = b.T @ self.lin.matrix() @ b
+        out: NDArray[np.float64] = 0.5 * (info + info.T)
+        return out
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The estimates checked: their sources, the pairs of `cross_cov`, the groups it links and
+    the union of the fingerprints."""
+
+    sources: list[_Source]
+    pairs: dict[tuple[int, int], NDArray[np.float64]]
+    groups: list[list[int]]
+    fingerprint: frozenset[str]
+
+
+def check_estimates(estimates: tuple[Any, ...], cross_cov: Any) -> Checked:
+    """The estimates of :func:`~gravdir.fusion.fuse_up` and its `cross_cov`, checked."""
     n = len(estimates)
     if n < 2:
         raise InsufficientDataError(
@@ -535,7 +561,29 @@ def fuse(
     _check_frames(estimates)
     pairs = _check_cross_cov(cross_cov, n, sources)
     fingerprint = _check_shared(estimates, pairs)
-    groups = _groups(n, pairs)
+    return Checked(sources, pairs, _groups(n, pairs), fingerprint)
+
+
+def with_model_error(sources: list[_Source], variance: float) -> list[_Source]:
+    """The sources with an independent isotropic error of `variance` rad² per tangent direction
+    added: each eigenvalue λ of an information becomes ``λ / (1 + λ variance)`` (its
+    covariance ``1/λ`` grows by `variance`, along the directions the source determines)."""
+    if variance == 0.0:
+        return sources
+    return [_Source(s.up, s.values / (1.0 + s.values * variance), s.directions) for s in sources]
+
+
+def solve(
+    sources: list[_Source],
+    groups: list[list[int]],
+    pairs: Mapping[tuple[int, int], NDArray[np.float64]],
+    max_iter: int,
+    xtol: float,
+    *,
+    leave_one_out: bool = True,
+) -> Solution:
+    """Fuse checked sources: Gauss–Newton on the sphere, the consistency statistic and (unless
+    `leave_one_out` is false) each source's statistic against the others."""
 
     def evaluate(
         trial: NDArray[np.float64], _step: NDArray[np.float64], _lin: _Linear
@@ -559,64 +607,21 @@ def fuse(
         run = refine_direction(
             start, first.q, first, evaluate, linearise, max_iter=max_iter, xtol=xtol
         )
-        up, lin, converged, n_iter = run.up, run.state, run.converged, run.n_iter
-        chi2 = lin.q - float(lin.g @ lin.solve())
-        chi2 = max(chi2, 0.0)
-        stats, dofs = _leave_one_out(lin, groups)
-    if not converged:
-        warn_not_converged("fuse_up", max_iter, stacklevel=4)
-    dof = sum(s.rank for s in sources) - 2
-    p_value = _chi2_sf(chi2, dof)
-    consistent = p_value >= significance
-    source_p = [_chi2_sf(t, d) for t, d in zip(stats, dofs, strict=True)]
-    outlier: int | None = None
-    without: FusedEstimate | None = None
-    if n >= 3 and not consistent:
-        k = min(range(n), key=lambda i: (source_p[i], -stats[i]))
-        if source_p[k] < significance:
-            outlier = k
-            without = _without(estimates, k, pairs, significance, max_iter, xtol)
-    b = tangent_basis(up)
-    info = b.T @ lin.matrix() @ b
-    return FusedEstimate(
-        up=up,
-        up_information=0.5 * (info + info.T),
-        chi2=chi2,
-        dof=dof,
-        p_value=p_value,
-        significance=significance,
-        consistent=consistent,
-        nsigma=np.sqrt(np.asarray(stats)),
-        source_p_value=np.asarray(source_p),
-        outlier=outlier,
-        outlier_nsigma=None if outlier is None else math.sqrt(stats[outlier]),
-        without_outlier=without,
-        n_sources=n,
-        converged=converged,
-        n_iter=n_iter,
-        fingerprint=fingerprint,
-    )
+        lin = run.state
+        chi2 = max(lin.q - float(lin.g @ lin.solve()), 0.0)
+        stats, dofs = _leave_one_out(lin, groups) if leave_one_out else ([], [])
+    return Solution(run.up, lin, chi2, run.converged, run.n_iter, stats, dofs)
 
 
-def _without(
-    estimates: tuple[Any, ...],
-    k: int,
-    pairs: Mapping[tuple[int, int], NDArray[np.float64]],
-    significance: float,
-    max_iter: int,
-    xtol: float,
-) -> FusedEstimate | None:
-    """The fusion of all estimates but `k` (indices renumbered), None if they leave `up` open."""
-    rest = estimates[:k] + estimates[k + 1 :]
+def chi2_sf(x: float, dof: int) -> float:
+    """Probability that a chi-square variable of `dof` degrees of freedom exceeds `x` (1 when
+    `dof` is 0)."""
+    if dof <= 0:
+        return 1.0
+    with IMPORT_LOCK:
+        from scipy.special import chdtrc  # imported here: the rest of gravdir does without it
 
-    def renumber(i: int) -> int:
-        return i if i < k else i - 1
-
-    sub = {(renumber(i), renumber(j)): x for (i, j), x in pairs.items() if k not in (i, j)}
-    try:
-        return fuse(rest, sub or None, significance, max_iter, xtol)
-    except DegenerateGeometryError:
-        return None
+    return float(chdtrc(dof, max(x, 0.0)))
 
 
 def check_options(significance: Any, max_iter: Any, xtol: Any) -> tuple[float, int, float]:

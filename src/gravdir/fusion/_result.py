@@ -53,7 +53,9 @@ class FusedEstimate(UpResult):
         Its degrees of freedom: the sum of the ranks of the sources' informations, minus 2.
     p_value : float
         Probability that consistent sources give a `chi2` at least this large (1 when `dof` is
-        0).
+        0). With ``model_error_std="estimate"``, `chi2` equals `dof` whenever the model error
+        is positive, so the test is the leave-one-out tests' instead: ``min(1, n_sources *
+        min(source_p_value))`` (Bonferroni).
     significance : float
         Level of the test.
     consistent : bool
@@ -64,8 +66,11 @@ class FusedEstimate(UpResult):
         joint one with ``cross_cov``): how many standard deviations it stands apart.
     source_p_value : ndarray, shape (n_sources,)
         The probability of a leave-one-out statistic ``nsigma**2`` at least as large from a
-        consistent source (chi-square with as many degrees of freedom as the difference has
-        determined directions; 1 where it has none).
+        consistent source (chi-square with as many degrees of freedom d as the difference has
+        determined directions; 1 where it has none). With ``model_error_std="estimate"``, each
+        source is judged with the model error calibrated on the others alone, and
+        ``nsigma**2 / d`` on the F distribution with d and ν degrees of freedom, ν those of the
+        others' `chi2` (the sum of their ranks minus 2).
     outlier : int or None
         With three or more sources and `consistent` false: the index of the source whose
         leave-one-out test is the most significant, when that test is significant at
@@ -74,7 +79,12 @@ class FusedEstimate(UpResult):
         ``nsigma[outlier]``, or None.
     without_outlier : FusedEstimate or None
         The fusion of the sources without `outlier` (its own indices count among the remaining
-        sources, in their order), where they still determine `up`; None otherwise.
+        sources, in their order), where they still determine `up` (and, with
+        ``model_error_std="estimate"``, are at least three); None otherwise.
+    model_error_std : float
+        The model-error standard deviation per tangent direction added to every source, rad:
+        the one given, or the one estimated from all sources (0 where they agree within their
+        own uncertainties).
     n_sources : int
         Number of sources fused.
     converged : bool
@@ -102,8 +112,15 @@ class FusedEstimate(UpResult):
     """
 
     _units = {
-        "chi2": "", "dof": "", "p_value": "", "significance": "", "nsigma": "",
-        "source_p_value": "", "outlier_nsigma": "", "n_sources": "",
+        "chi2": "",
+        "dof": "",
+        "p_value": "",
+        "significance": "",
+        "nsigma": "",
+        "source_p_value": "",
+        "outlier_nsigma": "",
+        "model_error_std": "rad",
+        "n_sources": "",
     }
 
     up: NDArray[np.float64]
@@ -118,6 +135,7 @@ class FusedEstimate(UpResult):
     outlier: int | None
     outlier_nsigma: float | None
     without_outlier: FusedEstimate | None
+    model_error_std: float
     n_sources: int
     converged: bool
     n_iter: int

@@ -1,0 +1,248 @@
+"""The fusion with its tests and its model-error component: what :func:`fuse_up` returns.
+
+The core (:func:`~gravdir.fusion._fuse.solve`) fuses sources of known covariance. A
+between-source model error (an error each source carries whole, such as the model error a
+trajectory fixes in a motion estimate) adds an isotropic variance to every source; given, it is
+added; estimated, it is the Paule--Mandel value (the variance at which the consistency statistic
+equals its degrees of freedom), and each source is judged against the others with the variance
+calibrated without it, on an F reference. Derivation: docs/fusion.md, "Model error".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir._imports import IMPORT_LOCK
+from gravdir._results import warn_not_converged
+from gravdir.errors import DegenerateGeometryError, InsufficientDataError
+from gravdir.fusion._fuse import (
+    Checked,
+    Solution,
+    _Source,
+    check_estimates,
+    chi2_sf,
+    solve,
+    with_model_error,
+)
+from gravdir.fusion._result import FusedEstimate
+
+__all__ = ["MAX_MODEL_ERROR", "check_model_error", "fuse"]
+
+ModelError = float | Literal["estimate"]
+
+#: Largest model-error standard deviation given, rad (a quarter turn: beyond it the tangent
+#: plane no longer describes the errors).
+MAX_MODEL_ERROR = 0.5 * math.pi
+#: Relative tolerance of the Paule--Mandel variance: far below the spread of its own estimate
+#: (a variance from k sources is uncertain by about sqrt(2 / k) of itself).
+VARIANCE_RTOL = 1e-6
+#: Doublings of the bracket allowed when the sphere's curvature moves the statistic past the
+#: bound of the tangent-plane model (which holds in that model exactly).
+MAX_DOUBLINGS = 60
+
+
+def check_model_error(model_error_std: Any) -> ModelError:
+    """`model_error_std` checked: ``"estimate"`` or a standard deviation in [0, π/2] rad."""
+    if isinstance(model_error_std, str):
+        if model_error_std != "estimate":
+            raise ValueError(
+                "Expected `model_error_std` to be a standard deviation, rad, or 'estimate', got "
+                f"{model_error_std!r}."
+            )
+        return "estimate"
+    if isinstance(model_error_std, bool | np.bool_) or not isinstance(
+        model_error_std, int | float | np.integer | np.floating
+    ):
+        raise ValueError(
+            "Expected `model_error_std` to be a standard deviation, rad, or 'estimate', got "
+            f"{type(model_error_std).__name__}."
+        )
+    value = float(model_error_std)
+    if not 0.0 <= value <= MAX_MODEL_ERROR:
+        raise ValueError(
+            f"Expected `model_error_std` in [0, {MAX_MODEL_ERROR:.4g}] rad, got {value!r}."
+        )
+    return value
+
+
+def _dof(sources: list[_Source]) -> int:
+    return sum(s.rank for s in sources) - 2
+
+
+def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> float:
+    """The Paule--Mandel model-error variance of independent sources, rad²: 0 where their
+    statistic is at most its degrees of freedom, else the variance at which it equals them.
+
+    The statistic falls as the variance grows (every weight falls in the Loewner order), and
+    with the variance ``S / dof`` it is at most ``dof``, S the sum of squared tangent
+    distances to the fusion (each weight is at most 1 / variance): the root lies in that
+    bracket, found by Brent's method.
+    """
+    dof = _dof(sources)
+    groups = [[i] for i in range(len(sources))]
+
+    def excess(variance: float) -> float:
+        run = solve(
+            with_model_error(sources, variance), groups, {}, max_iter, xtol, leave_one_out=False
+        )
+        return run.chi2 - dof
+
+    if dof <= 0 or excess(0.0) <= 0.0:
+        return 0.0
+    first = solve(sources, groups, {}, max_iter, xtol, leave_one_out=False)
+    spread = float(first.lin.x @ first.lin.x)
+    high = max(spread / dof, np.finfo(float).tiny)
+    for _ in range(MAX_DOUBLINGS):
+        if excess(high) <= 0.0:
+            break
+        high *= 2.0
+    with IMPORT_LOCK:
+        from scipy.optimize import brentq  # imported here: the rest of gravdir does without it
+
+    root = brentq(excess, 0.0, high, xtol=VARIANCE_RTOL * high * 1e-3, rtol=VARIANCE_RTOL)
+    return float(root)
+
+
+def _f_sf(x: float, dfn: int, dfd: int) -> float:
+    """Probability that an F(dfn, dfd) variable exceeds `x` (1 when `dfn` is 0)."""
+    if dfn <= 0:
+        return 1.0
+    with IMPORT_LOCK:
+        from scipy.special import fdtrc
+
+    return float(fdtrc(dfn, dfd, max(x, 0.0)))
+
+
+def _calibrated_leave_one_out(
+    checked: Checked, max_iter: int, xtol: float
+) -> tuple[list[float], list[float]]:
+    """Per source k: its leave-one-out statistic with the model-error variance calibrated on
+    the others, and its p-value on F(d_k, ν_k), ν_k the others' degrees of freedom."""
+    sources, groups = checked.sources, checked.groups
+    stats, p_values = [], []
+    for k in range(len(sources)):
+        others = sources[:k] + sources[k + 1 :]
+        nu = _dof(others)
+        variance = model_error_variance(others, max_iter, xtol) if nu > 0 else 0.0
+        run = solve(with_model_error(sources, variance), groups, {}, max_iter, xtol)
+        t, d = run.loo[k], run.loo_dof[k]
+        stats.append(t)
+        p_values.append(_f_sf(t / d, d, nu) if d and nu > 0 else 1.0)
+    return stats, p_values
+
+
+def fuse(
+    estimates: tuple[Any, ...],
+    cross_cov: Any,
+    model_error_std: ModelError,
+    significance: float,
+    max_iter: int,
+    xtol: float,
+) -> FusedEstimate:
+    """:func:`~gravdir.fusion.fuse_up` on checked options."""
+    checked = check_estimates(estimates, cross_cov)
+    sources, n = checked.sources, len(checked.sources)
+    if model_error_std != 0.0 and checked.pairs:
+        raise ValueError(
+            "Expected `model_error_std=0` with `cross_cov`, got both: a model error shared by "
+            "correlated sources is not defined."
+        )
+    estimated = model_error_std == "estimate"
+    if estimated and n < 3:
+        raise InsufficientDataError(
+            f"Expected at least 3 estimates with model_error_std='estimate' (each is judged "
+            f"against a model error calibrated on the others), got {n}."
+        )
+    if estimated:
+        variance = model_error_variance(sources, max_iter, xtol)
+    else:
+        variance = float(model_error_std) ** 2
+    with np.errstate(under="ignore"):
+        run = solve(
+            with_model_error(sources, variance), checked.groups, checked.pairs, max_iter, xtol
+        )
+        if estimated:
+            stats, source_p = _calibrated_leave_one_out(checked, max_iter, xtol)
+        else:
+            stats = run.loo
+            source_p = [chi2_sf(t, d) for t, d in zip(stats, run.loo_dof, strict=True)]
+    if not run.converged:
+        warn_not_converged("fuse_up", max_iter, stacklevel=4)
+    dof = _dof(sources)
+    # With the variance estimated the statistic equals its dof whenever the variance is
+    # positive: the verdict is the leave-one-out tests', Bonferroni-combined.
+    p_value = min(1.0, n * min(source_p)) if estimated else chi2_sf(run.chi2, dof)
+    consistent = p_value >= significance
+    outlier: int | None = None
+    without: FusedEstimate | None = None
+    if n >= 3 and not consistent:
+        k = min(range(n), key=lambda i: (source_p[i], -stats[i]))
+        if source_p[k] < significance:
+            outlier = k
+            without = _without(
+                estimates, k, checked.pairs, model_error_std, significance, max_iter, xtol
+            )
+    return _result(
+        run, checked, variance, dof, p_value, significance, stats, source_p, outlier, without
+    )
+
+
+def _result(
+    run: Solution,
+    checked: Checked,
+    variance: float,
+    dof: int,
+    p_value: float,
+    significance: float,
+    stats: list[float],
+    source_p: list[float],
+    outlier: int | None,
+    without: FusedEstimate | None,
+) -> FusedEstimate:
+    return FusedEstimate(
+        up=run.up,
+        up_information=run.information(),
+        chi2=run.chi2,
+        dof=dof,
+        p_value=p_value,
+        significance=significance,
+        consistent=p_value >= significance,
+        nsigma=np.sqrt(np.asarray(stats)),
+        source_p_value=np.asarray(source_p),
+        outlier=outlier,
+        outlier_nsigma=None if outlier is None else math.sqrt(stats[outlier]),
+        without_outlier=without,
+        model_error_std=math.sqrt(variance),
+        n_sources=len(checked.sources),
+        converged=run.converged,
+        n_iter=run.n_iter,
+        fingerprint=checked.fingerprint,
+    )
+
+
+def _without(
+    estimates: tuple[Any, ...],
+    k: int,
+    pairs: Mapping[tuple[int, int], NDArray[np.float64]],
+    model_error_std: ModelError,
+    significance: float,
+    max_iter: int,
+    xtol: float,
+) -> FusedEstimate | None:
+    """The fusion of all estimates but `k` (indices renumbered), None if they leave `up` open
+    or are too few for the model error asked for."""
+    rest = estimates[:k] + estimates[k + 1 :]
+
+    def renumber(i: int) -> int:
+        return i if i < k else i - 1
+
+    sub = {(renumber(i), renumber(j)): x for (i, j), x in pairs.items() if k not in (i, j)}
+    try:
+        return fuse(rest, sub or None, model_error_std, significance, max_iter, xtol)
+    except (DegenerateGeometryError, InsufficientDataError):
+        return None
