@@ -4,14 +4,16 @@ Reads the logs from ``../shared/realdata`` (or ``GRAVDIR_REALDATA``; tests/_real
 them) and prints, for the five development logs, what the estimates say about each other: the
 chi-square of their fusion and its p-value, the RMS angle of each estimate to the fusion, the
 median reported standard deviation, and each log against the fusion of the other four
-(leave-one-log-out, in combined standard deviations); then whether the five short clean logs of
-2019 are determined and consistent with that fusion. It does so for the default model, for the
-one with the quadratic friction term (``friction="coulomb-viscous-quadratic"``), and for that one
-with the covariance that allows for correlated residuals (``covariance="hac"``), and prints how
-far the term moves each estimate. Nothing is tuned per log: q̈ comes from
-:func:`gravdir.joint_acceleration` on the logged time stamps (its defaults, along the sample
-axis), every other setting is the estimator's default. The true mounting of the robot is known
-to no one to better than about a degree, so the figures are of agreement, not of error.
+(leave-one-log-out, in combined standard deviations), and the same with the fusion's model
+error per trajectory estimated (``fuse_up(..., model_error_std="estimate")``); then whether
+the five short clean logs of 2019 are determined and consistent with that fusion. It does so
+for the default model, for the one with the quadratic friction term
+(``friction="coulomb-viscous-quadratic"``), and for that one with the covariance that allows
+for correlated residuals (``covariance="hac"``), and prints how far the term moves each
+estimate. Nothing is tuned per log: q̈ comes from :func:`gravdir.joint_acceleration` on the
+logged time stamps (its defaults, along the sample axis), every other setting is the
+estimator's default. The true mounting of the robot is known to no one to better than about a
+degree, so the figures are of agreement, not of error.
 
 Run: ``python benchmarks/real_logs.py`` (about five minutes).
 """
@@ -42,8 +44,13 @@ def estimate(
         warnings.simplefilter("always")
         acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
         fit = gravdir.estimate_up_from_motion(
-            chain, data.q, velocity=data.velocity, acceleration=acceleration, torque=data.torque,
-            friction=friction, covariance=covariance,
+            chain,
+            data.q,
+            velocity=data.velocity,
+            acceleration=acceleration,
+            torque=data.torque,
+            friction=friction,
+            covariance=covariance,
             sample_rate=1.0 / float(np.mean(np.diff(data.time))),
         )
     return fit, time.perf_counter() - start, len(caught)
@@ -87,6 +94,14 @@ def report(
         others = gravdir.fuse_up(*(f for i, f in enumerate(long) if i != k))
         out.append(nsigma(fits[name], others))
     print(f"leave-one-log-out, each log from the fusion of the other four: {np.round(out, 1)} σ")
+    with_error = gravdir.fuse_up(*long, model_error_std="estimate")
+    tau = np.degrees(with_error.model_error_std)
+    print(
+        f"with a model error per trajectory (Paule-Mandel, {tau:.3f}° per direction): "
+        f"p = {with_error.p_value:.2g}, each log against the other four with "
+        f"the model error calibrated on them: {np.round(with_error.nsigma, 1)} σ, "
+        f"F p-values {np.round(with_error.source_p_value, 3)}"
+    )
     determined = [name for name in SHORT_LOGS if fits[name].up_determined]
     print(f"\nshort 2019 logs determined: {len(determined)} of {len(SHORT_LOGS)}")
     for name in determined:

@@ -153,3 +153,22 @@ def test_no_short_log_is_reported_upside_down_with_confidence():
     assert sum(f.up_determined and f.sign_determined and f.up[2] < 0 for f in white) >= 1
     for fit in hac:
         assert not (fit.up_determined and fit.sign_determined)
+
+
+@pytest.mark.slow
+def test_a_model_error_per_trajectory_makes_the_development_logs_consistent():
+    """Acceptance 1 on the five development logs, every setting the stated rule (quadratic
+    friction, HAC covariance, the fusion's model error estimated): their own covariances alone
+    make the five inconsistent (p < 0.01: the model error each trajectory fixes); with the
+    Paule--Mandel model error, each log judged on the value calibrated on the other four (F
+    reference, rule on the *Fusing* page) and the five combined by Bonferroni, p ≥ 0.01. The
+    five lie within 0.45° RMS of their fusion and report a median standard deviation of at
+    most 0.5°; the model error comes out between 0.05° and 0.5° per direction."""
+    fits = _development_estimates("coulomb-viscous-quadratic", "hac")
+    assert gravdir.fuse_up(*fits).p_value < 0.01
+    fused = gravdir.fuse_up(*fits, model_error_std="estimate")
+    assert fused.p_value >= 0.01
+    assert fused.consistent
+    assert np.radians(0.05) <= fused.model_error_std <= np.radians(0.5)
+    assert _rms_to_fusion_deg(fits) <= 0.45
+    assert float(np.median([f.up_std_deg for f in fits])) <= 0.5
