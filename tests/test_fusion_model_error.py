@@ -20,7 +20,7 @@ import pytest
 from scipy.stats import binom, chi2
 from test_fusion import _basis, _exp, _random_cov, _random_up, _rodrigues
 
-from gravdir import fuse_up
+from gravdir import compare_setting, fuse_up
 from gravdir.controllers import GravityDirection
 from gravdir.errors import InsufficientDataError
 
@@ -165,3 +165,38 @@ def test_the_global_false_alarm_rate_holds_where_both_errors_are_alike():
         _, sources, _ = _world(5000 + seed, model_deg=0.03)
         rejected += fuse_up(*sources, model_error_std="estimate", significance=0.05).p_value < 0.05
     assert 0.01 * n_draws <= rejected <= binom.interval(0.999, n_draws, 0.05)[1]
+
+
+def test_compare_setting_judges_an_estimated_covariance_on_f():
+    """The fusion with its model error estimated carries the degrees of freedom of that
+    estimate, and `compare_setting` refers its distance to F(2, ν): for two numerator degrees
+    of freedom the survival is ``(1 + m² / ν)^(-ν / 2)``, written out here."""
+    up, sources, _ = _world(11, n=5)
+    fused = fuse_up(*sources, model_error_std="estimate")
+    assert fused.model_error_std > 0 and fused.covariance_dof == fused.dof == 8
+    check = compare_setting(fused, up)
+    m2 = float(check.mahalanobis) ** 2
+    assert check.covariance_dof == 8
+    assert check.p_value == pytest.approx((1.0 + m2 / 8) ** -4, rel=1e-9)
+    assert check.p_value > np.exp(-0.5 * m2)  # heavier tail than the chi-square
+    # A known covariance (none estimated, or a given model error) keeps the chi-square.
+    given = compare_setting(fuse_up(*sources, model_error_std=fused.model_error_std), up)
+    assert given.covariance_dof == np.inf
+    assert given.p_value == pytest.approx(np.exp(-0.5 * float(given.mahalanobis) ** 2))
+
+
+@pytest.mark.slow
+def test_compare_setting_on_a_fusion_with_model_error_has_its_false_alarm_rate():
+    """Five sources under a dominant model error (0.1°, own covariances 1e-4°), 300 draws, the
+    truth as the installed `up`: the F reference puts 5% of p-values below 5% (binomial 99.9%
+    interval); the chi-square reference, which trusts the estimated covariance as known, fires
+    about twice as often (10.7% expected with ν = 8; 9.3% here)."""
+    p_f, p_chi2 = [], []
+    for seed in range(300):
+        up, sources, _ = _world(9000 + seed, model_deg=0.1, lo_deg=1e-4, hi_deg=2e-4)
+        check = compare_setting(fuse_up(*sources, model_error_std="estimate"), up)
+        p_f.append(check.p_value)
+        p_chi2.append(np.exp(-0.5 * float(check.mahalanobis) ** 2))
+    lo, hi = binom.interval(0.999, 300, 0.05)
+    assert lo <= np.count_nonzero(np.asarray(p_f) < 0.05) <= hi
+    assert np.count_nonzero(np.asarray(p_chi2) < 0.05) > 1.5 * 0.05 * 300

@@ -172,3 +172,28 @@ def test_a_model_error_per_trajectory_makes_the_development_logs_consistent():
     assert np.radians(0.05) <= fused.model_error_std <= np.radians(0.5)
     assert _rms_to_fusion_deg(fits) <= 0.45
     assert float(np.median([f.up_std_deg for f in fits])) <= 0.5
+
+
+@pytest.mark.slow
+def test_compare_setting_with_the_honest_covariance_on_the_development_logs(capsys):
+    """Acceptance 7: the fused development estimate against the installed default (a floor
+    mount, `up` = +z). With each log's white-noise covariance and no model error the verdict is
+    that the default is wrong (p < 0.01) for a difference of a few tenths of a degree, within
+    the logs' own scatter. With the honest covariance (quadratic friction, HAC, the model error
+    per trajectory estimated, judged on F with the fusion's degrees of freedom) the difference
+    is within the uncertainty: p ≥ 0.01. The verdicts are printed."""
+    floor = [0.0, 0.0, 1.0]
+    white = gravdir.compare_setting(
+        gravdir.fuse_up(*_development_estimates("coulomb-viscous-quadratic")), floor
+    )
+    fused = gravdir.fuse_up(
+        *_development_estimates("coulomb-viscous-quadratic", "hac"), model_error_std="estimate"
+    )
+    honest = gravdir.compare_setting(fused, floor)
+    with capsys.disabled():
+        print(f"\nwhite covariance, no model error: {white!r}")
+        print(f"honest covariance: {honest!r}, F(2, {honest.covariance_dof:g})")
+    assert white.p_value < 0.01
+    assert honest.covariance_dof == fused.dof
+    assert honest.p_value >= 0.01
+    assert abs(honest.angle_deg - white.angle_deg) < 0.2

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_same_shape
+from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis
 from gravdir.controllers._common import ABS_FLOOR, REL_FLOOR, unit_up, up_and_information
@@ -37,14 +38,25 @@ class SettingCheck(Result):
         The estimate.
     installed_up : ndarray, shape (..., 3)
         The installed `up`.
+    covariance_dof : float
+        Degrees of freedom of the estimate's covariance: ``inf`` where it is known, finite
+        where it was estimated from a scatter (a :class:`~gravdir.fusion.FusedEstimate` with
+        its model error estimated: its `covariance_dof`).
     angle_deg, p_value
         `angle` in degrees; the probability that an estimate as uncertain as this one lies at
         least `mahalanobis` standard deviations from the truth if the installed `up` is the
-        truth (chi-square with `dof` degrees of freedom; 1 where `dof` is 0).
+        truth: chi-square with `dof` degrees of freedom for a known covariance, and
+        ``mahalanobis² / dof`` on F(`dof`, `covariance_dof`) for an estimated one (1 where
+        `dof` is 0).
     """
 
     _units = {
-        "angle": "rad", "mahalanobis": "", "dof": "", "up": "", "installed_up": "",
+        "angle": "rad",
+        "mahalanobis": "",
+        "dof": "",
+        "up": "",
+        "installed_up": "",
+        "covariance_dof": "",
     }
 
     angle: NDArray[np.float64]
@@ -52,6 +64,7 @@ class SettingCheck(Result):
     dof: NDArray[np.int64]
     up: NDArray[np.float64]
     installed_up: NDArray[np.float64]
+    covariance_dof: float
 
     @property
     def angle_deg(self) -> Any:
@@ -61,9 +74,17 @@ class SettingCheck(Result):
 
     @property
     def p_value(self) -> Any:
-        """Chi-square survival of ``mahalanobis²`` with `dof` degrees of freedom."""
+        """Chi-square survival of ``mahalanobis²`` with `dof` degrees of freedom (F survival
+        of ``mahalanobis² / dof`` on (`dof`, `covariance_dof`) for an estimated covariance)."""
         d = np.asarray(self.mahalanobis, dtype=np.float64)
         k = np.asarray(self.dof)
+        if math.isfinite(self.covariance_dof):
+            with IMPORT_LOCK:
+                from scipy.special import fdtrc  # imported here: the rest does without it
+
+            safe = np.maximum(k, 1)
+            f = np.where(k >= 1, fdtrc(safe, self.covariance_dof, d * d / safe), 1.0)
+            return float(f) if f.ndim == 0 else f
         with np.errstate(under="ignore"):
             two = np.exp(-0.5 * d * d)
         one = np.vectorize(lambda x: math.erfc(x / math.sqrt(2.0)), otypes=[float])(d)
@@ -88,7 +109,9 @@ def compare_setting(
     ----------
     result : UpResult or array_like, shape (..., 3)
         The calibration: a gravity-direction result or plain `up` vectors (unit within 1e-6),
-        in the controller's base frame.
+        in the controller's base frame. The fusion of several calibrations with their model
+        error estimated (``fuse_up(..., model_error_std="estimate")``, the honest covariance of
+        estimates that each carry a model error of their own) is judged on an F reference.
     installed : UpResult or array_like, shape (..., 3)
         What is installed: the :class:`GravityDirection` of :func:`up_from_setting` (the
         controller's current setting read back), a :class:`ControllerSetting`, or unit
@@ -115,7 +138,10 @@ def compare_setting(
     them (exact at every angle, not only small ones), and
     ``mahalanobis = sqrt(Σ_j λ_j (v_jᵀ δ)²)`` over the eigenpairs of the tangent information.
     If the installed `up` is the truth and the estimate's uncertainty honest, ``mahalanobis²``
-    follows a chi-square distribution with 2 degrees of freedom (mean 2). Where ``w = -u`` the
+    follows a chi-square distribution with 2 degrees of freedom (mean 2); where the covariance
+    was estimated from a scatter with ν degrees of freedom (`covariance_dof` of a fusion with
+    its model error estimated), ``mahalanobis² / 2`` follows F(2, ν) instead
+    (docs/fusion.md, "Model error"). Where ``w = -u`` the
     direction of ``δ`` is undefined; the least informative direction is used (the smallest
     distance). See docs/controllers.md, "Comparing with the installed setting".
 
@@ -154,6 +180,7 @@ def compare_setting(
         dof=dof[()] if dof.ndim == 0 else dof,
         up=u.copy(),
         installed_up=w.copy(),
+        covariance_dof=float(getattr(result, "covariance_dof", math.inf)),
     )
 
 

@@ -188,14 +188,16 @@ def fuse(
                 estimates, k, checked.pairs, model_error_std, significance, max_iter, xtol
             )
     return _result(
-        run, checked, variance, dof, p_value, significance, stats, source_p, outlier, without
-    )
+        run, checked, variance, estimated, dof, p_value, significance, stats, source_p,
+        outlier, without,
+    )  # fmt: skip
 
 
 def _result(
     run: Solution,
     checked: Checked,
     variance: float,
+    estimated: bool,
     dof: int,
     p_value: float,
     significance: float,
@@ -218,6 +220,7 @@ def _result(
         outlier_nsigma=None if outlier is None else math.sqrt(stats[outlier]),
         without_outlier=without,
         model_error_std=math.sqrt(variance),
+        covariance_dof=float(dof) if estimated and variance > 0.0 else math.inf,
         n_sources=len(checked.sources),
         converged=run.converged,
         n_iter=run.n_iter,

@@ -85,6 +85,12 @@ class FusedEstimate(UpResult):
         The model-error standard deviation per tangent direction added to every source, rad:
         the one given, or the one estimated from all sources (0 where they agree within their
         own uncertainties).
+    covariance_dof : float
+        Degrees of freedom of the estimate behind `up_information`: ``inf`` where it is known
+        (the sources' own covariances, a model error given or estimated as 0); with the model
+        error estimated and positive, `dof` (the sources' scatter estimates it), and
+        :func:`~gravdir.controllers.compare_setting` then refers its distance to an F
+        distribution instead of a chi-square one.
     n_sources : int
         Number of sources fused.
     converged : bool
@@ -120,6 +126,7 @@ class FusedEstimate(UpResult):
         "source_p_value": "",
         "outlier_nsigma": "",
         "model_error_std": "rad",
+        "covariance_dof": "",
         "n_sources": "",
     }
 
@@ -136,6 +143,7 @@ class FusedEstimate(UpResult):
     outlier_nsigma: float | None
     without_outlier: FusedEstimate | None
     model_error_std: float
+    covariance_dof: float
     n_sources: int
     converged: bool
     n_iter: int
