@@ -11,9 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_same_shape
-from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result, UpResult
 from gravdir._sphere import tangent_basis
+from gravdir._tails import f_sf
 from gravdir.controllers._common import ABS_FLOOR, REL_FLOOR, unit_up, up_and_information
 
 __all__ = ["SettingCheck", "compare_setting"]
@@ -79,12 +79,7 @@ class SettingCheck(Result):
         d = np.asarray(self.mahalanobis, dtype=np.float64)
         k = np.asarray(self.dof)
         if math.isfinite(self.covariance_dof):
-            with IMPORT_LOCK:
-                from scipy.special import fdtrc  # imported here: the rest does without it
-
-            safe = np.maximum(k, 1)
-            f = np.where(k >= 1, fdtrc(safe, self.covariance_dof, d * d / safe), 1.0)
-            return float(f) if f.ndim == 0 else f
+            return f_sf(d * d / np.maximum(k, 1), k, self.covariance_dof)
         with np.errstate(under="ignore"):
             two = np.exp(-0.5 * d * d)
         one = np.vectorize(lambda x: math.erfc(x / math.sqrt(2.0)), otypes=[float])(d)

@@ -19,13 +19,13 @@ from numpy.typing import NDArray
 
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import warn_not_converged
+from gravdir._tails import chi2_sf, f_sf
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.fusion._fuse import (
     Checked,
     Solution,
     _Source,
     check_estimates,
-    chi2_sf,
     solve,
     with_model_error,
 )
@@ -108,16 +108,6 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     return float(root)
 
 
-def _f_sf(x: float, dfn: int, dfd: int) -> float:
-    """Probability that an F(dfn, dfd) variable exceeds `x` (1 when `dfn` is 0)."""
-    if dfn <= 0:
-        return 1.0
-    with IMPORT_LOCK:
-        from scipy.special import fdtrc
-
-    return float(fdtrc(dfn, dfd, max(x, 0.0)))
-
-
 def _calibrated_leave_one_out(
     checked: Checked, max_iter: int, xtol: float
 ) -> tuple[list[float], list[float]]:
@@ -132,7 +122,7 @@ def _calibrated_leave_one_out(
         run = solve(with_model_error(sources, variance), groups, {}, max_iter, xtol)
         t, d = run.loo[k], run.loo_dof[k]
         stats.append(t)
-        p_values.append(_f_sf(t / d, d, nu) if d and nu > 0 else 1.0)
+        p_values.append(f_sf(t / d, d, nu) if d and nu > 0 else 1.0)
     return stats, p_values
 
 

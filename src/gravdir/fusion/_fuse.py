@@ -11,7 +11,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import check_array, check_count, check_positive
-from gravdir._imports import IMPORT_LOCK
 from gravdir._rank import reciprocal_condition
 from gravdir._results import UpResult
 from gravdir._sphere import (
@@ -31,7 +30,6 @@ __all__ = [
     "Solution",
     "check_estimates",
     "check_options",
-    "chi2_sf",
     "solve",
     "with_model_error",
 ]
@@ -611,17 +609,6 @@ def solve(
         chi2 = max(lin.q - float(lin.g @ lin.solve()), 0.0)
         stats, dofs = _leave_one_out(lin, groups) if leave_one_out else ([], [])
     return Solution(run.up, lin, chi2, run.converged, run.n_iter, stats, dofs)
-
-
-def chi2_sf(x: float, dof: int) -> float:
-    """Probability that a chi-square variable of `dof` degrees of freedom exceeds `x` (1 when
-    `dof` is 0)."""
-    if dof <= 0:
-        return 1.0
-    with IMPORT_LOCK:
-        from scipy.special import chdtrc  # imported here: the rest of gravdir does without it
-
-    return float(chdtrc(dof, max(x, 0.0)))
 
 
 def check_options(significance: Any, max_iter: Any, xtol: Any) -> tuple[float, int, float]:
