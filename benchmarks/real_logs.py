@@ -42,7 +42,7 @@ def estimate(
         warnings.simplefilter("always")
         acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
         fit = gravdir.estimate_up_from_motion(
-            chain, data.q, velocity=data.velocity, acceleration=acceleration, torque=data.torque,
+            chain, data.time, q=data.q, velocity=data.velocity, acceleration=acceleration, torque=data.torque,
             friction=friction, covariance=covariance,
             sample_rate=1.0 / float(np.mean(np.diff(data.time))),
         )

@@ -86,7 +86,12 @@ def _identified(seed: int = 7, upright: bool = False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = estimate_up_from_motion(
-            CHAIN, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
+            CHAIN,
+            log.time,
+            q=log.q,
+            velocity=log.velocity,
+            torque=log.torque,
+            acceleration=traj.acceleration,
         )
     return errors, tilt0, azimuth, fit
 
