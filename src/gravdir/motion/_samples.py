@@ -135,6 +135,7 @@ def acceleration_from_log(
             except InsufficientDataError:  # fewer samples than its window holds
                 continue
             counts[lo:hi] = (t - t[0] > half) & (t[-1] - t > half)
+    acceleration[~counts] = 0.0  # extrapolated or not derived: nothing to use
     if not counts.any():
         raise InsufficientDataError(
             f"Expected `time` to hold a stretch without gaps (intervals beyond {GAP_FACTOR:g} "
