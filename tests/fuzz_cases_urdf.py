@@ -52,6 +52,7 @@ URDF_TEXT = """<?xml version="1.0"?>
 """
 
 
+
 def _pinocchio_model_case() -> tuple[tuple, dict]:
     if os.environ.get("GRAVDIR_REQUIRE_PINOCCHIO") == "1":
         pin = importlib.import_module("pinocchio")

@@ -162,11 +162,8 @@ def test_integers_within_the_float_range_still_convert():
 
 
 def test_a_huge_count_is_refused_with_a_short_message():
-    with pytest.raises(
-        ValueError,
-        match=r"`n` to be an integer from 1 to 10, got an integer of "
-        r"about 1e5000\.$",
-    ):
+    with pytest.raises(ValueError, match=r"`n` to be an integer from 1 to 10, got an integer of "
+                                         r"about 1e5000\.$"):
         check_count(10**5000, "n", maximum=10)  # str() of it would itself raise
 
 

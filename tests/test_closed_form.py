@@ -739,11 +739,9 @@ def _check_no_information(res: ClosedFormEstimate) -> None:
 
 
 # (solver, which fit): 0 the J1 fit, 2 the first J2 fit, 4 the J2 fit at the other J1 zero.
-CORRUPTED = (
-    [(name, 0) for name in SOLVERS]
-    + [(name, 2) for name in SOLVERS]
-    + [(name, 4) for name in ("l3_pair", "l3_both", "two_branch")]
-)
+CORRUPTED = [(name, 0) for name in SOLVERS] + [(name, 2) for name in SOLVERS] + [
+    (name, 4) for name in ("l3_pair", "l3_both", "two_branch")
+]
 
 
 @pytest.mark.parametrize(("name", "which"), CORRUPTED)
@@ -911,48 +909,15 @@ def _solver_calls(
 
 
 SCALAR_KEYWORDS = {
-    "point_mass": (
-        "q1_at_j2",
-        "gamma",
-        "gamma0",
-        "arm_azimuth",
-        "zero_tol",
-        "parallel_sigma",
-        "parallel_rtol",
-        "singular_tol",
-    ),
-    "l2_offset": (
-        "q1_at_j2",
-        "gamma",
-        "gamma0",
-        "q1_at_j2_other",
-        "arm_azimuth",
-        "zero_tol",
-        "parallel_sigma",
-        "parallel_rtol",
-        "singular_tol",
-    ),
-    "l3_offset": (
-        "q1_at_j2",
-        "gamma",
-        "gamma0",
-        "l3_ratio",
-        "q1_at_j2_other",
-        "arm_azimuth",
-        "zero_tol",
-        "parallel_sigma",
-        "parallel_rtol",
-        "singular_tol",
-        "amplitude_ratio_rtol",
-    ),
-    "two_branch": (
-        "q1_at_j2_a",
-        "q1_at_j2_b",
-        "arm_azimuth",
-        "zero_tol",
-        "parallel_sigma",
-        "parallel_rtol",
-    ),
+    "point_mass": ("q1_at_j2", "gamma", "gamma0", "arm_azimuth", "zero_tol", "parallel_sigma",
+                   "parallel_rtol", "singular_tol"),
+    "l2_offset": ("q1_at_j2", "gamma", "gamma0", "q1_at_j2_other", "arm_azimuth", "zero_tol",
+                  "parallel_sigma", "parallel_rtol", "singular_tol"),
+    "l3_offset": ("q1_at_j2", "gamma", "gamma0", "l3_ratio", "q1_at_j2_other", "arm_azimuth",
+                  "zero_tol", "parallel_sigma", "parallel_rtol", "singular_tol",
+                  "amplitude_ratio_rtol"),
+    "two_branch": ("q1_at_j2_a", "q1_at_j2_b", "arm_azimuth", "zero_tol", "parallel_sigma",
+                   "parallel_rtol"),
 }
 
 
@@ -974,15 +939,8 @@ def test_numeric_strings_and_bools_are_refused(fits: tuple, solver: str) -> None
 def test_degrees_for_radians_are_refused(fits: tuple, solver: str) -> None:  # type: ignore[type-arg]
     f1, zu, _, zs, _ = fits
     call = _solver_calls(fits)[solver]
-    angles = {
-        "q1_at_j2": zu,
-        "q1_at_j2_other": zs,
-        "q1_at_j2_a": zu,
-        "q1_at_j2_b": zs,
-        "gamma0": 0.2,
-        "arm_azimuth": 0.4,
-        "gamma": 1.0,
-    }
+    angles = {"q1_at_j2": zu, "q1_at_j2_other": zs, "q1_at_j2_a": zu, "q1_at_j2_b": zs,
+              "gamma0": 0.2, "arm_azimuth": 0.4, "gamma": 1.0}
     for key in SCALAR_KEYWORDS[solver]:
         if key in angles:
             degrees = np.degrees(angles[key]) + (360.0 if abs(angles[key]) < 0.3 else 0.0)

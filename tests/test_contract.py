@@ -125,11 +125,7 @@ def _sweep_results() -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plan = plan_sweeps(
-            chain,
-            base,
-            masses=ur5.masses,
-            coms=ur5.coms,
-            noise_std=0.05,
+            chain, base, masses=ur5.masses, coms=ur5.coms, noise_std=0.05,
             target_std=np.radians(0.1),
         )
     return {
@@ -211,11 +207,7 @@ def _kinematic_error_results() -> dict[str, Any]:
 @cache
 def _friction_results() -> dict[str, Any]:
     plan = excitation_trajectory(
-        -1.2,
-        1.2,
-        np.geomspace(0.005, 1.0, 8),
-        max_acceleration=2.0,
-        sample_rate=100.0,
+        -1.2, 1.2, np.geomspace(0.005, 1.0, 8), max_acceleration=2.0, sample_rate=100.0,
         cruise_time=2.0,
     )
     joint = SyntheticFrictionJoint(noise_std=0.05)
@@ -289,9 +281,8 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "ChainCase": lambda: [_testing_records()["chain"]],
     "SweepExperiment": lambda: [_testing_records()["experiment"]],
     "MotionPhenomena": lambda: [_testing_records()["phenomena"]],
-    "SweepFit": lambda: (
-        [_sweep_results()[k] for k in ("fit1", "batch")] + [_sweep_results()["batch"][1]]
-    ),
+    "SweepFit": lambda: [_sweep_results()[k] for k in ("fit1", "batch")]
+    + [_sweep_results()["batch"][1]],
     "SweepZeros": lambda: [_sweep_results()["fit1"].zeros(), _sweep_results()["batch"].zeros()],
     "JointSweep": lambda: [_sweep_results()["sweep"]],
     "UpEstimate": lambda: [_sweep_results()["estimate"]],
@@ -384,7 +375,9 @@ FACTORIES: dict[str, Callable[[], list[Any]]] = {
     "FourierTrajectory": lambda: importlib.import_module("fuzz_cases_motion").instances(
         "FourierTrajectory"
     ),
-    "MotionLog": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionLog"),
+    "MotionLog": lambda: importlib.import_module("fuzz_cases_motion").instances(
+        "MotionLog"
+    ),
     "ModelError": lambda: importlib.import_module("fuzz_cases_motion").instances("ModelError"),
     "MotionBound": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionBound"),
     "MotionFit": lambda: importlib.import_module("fuzz_cases_motion").instances("MotionFit"),
@@ -478,3 +471,4 @@ def test_equality_compares_values_with_nan_equal():
     assert other != fit
     nan = dataclasses.replace(fit, offset=np.array(np.nan))
     assert nan == pickle.loads(pickle.dumps(nan))
+

@@ -203,10 +203,8 @@ def _variants(value: Any) -> Iterator[tuple[str, Any]]:
         yield from _scalar_variants(value.item() if isinstance(value, np.generic) else value)
     elif isinstance(value, np.ndarray):
         yield from _array_variants(value)
-    elif (
-        isinstance(value, list | tuple)
-        and value
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    elif isinstance(value, list | tuple) and value and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
     ):
         yield from _array_variants(np.asarray(value))
 

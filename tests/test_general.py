@@ -933,11 +933,8 @@ def test_plan_sweeps_refuses_complex_and_zero_d_grids():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="`spacings` to be a real number, got complex"):
             plan_sweeps(
-                chain,
-                [0.0, 0.0],
-                target_std=0.003,
-                spacings=np.array([np.pi / 3, np.pi / 2]) + 0.5j,
-                **common,
+                chain, [0.0, 0.0], target_std=0.003,
+                spacings=np.array([np.pi / 3, np.pi / 2]) + 0.5j, **common,
             )
         with pytest.raises(ValueError, match="`arcs` to be a real number, got complex"):
             plan_sweeps(chain, [0.0, 0.0], target_std=0.003, arcs=(1.0 + 3j,), **common)
@@ -962,13 +959,8 @@ def test_joint_index_beyond_any_arm_is_refused(good_sweeps):
         JointSweep(1, s.rotation, s.joint_axis, 10**400, s.fit)
     with pytest.raises(ValueError, match="`reference_joint` to be an integer from 0 to 999"):
         plan_sweeps(
-            _two_joint_chain(),
-            [0.0, 0.0],
-            masses=[1.0, 2.0],
-            coms=np.zeros((2, 3)),
-            noise_std=0.05,
-            target_std=0.003,
-            reference_joint=10**400,
+            _two_joint_chain(), [0.0, 0.0], masses=[1.0, 2.0], coms=np.zeros((2, 3)),
+            noise_std=0.05, target_std=0.003, reference_joint=10**400,
         )
 
 

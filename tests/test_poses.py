@@ -159,10 +159,7 @@ def test_atol_is_checked_and_named() -> None:
             check_poses(np.eye(4), "pose", atol=atol)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="`atol`"):
             pose_from_abb(
-                [0, 0, 0],
-                quaternion_wxyz=[1, 0, 0, 0],
-                unit="mm",
-                atol=atol,  # type: ignore[arg-type]
+                [0, 0, 0], quaternion_wxyz=[1, 0, 0, 0], unit="mm", atol=atol  # type: ignore[arg-type]
             )
     assert check_poses(np.eye(4), "pose", atol=0.5).shape == (4, 4)
 

@@ -163,9 +163,8 @@ def _check_up(obj: UpResult, rows: dict[str, tuple[str, str, str]]) -> None:
         # infinite where an uninformed eigen-direction has a share in it.
         inverse = np.where(known, 1.0 / np.where(known, vals, 1.0), np.inf)
         share = vecs**2  # share[k, j]: of eigen-direction j along basis direction k
-        var = [
-            sum(share[k, j] * inverse[j] for j in range(2) if share[k, j] > 1e-15) for k in range(2)
-        ]
+        var = [sum(share[k, j] * inverse[j] for j in range(2) if share[k, j] > 1e-15)
+               for k in range(2)]
         tilt_std[i] = np.degrees(np.sqrt(var[0]))
         az_std[i] = np.degrees(np.sqrt(var[1]) / np.sin(t[i])) if np.sin(t[i]) > 0 else np.nan
         cov = np.asarray(obj.up_cov).reshape(-1, 3, 3)[i]
@@ -208,7 +207,7 @@ def _check_table(obj: Result) -> None:
     assert type(obj).__name__ in text
     if isinstance(obj, UpResult):
         _check_up(obj, rows)
-    flags_line = text[text.rfind("flags:") :] if "flags:" in text else ""
+    flags_line = text[text.rfind("flags:"):] if "flags:" in text else ""
     for f in dataclasses.fields(obj):
         if not f.repr or (isinstance(obj, UpResult) and f.name in ("up", "up_information")):
             continue
@@ -349,23 +348,8 @@ def test_a_large_batch_is_summarised_not_formatted_element_by_element(monkeypatc
 
 # Units that the name of a field fixes, by the conventions (radians and SI throughout).
 UNIT_OF_NAME = {
-    **dict.fromkeys(
-        (
-            "phase",
-            "tilt",
-            "azimuth",
-            "theta1",
-            "theta2",
-            "q",
-            "q_ref",
-            "arc",
-            "beta",
-            "angle",
-            "motor_angle",
-            "output_angle",
-        ),
-        "rad",
-    ),
+    **dict.fromkeys(("phase", "tilt", "azimuth", "theta1", "theta2", "q", "q_ref", "arc",
+                     "beta", "angle", "motor_angle", "output_angle"), "rad"),
     **dict.fromkeys(("time", "duration"), "s"),
     **dict.fromkeys(("sample_rate", "base_frequency"), "Hz"),
     **dict.fromkeys(("torque", "gravity_torque", "actuator_torque", "coulomb", "amplitude"), "N·m"),
@@ -378,7 +362,9 @@ UNIT_OF_NAME = {
 def test_declared_units_follow_the_conventions(name):
     units = result_units(_public_result_types()[name])
     wrong = {
-        n: (units[n], unit) for n, unit in UNIT_OF_NAME.items() if n in units and units[n] != unit
+        n: (units[n], unit)
+        for n, unit in UNIT_OF_NAME.items()
+        if n in units and units[n] != unit
     }
     assert not wrong, f"{name}: declared vs conventional unit {wrong}"
     assert units.get("up_std_deg", "deg") == "deg"

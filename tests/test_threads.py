@@ -119,7 +119,9 @@ def _friction() -> Any:
     v = np.concatenate([np.geomspace(0.005, 1, 40), -np.geomspace(0.005, 1, 40)])
     truth = StribeckFriction(2.0, 3.0, 0.05, 1.5, exponent=2.0, offset=0.1)
     rng = np.random.default_rng(9)
-    return fit_friction(v, torque=truth.evaluate(v) + rng.normal(0, 0.01, v.size), model="stribeck")
+    return fit_friction(
+        v, torque=truth.evaluate(v) + rng.normal(0, 0.01, v.size), model="stribeck"
+    )
 
 
 def _point_mass() -> Any:
