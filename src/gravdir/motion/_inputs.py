@@ -90,7 +90,7 @@ def check_log(
     for refused, what in refusals:  # the error names the first row that holds one
         if refused.any():
             raise ValueError(
-                f"Expected `{name}` to be finite, got {what} {first_row(refused.any(axis=1))}"
+                f"Expected `{name}` to be finite, got {what} {first_row(np.any(refused, axis=1))}"
             )
     if name == "q":
         check_radians(arr, "q", allow_nan=True, rows=True)  # a NaN left here is omitted later
