@@ -143,7 +143,7 @@ def encoder_noise(rng: np.random.Generator, draws: int) -> None:
         )  # fmt: skip
         t0 = time.perf_counter()
         est = estimate_up_from_motion(
-            CHAIN, log.q, velocity=log.velocity, torque=log.torque, sample_rate=RATE
+            CHAIN, log.time, q=log.q, velocity=log.velocity, torque=log.torque
         )
         times.append(time.perf_counter() - t0)
         errors.append(angle(est.up, up))
@@ -204,11 +204,16 @@ def apparent_gravity(rng: np.random.Generator) -> None:
         )  # fmt: skip
         tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
         est = estimate_up_from_motion(
-            CHAIN, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration
+            CHAIN,
+            traj.time,
+            q=traj.q,
+            velocity=traj.velocity,
+            torque=tau,
+            acceleration=traj.acceleration,
         )
         known = estimate_up_from_motion(
-            CHAIN, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration,
-            base_acceleration=[push, 0.0, 0.0],
+            CHAIN, traj.time, q=traj.q, velocity=traj.velocity, torque=tau,
+            acceleration=traj.acceleration, base_acceleration=[push, 0.0, 0.0],
         )  # fmt: skip
         print(f"   {push:14.2f}{angle(est.up, up):10.4f}{np.degrees(np.arctan(push / G)):14.4f}"
               f"   (passed in: {angle(known.up, up):.1e}°)")  # fmt: skip
@@ -249,8 +254,8 @@ def realistic(draws: int) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est = estimate_up_from_motion(
-                    CHAIN, traj.q, velocity=traj.velocity, acceleration=traj.acceleration,
-                    torque=logged, **options,  # type: ignore[arg-type]
+                    CHAIN, traj.time, q=traj.q, velocity=traj.velocity,
+                    acceleration=traj.acceleration, torque=logged, **options,  # type: ignore[arg-type]
                 )  # fmt: skip
             row += [angle(est.up, up), est.up_std_deg, time.perf_counter() - t0]
         rows.append(row)

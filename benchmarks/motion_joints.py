@@ -68,7 +68,13 @@ def cpu_seconds(n: int, **options: object) -> tuple[float, float]:
     chain, log, acc, up = log_of(n)
     start = time.process_time()
     est = estimate_up_from_motion(
-        chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=acc, **options
+        chain,
+        log.time,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
+        acceleration=acc,
+        **options,
     )
     spent = time.process_time() - start
     error = float(np.degrees(np.arctan2(np.linalg.norm(np.cross(est.up, up)), est.up @ up)))

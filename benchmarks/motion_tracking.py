@@ -95,7 +95,12 @@ def identify(rng, errors, up):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return estimate_up_from_motion(
-            CHAIN, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
+            CHAIN,
+            log.time,
+            q=log.q,
+            velocity=log.velocity,
+            torque=log.torque,
+            acceleration=traj.acceleration,
         )
 
 

@@ -10,10 +10,10 @@ the five short clean logs of 2019 are determined and consistent with that fusion
 for the default model, for the one with the quadratic friction term
 (``friction="coulomb-viscous-quadratic"``), and for that one with the covariance that allows
 for correlated residuals (``covariance="hac"``), and prints how far the term moves each
-estimate. Nothing is tuned per log: q̈ comes from :func:`gravdir.joint_acceleration` on the
-logged time stamps (its defaults, along the sample axis), every other setting is the
-estimator's default. The true mounting of the robot is known to no one to better than about a
-degree, so the figures are of agreement, not of error.
+estimate. Nothing is tuned per log: q̈ is derived by the estimator from the logged time stamps
+(its derivative rule, ``derivative_window`` 0.2 s), every other setting is the estimator's
+default. The true mounting of the robot is known to no one to better than about a degree, so
+the figures are of agreement, not of error.
 
 Run: ``python benchmarks/real_logs.py`` (about five minutes).
 """
@@ -42,17 +42,10 @@ def estimate(
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
         fit = gravdir.estimate_up_from_motion(
-            chain,
-            data.q,
-            velocity=data.velocity,
-            acceleration=acceleration,
-            torque=data.torque,
-            friction=friction,
-            covariance=covariance,
-            sample_rate=1.0 / float(np.mean(np.diff(data.time))),
-        )
+            chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque,
+            friction=friction, covariance=covariance,
+        )  # fmt: skip
     return fit, time.perf_counter() - start, len(caught)
 
 

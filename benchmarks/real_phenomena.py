@@ -101,7 +101,12 @@ def estimate(logs: list[dict]) -> list:
         log = item["log"]
         fits.append(
             estimate_up_from_motion(
-                CHAIN, log.q, velocity=log.velocity, acceleration=item["qdd"], torque=log.torque
+                CHAIN,
+                log.time,
+                q=log.q,
+                velocity=log.velocity,
+                acceleration=item["qdd"],
+                torque=log.torque,
             )
         )
     return fits

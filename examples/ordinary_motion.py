@@ -35,9 +35,7 @@ torque = np.stack(columns, axis=-1)
 
 # %%
 chain = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
-est = estimate_up_from_motion(
-    chain, traj.q, velocity=traj.velocity, torque=torque, sample_rate=500.0
-)
+est = estimate_up_from_motion(chain, traj.time, q=traj.q, velocity=traj.velocity, torque=torque)
 error = float(np.degrees(angle_between(est.up, up)))
 print("true up     ", np.round(up, 6))
 print("estimated up", np.round(est.up, 6))

@@ -56,7 +56,8 @@ def _log(
 
 def _estimate_case() -> tuple[tuple, dict]:
     q, qd, qdd, tau = _log(2.0, 40.0)
-    return (_chain(), q.copy()), {
+    return (_chain(), np.arange(q.shape[0]) / 40.0), {
+        "q": q.copy(),
         "velocity": qd.copy(),
         "acceleration": qdd.copy(),
         "torque": tau.copy(),

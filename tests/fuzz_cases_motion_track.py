@@ -35,7 +35,7 @@ _THETA = inertial_parameters(
 def _fit() -> Any:
     """A fit identified from the log below (a real MotionFit)."""
     t, q, v, tau, a = _log()
-    return estimate_up_from_motion(_CHAIN, q, velocity=v, torque=tau, acceleration=a)
+    return estimate_up_from_motion(_CHAIN, t, q=q, velocity=v, torque=tau, acceleration=a)
 
 
 def _true_parameters() -> SimpleNamespace:

@@ -563,7 +563,7 @@ class TestEstimateUpFromMotion(EstimatorContract):
         # The log holds no load-dependent friction, so the model leaves it out; the small
         # start grid of a three-joint arm (as in the fuzz suite) keeps a call near a second.
         return estimate_up_from_motion(
-            _chain(arm, problem.data["base"]), traj.q,
+            _chain(arm, problem.data["base"]), traj.time, q=traj.q,
             velocity=traj.velocity, torque=problem.data["torque"],
             acceleration=traj.acceleration, noise_std=self.noise_std, load_friction="none",
             n_grid=60, n_starts=1,

@@ -123,7 +123,12 @@ def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> 
     err["gains"] = rng.uniform(0.8, 1.2, n)
     log = motion_log(traj, tau, rng=rng, **err)
     est = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
+        arm.chain,
+        log.time,
+        q=log.q,
+        velocity=log.velocity,
+        torque=log.torque,
+        acceleration=traj.acceleration,
     )
     assert _angle(est.up, up) <= 1e-8
     np.testing.assert_allclose(est.gains, err["gains"] / err["gains"].mean(), atol=1e-7)
@@ -151,14 +156,16 @@ def test_quadratic_friction_is_identified_where_asked(n: int, kind: str, seed: i
     model_error = ModelError(quadratic, np.zeros((n, 1)), np.zeros((n, 1)))
     log = motion_log(traj, tau, rng=rng, model_error=model_error, **err)
     kw = {"velocity": log.velocity, "torque": log.torque, "acceleration": traj.acceleration}
-    est = estimate_up_from_motion(arm.chain, log.q, friction="coulomb-viscous-quadratic", **kw)
+    est = estimate_up_from_motion(
+        arm.chain, log.time, q=log.q, friction="coulomb-viscous-quadratic", **kw
+    )
     assert _angle(est.up, up) <= 1e-8
     np.testing.assert_allclose(est.joint_parameters[:, 4], quadratic, rtol=1e-6)
     np.testing.assert_allclose(est.joint_parameters[:, 1], err["coulomb"], rtol=1e-6)
     pred = est.predict_torque(traj.q, velocity=traj.velocity, acceleration=traj.acceleration)
     moving = np.abs(traj.velocity) >= 0.02
     assert np.max(np.abs(pred - log.torque)[moving]) <= 1e-6 * np.max(peak)
-    plain = estimate_up_from_motion(arm.chain, log.q, **kw)
+    plain = estimate_up_from_motion(arm.chain, log.time, q=log.q, **kw)
     assert np.all(plain.joint_parameters[:, 4] == 0.0)
     assert _angle(plain.up, up) >= 1e-3  # 0.2-0.7° on these two arms
 
@@ -173,7 +180,7 @@ def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, **_errors(rng, np.abs(tau).max(axis=0) + 1.0))
     est = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=log.torque, sample_rate=500.0
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque
     )
     # The derivative's own error (below 1e-4 rad/s² here) is the only error left.
     assert _angle(est.up, up) <= np.radians(1e-3)
@@ -227,8 +234,8 @@ def test_monte_carlo_torque_noise_meets_the_cramer_rao_bound(friction: Friction)
     fits = [_fit(d, arm.chain, None, None, search, n_used, 0, frozenset()).fit for d in designs]
     # The fast path is the public one: the first log through estimate_up_from_motion.
     public = estimate_up_from_motion(
-        arm.chain, traj.q, velocity=traj.velocity, torque=logs[0], acceleration=traj.acceleration,
-        n_grid=100, n_starts=1, friction=friction,
+        arm.chain, traj.time, q=traj.q, velocity=traj.velocity, torque=logs[0],
+        acceleration=traj.acceleration, n_grid=100, n_starts=1, friction=friction,
     )  # fmt: skip
     assert _angle(public.up, fits[0].up) <= 1e-9
     errors = np.array([f.up - up for f in fits])
@@ -272,8 +279,8 @@ def _normalised_errors(noise_correlation_time: float, draws: int) -> dict[str, f
         )  # fmt: skip
         for covariance in out:
             est = estimate_up_from_motion(
-                arm.chain, log.q, velocity=log.velocity, torque=log.torque,
-                acceleration=traj.acceleration, sample_rate=200.0, covariance=covariance,
+                arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque,
+                acceleration=traj.acceleration, covariance=covariance,
                 ripple_components=0, load_friction="none", n_grid=100, n_starts=1,
             )  # fmt: skip
             d = est.up - up
@@ -314,7 +321,7 @@ def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
             **_errors(rng, peak),
         )  # fmt: skip
         est = estimate_up_from_motion(
-            arm.chain, log.q, velocity=log.velocity, torque=log.torque, sample_rate=1000.0
+            arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque
         )
         errors.append(np.degrees(_angle(est.up, up)))
         assert est.up_std_deg < 0.07  # the speed taper costs about a fifth of the information
@@ -336,12 +343,17 @@ def test_known_base_acceleration_and_apparent_gravity() -> None:
     traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up + push)
     est = estimate_up_from_motion(
-        arm.chain, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration,
-        base_acceleration=push,
+        arm.chain, traj.time, q=traj.q, velocity=traj.velocity, torque=tau,
+        acceleration=traj.acceleration, base_acceleration=push,
     )  # fmt: skip
     assert _angle(est.up, up) <= 1e-8
     blind = estimate_up_from_motion(
-        arm.chain, traj.q, velocity=traj.velocity, torque=tau, acceleration=traj.acceleration
+        arm.chain,
+        traj.time,
+        q=traj.q,
+        velocity=traj.velocity,
+        torque=tau,
+        acceleration=traj.acceleration,
     )
     apparent = (G * up + push) / np.linalg.norm(G * up + push)
     assert _angle(blind.up, apparent) <= np.radians(0.01)
@@ -357,8 +369,8 @@ def test_fixed_gains_and_no_friction() -> None:
     gains = np.array([1.1, 0.9, 1.05, 0.95])
     log = motion_log(traj, tau, rng=rng, gains=gains, offsets=[0.1, -0.2, 0.3, 0.0])
     est = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
-        gains=gains, friction="none",
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque,
+        acceleration=traj.acceleration, gains=gains, friction="none",
     )  # fmt: skip
     assert _angle(est.up, up) <= 1e-8
     np.testing.assert_array_equal(est.gains, gains)
@@ -383,7 +395,7 @@ def test_coulomb_friction_without_the_viscous_term() -> None:
     coulomb = np.array([0.4, 0.3, 0.1])
     log = motion_log(traj, tau, rng=rng, offsets=[0.1, -0.2, 0.05], coulomb=coulomb)
     est = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, acceleration=traj.acceleration,
+        arm.chain, log.time, q=log.q, velocity=log.velocity, acceleration=traj.acceleration,
         torque=log.torque, friction="coulomb", load_friction="none",
     )  # fmt: skip
     assert _angle(est.up, up) <= 1e-8
@@ -401,11 +413,17 @@ def test_coulomb_friction_without_the_viscous_term() -> None:
     assert std[0] <= std[1] * (1 + 1e-9) and std[1] <= std[2] * (1 + 1e-9)
 
 
-def test_series_after_q_are_keyword_only() -> None:
-    """A call in the old positional order fails with a TypeError instead of swapping arrays."""
-    chain, q, qd, tau = _small()
+def test_series_after_time_are_keyword_only() -> None:
+    """A call in the old positional order fails with a TypeError instead of swapping arrays;
+    the joint angles where `time` now stands fail with a ValueError that says `q` is
+    keyword-only."""
+    chain, t, q, qd, tau = _small()
     with pytest.raises(TypeError):
-        estimate_up_from_motion(chain, q, qd, tau, sample_rate=50.0)  # type: ignore[misc]
+        estimate_up_from_motion(chain, t, q, qd, torque=tau)  # type: ignore[misc]
+    with pytest.raises(ValueError, match=r"`time` of shape \(301,\).*\(301, 3\).*`q` is keyword"):
+        estimate_up_from_motion(chain, q, velocity=qd, torque=tau)
+    with pytest.raises(ValueError, match=r"`time` of shape \(301,\).*`q` is keyword"):
+        estimate_up_from_motion(chain, q, velocity=qd, acceleration=0 * q, torque=tau)
     bound = {
         "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
         "gains": np.ones(3), "noise_std": 1.0,
@@ -428,8 +446,8 @@ def test_data_selection_weights_limits_and_nan() -> None:
     clipped = np.clip(tau, -limit, limit)  # saturated drives
     weights = np.ones(tau.shape[0])
     weights[300:400] = 0.0
-    args = (arm.chain, traj.q)
-    kw = {"velocity": traj.velocity, "acceleration": traj.acceleration}
+    args = (arm.chain, traj.time)
+    kw = {"q": traj.q, "velocity": traj.velocity, "acceleration": traj.acceleration}
     est = estimate_up_from_motion(*args, torque=bad, weights=weights, **kw)
     assert _angle(est.up, up) <= 1e-8
     est = estimate_up_from_motion(*args, torque=clipped, torque_limits=limit * (1 - 1e-9), **kw)
@@ -461,7 +479,12 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
     tau = arm.torque(still, G * _up(0.5, 0.5))
     with pytest.raises(InsufficientDataError, match="never move"):
         estimate_up_from_motion(
-            arm.chain, still.q, velocity=still.velocity, torque=tau, acceleration=still.acceleration
+            arm.chain,
+            still.time,
+            q=still.q,
+            velocity=still.velocity,
+            torque=tau,
+            acceleration=still.acceleration,
         )
     # A single joint about base z: its gravity torque is a sinusoid whose amplitude mixes
     # the tilt with the link's moment, so a tangent direction of `up` carries no information.
@@ -476,7 +499,7 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
     log = motion_log(traj1, tau1, rng=rng, noise_std=0.01)
     with pytest.raises(DegenerateGeometryError, match="direction"):
         estimate_up_from_motion(
-            one.chain, log.q, velocity=log.velocity, torque=log.torque,
+            one.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque,
             acceleration=traj1.acceleration,
         )  # fmt: skip
 
@@ -492,7 +515,7 @@ def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
     log = motion_log(traj, tau, rng=rng, noise_std=0.01 * np.abs(tau).max(axis=0))
     with pytest.warns(GravdirWarning, match="sign"):
         est = estimate_up_from_motion(
-            arm.chain, log.q, velocity=log.velocity, acceleration=traj.acceleration,
+            arm.chain, log.time, q=log.q, velocity=log.velocity, acceleration=traj.acceleration,
             torque=log.torque, min_speed=0.0,
         )  # fmt: skip
     assert not est.sign_determined and est.sign_margin < 5.0
@@ -510,8 +533,8 @@ def test_result_contract_and_bound_agree_with_the_estimate() -> None:
     log = motion_log(traj, tau, rng=rng, noise_std=sigma)
     # Every sample above `min_speed` at full weight, as the bound assumes.
     est = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
-        noise_std=sigma, speed_taper=0.0,
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque,
+        acceleration=traj.acceleration, noise_std=sigma, speed_taper=0.0,
     )  # fmt: skip
     assert isinstance(est, MotionFit)
     np.testing.assert_allclose(est.noise_std, sigma)
@@ -524,8 +547,8 @@ def test_result_contract_and_bound_agree_with_the_estimate() -> None:
     # The default speed taper down-weights slow samples (against gear ripple): the reported
     # standard deviation (a sandwich) grows, and never below the bound.
     tapered = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration,
-        noise_std=sigma,
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque,
+        acceleration=traj.acceleration, noise_std=sigma,
     )  # fmt: skip
     assert bound.up_std_deg <= tapered.up_std_deg <= 1.4 * bound.up_std_deg
     assert abs(est.up @ est.up_information @ est.up) <= 1e-6 * np.abs(est.up_information).max()
@@ -551,9 +574,11 @@ def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, noise_std=0.005 * np.abs(tau).max(axis=0))
     kw = {"acceleration": traj.acceleration}
-    a = estimate_up_from_motion(arm.chain, log.q, velocity=log.velocity, torque=log.torque, **kw)
+    a = estimate_up_from_motion(
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=log.torque, **kw
+    )
     b = estimate_up_from_motion(
-        arm.chain, log.q, velocity=log.velocity, torque=1000.0 * log.torque, **kw
+        arm.chain, log.time, q=log.q, velocity=log.velocity, torque=1000.0 * log.torque, **kw
     )
     assert _angle(a.up, b.up) <= 1e-9
     np.testing.assert_allclose(b.gains, a.gains, atol=1e-9)
@@ -565,11 +590,11 @@ def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
 # Input checks
 
 
-def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
+def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(70)
     arm = _random_arm(rng, 3)
     traj = fourier_trajectory(3, 6.0, 50.0, rng=rng)
-    return arm.chain, traj.q, traj.velocity, arm.torque(traj, G * _up(0.3, 0.3))
+    return arm.chain, traj.time, traj.q, traj.velocity, arm.torque(traj, G * _up(0.3, 0.3))
 
 
 @pytest.mark.parametrize(
@@ -580,8 +605,9 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
         ({"q": np.full((301, 3), 90.0)}, "degrees"),
         ({"velocity": np.zeros((100, 3))}, "velocity"),
         ({"torque": "1.0"}, "torque"),
-        ({"acceleration": None}, "sample_rate"),
-        ({"sample_rate": -1.0}, "sample_rate"),
+        ({"time": np.arange(300.0)}, "time"),
+        ({"time": np.zeros(301)}, "time"),
+        ({"q": None}, "q"),
         ({"noise_std": [1.0, 0.0, 1.0]}, "noise_std"),
         ({"gains": "guess"}, "gains"),
         ({"gains": [1.0, -1.0, 1.0]}, "gains"),
@@ -606,26 +632,26 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray]:
         ({"load_friction": "signed"}, "load_friction"),
         ({"load_friction": "abs", "gains": [1.0, 1.0, 1.0]}, "load_friction"),
         ({"covariance": "sandwich"}, "covariance"),
-        ({"covariance": "hac"}, "sample_rate"),  # the bandwidth is in seconds
-        ({"covariance": "hac", "sample_rate": 100.0, "bandwidth": -1.0}, "bandwidth"),
+        ({"covariance": "hac", "bandwidth": -1.0}, "bandwidth"),
     ],
 )
 def test_estimator_input_checks(kwargs: dict[str, Any], name: str) -> None:
-    chain, q, qd, tau = _small()
+    chain, t, q, qd, tau = _small()
     args: dict[str, Any] = {
-        "chain": chain, "q": q, "velocity": qd, "torque": tau, "acceleration": np.zeros_like(q)
+        "chain": chain, "time": t, "q": q, "velocity": qd, "torque": tau,
+        "acceleration": np.zeros_like(q),
     }  # fmt: skip
     args.update(kwargs)
-    pos = [args.pop(k) for k in ("chain", "q")]
+    pos = [args.pop(k) for k in ("chain", "time")]
     with pytest.raises(ValueError, match=f"`{name}`" if name != "degrees" else name):
         estimate_up_from_motion(*pos, **args)
 
 
 def test_too_few_samples_are_refused() -> None:
-    chain, q, qd, tau = _small()
+    chain, t, q, qd, tau = _small()
     with pytest.raises(InsufficientDataError):
         estimate_up_from_motion(
-            chain, q[:8], velocity=qd[:8], torque=tau[:8], acceleration=0 * q[:8]
+            chain, t[:8], q=q[:8], velocity=qd[:8], torque=tau[:8], acceleration=0 * q[:8]
         )
 
 
@@ -633,22 +659,22 @@ def test_a_corrupted_row_of_a_log_is_named() -> None:
     """A log whose rows hold garbage (253 rad, 1e305, an infinity) is refused with an error that
     names the array and its first bad row; a value no angle in degrees either is not called
     degrees."""
-    chain, q, qd, tau = _small()
+    chain, t, q, qd, tau = _small()
     bad_q = q.copy()
     bad_q[[7, 9], 1] = [253.0, -1.6e305]
     with pytest.raises(ValueError, match=r"`q`.*got 253 at row 7, the first of 2 rows.*degrees\?"):
-        estimate_up_from_motion(chain, bad_q, velocity=qd, torque=tau, sample_rate=50.0)
+        estimate_up_from_motion(chain, t, q=bad_q, velocity=qd, torque=tau)
     bad_q[7, 1] = q[7, 1]
     with pytest.raises(ValueError, match=r"row 9, the only one: beyond 720.*corrupted"):
-        estimate_up_from_motion(chain, bad_q, velocity=qd, torque=tau, sample_rate=50.0)
+        estimate_up_from_motion(chain, t, q=bad_q, velocity=qd, torque=tau)
     bad_v = qd.copy()
     bad_v[[4, 11], 2] = np.inf
     with pytest.raises(ValueError, match=r"`velocity` to be finite, got an infinity at row 4"):
-        estimate_up_from_motion(chain, q, velocity=bad_v, torque=tau, sample_rate=50.0)
+        estimate_up_from_motion(chain, t, q=q, velocity=bad_v, torque=tau)
 
 
 def test_bound_input_checks() -> None:
-    chain, q, qd, _ = _small()
+    chain, _, q, qd, _ = _small()
     good: dict[str, Any] = {
         "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
         "gains": np.ones(3), "noise_std": 1.0, "up_hint": [0, 0, 1],
@@ -726,10 +752,10 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
         **_errors(rng, peak),
     )  # fmt: skip
     kw = {"velocity": log.velocity, "torque": log.torque, "acceleration": traj.acceleration}
-    kw |= {"sample_rate": 200.0, "ripple_components": 0, "load_friction": "none"}
+    kw |= {"ripple_components": 0, "load_friction": "none"}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est = estimate_up_from_motion(arm.chain, log.q, **kw)
+        est = estimate_up_from_motion(arm.chain, log.time, q=log.q, **kw)
     correlated = [w for w in caught if "correlated in time" in str(w.message)]
     if correlation_time == 0:
         assert np.all(np.abs(est.residual_lag1) < 0.1)
@@ -741,7 +767,7 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
     assert len(correlated) == 1 and "covariance='hac'" in str(correlated[0].message)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        hac = estimate_up_from_motion(arm.chain, log.q, covariance="hac", **kw)
+        hac = estimate_up_from_motion(arm.chain, log.time, q=log.q, covariance="hac", **kw)
     assert not [w for w in caught if "correlated in time" in str(w.message)]
     np.testing.assert_array_equal(hac.effective_samples, est.effective_samples)
     # The sign margin of the white-noise likelihood shrinks by the ratio of the spreads.
@@ -751,12 +777,10 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
 
 
 def test_no_warnings_on_a_well_posed_log() -> None:
-    chain, q, qd, tau = _small()
+    chain, t, q, qd, tau = _small()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        estimate_up_from_motion(
-            chain, q, velocity=qd, torque=tau, sample_rate=50.0, derivative_window=0.1
-        )
+        estimate_up_from_motion(chain, t, q=q, velocity=qd, torque=tau, derivative_window=0.1)
 
 
 @pytest.mark.slow
@@ -782,7 +806,12 @@ def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
              enumerate(sensors)], axis=-1,
         )  # fmt: skip
         est = estimate_up_from_motion(
-            arm.chain, traj.q, velocity=traj.velocity, torque=logged, acceleration=traj.acceleration
+            arm.chain,
+            traj.time,
+            q=traj.q,
+            velocity=traj.velocity,
+            torque=logged,
+            acceleration=traj.acceleration,
         )
         error = np.degrees(_angle(est.up, up))
         assert error <= 0.1
@@ -901,7 +930,7 @@ def test_chains_beyond_the_joint_cap_are_refused() -> None:
             assert np.isfinite(crlb_up_from_motion(*log, **series, **bound).up_std_deg)
             continue
         with pytest.raises(ValueError, match=rf"`chain` to have at most {MAX_JOINTS} joints"):
-            estimate_up_from_motion(*log, **series, torque=traj.q)
+            estimate_up_from_motion(chain, traj.time, q=traj.q, **series, torque=traj.q)
         with pytest.raises(ValueError, match="`chain`"):
             crlb_up_from_motion(*log, **series, **bound)
 
@@ -939,8 +968,9 @@ def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
             warnings.simplefilter("always")
             try:
                 est = estimate_up_from_motion(
-                    arm.chain, q, velocity=qd, torque=tau, acceleration=qdd, **options
-                )
+                    arm.chain, np.arange(q.shape[0]) / 100.0, q=q, velocity=qd, torque=tau,
+                    acceleration=qdd, **options,
+                )  # fmt: skip
             except DegenerateGeometryError as exc:
                 assert "`q`" in str(exc)
                 continue
@@ -956,10 +986,8 @@ def test_a_log_whose_velocities_never_reverse_is_not_taken_for_a_determined_one(
 
 def test_a_well_determined_log_is_determined() -> None:
     """The likelihood check does not fire on ordinary motion: the flag is set, nothing is far."""
-    chain, q, qd, tau = _small()
-    est = estimate_up_from_motion(
-        chain, q, velocity=qd, torque=tau, sample_rate=50.0, derivative_window=0.1
-    )
+    chain, t, q, qd, tau = _small()
+    est = estimate_up_from_motion(chain, t, q=q, velocity=qd, torque=tau, derivative_window=0.1)
     assert est.up_determined and est.far_fit_deg == 0.0 and np.isfinite(est.up_std_deg)
 
 

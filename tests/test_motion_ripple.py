@@ -105,21 +105,22 @@ def _planar_log(ripple: np.ndarray | None):
         tau = tau + ripple_torque(q, ripple)
     noise = 1e-3 * np.abs(tau).max(axis=0)
     tau = tau + noise * np.random.default_rng(2).standard_normal(tau.shape)
-    return chain, q, qd, qdd, tau, noise
+    return chain, t[:, 0], q, qd, qdd, tau, noise
 
 
 def test_estimator_removes_a_ripple_and_reports_it_and_the_tracker_uses_it() -> None:
     planted = np.array([[1.0, 160.0, 0.02, 0.01]])
-    chain, q, qd, qdd, tau, noise = _planar_log(planted)
+    chain, t, q, qd, qdd, tau, noise = _planar_log(planted)
     est = estimate_up_from_motion(
-        chain, q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
+        chain, t, q=q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
     )
     assert est.ripple.shape == (1, 4) and est.ripple[0, 0] == 1.0
     assert abs(est.ripple[0, 1] - 160.0) < 0.05
     np.testing.assert_allclose(est.ripple[0, 2], np.hypot(0.02, 0.01), rtol=0.05)
     off = estimate_up_from_motion(
         chain,
-        q,
+        t,
+        q=q,
         velocity=qd,
         torque=tau,
         acceleration=qdd,
@@ -146,11 +147,12 @@ def test_estimator_removes_a_ripple_and_reports_it_and_the_tracker_uses_it() -> 
 
 @pytest.mark.parametrize("bad", [-1, 21, 1.5, True, "2"])
 def test_ripple_components_is_checked(bad: object) -> None:
-    chain, q, qd, qdd, tau, _ = _planar_log(None)
+    chain, t, q, qd, qdd, tau, _ = _planar_log(None)
     with pytest.raises(ValueError, match="`ripple_components`"):
         estimate_up_from_motion(
             chain,
-            q[:400],
+            t[:400],
+            q=q[:400],
             velocity=qd[:400],
             torque=tau[:400],
             acceleration=qdd[:400],
@@ -159,9 +161,9 @@ def test_ripple_components_is_checked(bad: object) -> None:
 
 
 def test_fixed_model_refuses_a_malformed_ripple() -> None:
-    chain, q, qd, qdd, tau, _ = _planar_log(None)
+    chain, t, q, qd, qdd, tau, _ = _planar_log(None)
     est = estimate_up_from_motion(
-        chain, q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
+        chain, t, q=q, velocity=qd, torque=tau, acceleration=qdd, load_friction="none"
     )
 
     class Bad:

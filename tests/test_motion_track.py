@@ -26,8 +26,7 @@ import pytest
 from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
 from gravdir.errors import InsufficientDataError
 from gravdir.motion import UpTrack, UpTracker, estimate_up_from_motion, track_up
-from gravdir.motion._fixed import fixed_model
-from gravdir.motion._track import _hidden_directions
+from gravdir.motion._fixed import fixed_model, hidden_directions
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 from gravdir.urdf import chain_from_urdf, inertials_from_urdf
@@ -87,7 +86,12 @@ def _identified(seed: int = 7, upright: bool = False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = estimate_up_from_motion(
-            CHAIN, log.q, velocity=log.velocity, torque=log.torque, acceleration=traj.acceleration
+            CHAIN,
+            log.time,
+            q=log.q,
+            velocity=log.velocity,
+            torque=log.torque,
+            acceleration=traj.acceleration,
         )
     return errors, tilt0, azimuth, fit
 
@@ -417,7 +421,7 @@ def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
     """Upright, link 1's horizontal first moments (and the moments along the parallel axes of
     joints 2-4 that go with them) reach no torque; tilted, every moment does."""
     fit = _exact_fit()
-    hidden = _hidden_directions(fixed_model(fit))
+    hidden = hidden_directions(fixed_model(fit))
     assert hidden.shape == (60, 2)
     rng = np.random.default_rng(3)
     traj = _ordinary(4.0, 100.0, rng)
@@ -431,8 +435,8 @@ def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
     assert np.abs(gravity[1]).max() > 1e-3 * typical  # torque once tilted
     tilted = _exact_fit()
     tilted.up = _up(0.1, 0.5)
-    assert _hidden_directions(fixed_model(tilted)).shape == (60, 0)
-    assert _hidden_directions(fixed_model(_identified()[3])).shape == (60, 0)
+    assert hidden_directions(fixed_model(tilted)).shape == (60, 0)
+    assert hidden_directions(fixed_model(_identified()[3])).shape == (60, 0)
 
 
 @pytest.mark.slow

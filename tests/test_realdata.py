@@ -38,7 +38,7 @@ def test_the_corrupted_log_is_refused_naming_q_and_its_first_bad_row():
     chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
     with pytest.raises(ValueError, match=r"`q`.* at row 1, the first of \d+ rows"):
         gravdir.estimate_up_from_motion(
-            chain, data.q, velocity=data.velocity, torque=data.torque, sample_rate=100.0
+            chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque
         )
 
 
@@ -46,18 +46,16 @@ def test_the_corrupted_log_is_refused_naming_q_and_its_first_bad_row():
 def _estimate(
     name: str, friction: Friction = "coulomb-viscous", covariance: CovarianceOption = "white"
 ) -> gravdir.MotionFit:
-    """One log by the documented path: q̈ from the time stamps with
-    :func:`gravdir.joint_acceleration`'s defaults, every other setting the estimator's (the
-    sample rate, for the HAC bandwidth, the mean of the logged intervals)."""
+    """One log by the documented path: q̈ derived by the estimator itself from the time stamps
+    (its derivative rule), every other setting the estimator's (the HAC bandwidth counted at
+    the median interval of the stamps)."""
     chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
     data = log(name)
-    acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
-    rate = 1.0 / float(np.mean(np.diff(data.time)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gravdir.ConvergenceWarning)
         return gravdir.estimate_up_from_motion(
-            chain, data.q, velocity=data.velocity, acceleration=acceleration, torque=data.torque,
-            friction=friction, covariance=covariance, sample_rate=rate,
+            chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque,
+            friction=friction, covariance=covariance,
         )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ from gravdir.motion._ripple import (
     ripple_torque,
 )
 from gravdir.motion._samples import (
+    DEFAULT_DERIVATIVE_WINDOW,
     Samples,
     check_arrays,
     check_covariance,
@@ -55,8 +56,6 @@ __all__ = ["estimate_up_from_motion"]
 # The sign of `up` counts as decided when the best fit on the other hemisphere is worse by at
 # least this many standard deviations (square root of twice the log-likelihood ratio).
 SIGN_SIGMAS = 5.0
-# Savitzky-Golay window of the derived acceleration, s (its accuracy is on the Motion page).
-DEFAULT_DERIVATIVE_WINDOW = 0.2
 _MAX_GRID = 100_000
 _MAX_STARTS = 50
 _MAX_ITER = 10_000
@@ -66,14 +65,14 @@ _MAX_RIPPLE = 20
 
 def estimate_up_from_motion(
     chain: SerialChain,
-    q: ArrayLike,
+    time: ArrayLike,
     *,
+    q: ArrayLike | None = None,
     velocity: ArrayLike,
     acceleration: ArrayLike | None = None,
     torque: ArrayLike,
     base_acceleration: ArrayLike | None = None,
     weights: ArrayLike | None = None,
-    sample_rate: float | None = None,
     derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
     noise_std: ArrayLike | None = None,
     gains: ArrayLike | Literal["estimate"] = "estimate",
@@ -99,14 +98,23 @@ def estimate_up_from_motion(
     chain : SerialChain
         The arm's kinematics (:func:`~gravdir.urdf.chain_from_urdf`, ...), at most 12 joints.
         Its inertial parameters are not needed: they are estimated.
+    time : array_like, shape (N,)
+        Sample times, s, finite and strictly increasing (jitter and gaps allowed: the
+        derivative of `velocity` is taken on these stamps and never across a gap). A uniformly
+        sampled log passes ``np.arange(N) / rate``.
     q : array_like, shape (N, n)
-        Logged joint positions, rad (within ±4π).
+        Logged joint positions, rad (within ±4π); required, keyword-only as the series that
+        follow (its default only lets an old call ``estimate_up_from_motion(chain, q, ...)``
+        fail with an error that says so).
     velocity : array_like, shape (N, n)
         Logged joint velocities, rad/s.
     acceleration : array_like, shape (N, n), optional
-        Joint accelerations, rad/s². Default: the Savitzky--Golay derivative of `velocity`
-        (a cubic over `derivative_window`, :func:`gravdir.sweep.joint_acceleration`), which
-        needs `sample_rate`; the first and last half window of samples are then left out.
+        Joint accelerations, rad/s². Default: the Savitzky--Golay derivative of `velocity` on
+        the stamps of `time` (a cubic over `derivative_window`,
+        :func:`gravdir.sweep.joint_acceleration`), taken on each stretch between gaps (intervals
+        longer than twice the median) on its own; the samples within half a window of a
+        stretch's ends, and stretches shorter than the window, are then left out (the *Motion*
+        page: "Time stamps and the derivative rule").
     torque : array_like, shape (N, n)
         Logged joint torques (sign convention of the Conventions page), any unit shared by
         the joints up to a per-joint gain.
@@ -117,8 +125,6 @@ def estimate_up_from_motion(
     weights : array_like, shape (N,) or (N, n), optional
         Weights in [0, 1] of the samples or of each joint's samples: 0 leaves out a contact
         phase, values between down-weight it.
-    sample_rate : float, optional
-        Samples per second of a uniformly sampled log; needed when `acceleration` is None.
     derivative_window : float, optional
         Window of that derivative, s, positive (default 0.2; its accuracy against noise is on
         the *Motion* page).
@@ -171,7 +177,8 @@ def estimate_up_from_motion(
         fractional weights, the sandwich of the weighted estimate). ``"hac"``: the sandwich
         :math:`P M P` with :math:`M` the Bartlett long-run covariance of the per-sample scores
         of every parameter and joint at once, honest where the residuals are correlated in
-        time (real drives: the *Real logs* page); needs `sample_rate` for the bandwidth.
+        time (real drives: the *Real logs* page); its lags are counted at the reciprocal of
+        the median interval of `time`.
     bandwidth : float, optional
         Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1; 0 gives the
         heteroskedasticity-consistent form without lags).
@@ -194,10 +201,13 @@ def estimate_up_from_motion(
     Raises
     ------
     ValueError
-        If an argument has the wrong type, shape or range (named in the message), or `chain`
+        If an argument has the wrong type, shape or range (named in the message), `time` is not
+        finite and strictly increasing (the message names the first row that is not), a 2-D
+        `time` is passed (joint angles in the old first place: `q` is keyword-only), or `chain`
         has more than 12 joints (the work of the search grows with the cube of the joints).
     InsufficientDataError
-        If fewer samples remain than parameters to estimate.
+        If fewer samples remain than parameters to estimate, or (`acceleration` not given) no
+        stretch of `time` between gaps is longer than `derivative_window`.
     DegenerateGeometryError
         If the log does not determine the direction (a joint that never moves can leave it
         undetermined: the information of a tangent direction vanishes), naming `q` and
@@ -250,16 +260,14 @@ def estimate_up_from_motion(
     >>> pi = np.tile([2.0, 0.3, 0.1, 0.05, 0.2, 0.01, 0.25, 0.0, 0.02, 0.1], 3)
     >>> up = np.array([np.sin(0.17), 0.0, np.cos(0.17)])
     >>> tau = inverse_dynamics_regressor(chain, q, qd, qdd, up=up) @ pi
-    >>> est = estimate_up_from_motion(chain, q, velocity=qd, acceleration=qdd,
+    >>> est = estimate_up_from_motion(chain, t[:, 0], q=q, velocity=qd, acceleration=qdd,
     ...                               torque=tau * [1.1, 0.9, 1.0])
     >>> bool(np.linalg.norm(est.up - up) < 1e-9), est.gains.round(6).tolist()
     (True, [1.1, 0.9, 1.0])
     """
     chain = check_chain(chain)
     n = chain.n_joints
-    log = check_arrays(
-        n, q, velocity, torque, acceleration, sample_rate, derivative_window, nan_policy
-    )
+    log = check_arrays(n, time, q, velocity, torque, acceleration, derivative_window, nan_policy)
     sigma_given, fixed_gains, mask = check_model(n, noise_std, gains, friction, load_friction)
     acc_base = check_base_acceleration(base_acceleration, log.q.shape[0])
     g = check_positive(gravity, "gravity")
@@ -270,7 +278,7 @@ def estimate_up_from_motion(
         check_positive(xtol, "xtol"),
     )
     n_ripple = check_count(ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE)
-    lags = check_covariance(covariance, bandwidth, log.sample_rate)
+    lags = check_covariance(covariance, bandwidth, log.time)
     samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limits, weights)
     base = base_parameters(chain)
     n_used, unit = check_identifiable(samples, base, mask, fixed_gains is None)
@@ -499,7 +507,7 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
             f"The torque residuals are correlated in time: joint {j + 1}'s are worth "
             f"{est.effective_samples[j]:.0f} independent samples of {est.n_used[j]} (lag-1 "
             f"autocorrelation {est.residual_lag1[j]:.2f}), so the white-noise covariance "
-            "understates the spread of `up`. Pass covariance='hac' (with `sample_rate`); the "
+            "understates the spread of `up`. Pass covariance='hac'; the "
             "Real logs page says what else to check.",
             GravdirWarning,
             stacklevel=3,

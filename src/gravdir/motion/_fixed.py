@@ -1,9 +1,10 @@
 """The model a fit holds fixed, for the tracker of :mod:`gravdir.motion._track`.
 
 :class:`FixedModel` is what the tracker takes from a :class:`MotionFit`;
-:func:`gravity_columns` is the arm's gravity torque per unit base acceleration and
-:func:`affine_torque` the measured torque's affine form in `up`. The derivation is on the
-*Tracking* page of the documentation.
+:func:`gravity_columns` is the arm's gravity torque per unit base acceleration,
+:func:`affine_torque` the measured torque's affine form in `up` and :func:`hidden_directions`
+the mass moments the fit could not see. The derivation is on the *Tracking* page of the
+documentation.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gravdir.motion._design import joint_torque
 from gravdir.motion._inputs import check_chain, check_joint_parameters
 from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
-__all__ = ["FixedModel", "affine_torque", "fixed_model", "gravity_columns"]
+__all__ = ["FixedModel", "affine_torque", "fixed_model", "gravity_columns", "hidden_directions"]
 
 # Samples per regressor evaluation: bounds the memory of one call to a few tens of MB.
 _CHUNK = 2048
@@ -152,3 +153,33 @@ def affine_torque(
     if model.ripple.size:
         offset += ripple_torque(q, model.ripple)
     return offset, slope
+
+
+def hidden_directions(model: FixedModel, tol: float = 0.02) -> NDArray[np.float64]:
+    """Combinations of the masses and first moments (10 n, k; pinocchio's order) that move the
+    torques at the fit's `up` by less than `tol` of their average effect at random directions.
+
+    An upright base hides two (link 1's horizontal first moments, and with them the moments
+    along the parallel axes that follow): the fit leaves them at whatever its pseudo-inverse
+    gave, and they reach the torques once the base tilts. Each is bilinear with `up` in the
+    torque, and each window profiles the three products with the components of `up` out as
+    free linear terms, so the tracker is unbiased on any later tilt at the cost of the
+    information those terms carried.
+    """
+    n = model.chain.n_joints
+    q = np.random.default_rng(0).uniform(-np.pi, np.pi, (60, n))
+    unit = np.zeros((4 * n, 10 * n))
+    unit[np.arange(4 * n), (10 * np.arange(n)[:, None] + np.arange(4)).reshape(-1)] = 1.0
+    cols = np.stack([gravity_columns(model.chain, q, th) for th in unit], axis=-1)
+    cols *= (model.gains / model.noise_std)[:, None, None]
+    ups = np.random.default_rng(1).normal(size=(6, 3))
+    ups /= np.linalg.norm(ups, axis=-1, keepdims=True)  # the average effect over 6 directions:
+    m_any = np.einsum("tjae,ka->ktje", cols, ups).reshape(-1, 4 * n) / np.sqrt(6.0)
+    _, sv, vt = np.linalg.svd(m_any, full_matrices=False)
+    keep = sv > 1e-9 * sv[0]
+    white = vt[keep].T / sv[keep]  # directions of unit average effect
+    m_fit = np.einsum("tjae,a->tje", cols, model.up).reshape(-1, 4 * n)
+    _, sv_fit, vt_fit = np.linalg.svd(m_fit @ white, full_matrices=False)
+    small = vt_fit[sv_fit < tol].T  # (r, k), in the whitened coordinates
+    directions = unit.T @ (white @ small)
+    return np.asarray(directions / np.linalg.norm(directions, axis=0), dtype=np.float64)

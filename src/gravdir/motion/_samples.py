@@ -13,26 +13,43 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, check_option, check_per_joint, check_positive
+from gravdir._checks import (
+    NanPolicy,
+    check_array,
+    check_option,
+    check_per_joint,
+    check_positive,
+)
 from gravdir._hac import bartlett_lags
 from gravdir._options import Friction, LoadFriction
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._inputs import check_log, friction_mask, sample_weights
+from gravdir.motion._inputs import check_log, check_time, friction_mask, sample_weights
 from gravdir.sweep import joint_acceleration
 
 # The `load_friction` options the estimator implements ("signed" is the sweep's column pair).
 LOAD_FRICTION: tuple[LoadFriction, ...] = ("none", "abs", "auto")
 
 
-class Log(NamedTuple):
-    """The checked arrays of a log, shape (N, n), NaN rows still in under ``"omit"``."""
+# Savitzky-Golay window of the derived acceleration, s (its accuracy is on the Motion page), of
+# the estimator and the tracker alike.
+DEFAULT_DERIVATIVE_WINDOW = 0.2
+# A gap of a log is an interval longer than this many median intervals: the derivative is not
+# taken across it. Real logs at a nominal 100 Hz jitter by up to 1.3 times the median interval
+# and drop rows in gaps of at least twice it (tens of ms), so 2 splits at every gap and at no
+# jitter.
+GAP_FACTOR = 2.0
 
+
+class Log(NamedTuple):
+    """The checked arrays of a log, shape (N, n) (`time` (N,)), NaN rows still in under
+    ``"omit"``."""
+
+    time: NDArray[np.float64]
     q: NDArray[np.float64]
     velocity: NDArray[np.float64]
     acceleration: NDArray[np.float64] | None  # None: derived from `velocity`
     torque: NDArray[np.float64]
-    sample_rate: float | None
     window: float  # of the derivative, s
 
 
@@ -50,19 +67,25 @@ class Samples(NamedTuple):
 
 def check_arrays(
     n: int,
-    q: ArrayLike,
+    time: ArrayLike,
+    q: ArrayLike | None,
     velocity: ArrayLike,
     torque: ArrayLike,
     acceleration: ArrayLike | None,
-    sample_rate: float | None,
     derivative_window: float,
     nan_policy: NanPolicy,
 ) -> Log:
-    """The log's arrays and the rate and window of the derivative, checked."""
+    """The log's arrays and the window of the derivative, checked."""
     option = check_option(nan_policy, "nan_policy", ("raise", "omit"))
     finite = option == "raise"
+    if q is None:
+        # An old call, estimate_up_from_motion(chain, q, ...), is told so by check_time.
+        tt = check_array(time, "time", finite=False)
+        check_time(tt, tt.shape[0] if tt.ndim else 1)
+        raise ValueError("Expected `q` (N, n), keyword-only after `time`, got None.")
     qq = check_log(q, "q", n, None, finite=finite)
     n_samples = qq.shape[0]
+    tt = check_time(time, n_samples)
     qd = check_log(velocity, "velocity", n, n_samples, finite=finite)
     tau = check_log(torque, "torque", n, n_samples, finite=finite)
     qdd = (
@@ -70,14 +93,56 @@ def check_arrays(
         if acceleration is None
         else check_log(acceleration, "acceleration", n, n_samples, finite=finite)
     )
-    rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
     window = check_positive(derivative_window, "derivative_window")
-    if qdd is None and rate is None:
-        raise ValueError(
-            "Expected `sample_rate` when `acceleration` is not given (the acceleration is the "
-            "derivative of the logged velocity), got neither."
+    return Log(tt, qq, qd, qdd, tau, window)
+
+
+def acceleration_from_log(
+    time: NDArray[np.float64], velocity: NDArray[np.float64], window: float
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The acceleration (N, n) of a log and where it counts (N,): the derivative rule of every
+    motion function.
+
+    `time` (N,) is checked (finite, strictly increasing) and `velocity` (N, n) finite. The log
+    is split at its gaps (intervals longer than ``GAP_FACTOR`` times the median interval) and
+    each segment differentiated on its own stamps, a Savitzky-Golay cubic over `window`
+    (:func:`gravdir.sweep.joint_acceleration`, which handles the jitter); a derivative never
+    spans a gap. The samples within half a window of a segment's ends (where the filter
+    extrapolates) and every sample of a segment shorter than the window do not count: their
+    acceleration is 0.
+
+    Raises
+    ------
+    InsufficientDataError
+        If no segment is longer than `window`.
+    """
+    n_samples = time.size
+    acceleration = np.zeros(velocity.shape)
+    counts = np.zeros(n_samples, dtype=bool)
+    if n_samples > 1:
+        step = np.diff(time)
+        gaps = np.flatnonzero(step > GAP_FACTOR * np.median(step))
+        edges = np.concatenate([[0], gaps + 1, [n_samples]])
+        half = 0.5 * window
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            t = time[lo:hi]
+            if t[-1] - t[0] < window:
+                continue
+            try:
+                acceleration[lo:hi] = joint_acceleration(
+                    t, velocity=velocity[lo:hi], window=window, axis=0
+                )
+            except InsufficientDataError:  # fewer samples than its window holds
+                continue
+            counts[lo:hi] = (t - t[0] > half) & (t[-1] - t > half)
+    acceleration[~counts] = 0.0  # extrapolated or not derived: nothing to use
+    if not counts.any():
+        raise InsufficientDataError(
+            f"Expected `time` to hold a stretch without gaps (intervals beyond {GAP_FACTOR:g} "
+            f"times the median) longer than the derivative's window ({window:g} s) to "
+            f"differentiate `velocity`, got {n_samples} samples and none."
         )
-    return Log(qq, qd, qdd, tau, rate, window)
+    return acceleration, counts
 
 
 def check_model(
@@ -105,17 +170,17 @@ def check_model(
     return sigma_given, fixed_gains, mask
 
 
-def check_covariance(covariance: str, bandwidth: float, sample_rate: float | None) -> int | None:
-    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form)."""
+def check_covariance(covariance: str, bandwidth: float, time: NDArray[np.float64]) -> int | None:
+    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form), at the
+    rate of `time` (the reciprocal of its median interval)."""
     check_option(covariance, "covariance", ("white", "hac"))
     if covariance == "white":
         return None
-    if sample_rate is None:
-        raise ValueError(
-            "Expected `sample_rate` with covariance='hac' (its bandwidth is in seconds), got "
-            "None."
+    if time.size < 2:
+        raise InsufficientDataError(
+            f"Expected at least 2 samples in `time` with covariance='hac', got {time.size}."
         )
-    return bartlett_lags(bandwidth, sample_rate)
+    return bartlett_lags(bandwidth, 1.0 / float(np.median(np.diff(time))))
 
 
 def select_samples(
@@ -127,8 +192,7 @@ def select_samples(
     weights: ArrayLike | None,
 ) -> Samples:
     """The samples fitted and their weights (zero where a joint's sample is left out)."""
-    qq, qd, tau, qdd, rate = log.q, log.velocity, log.torque, log.acceleration, log.sample_rate
-    n_samples = qq.shape[0]
+    qq, qd, tau, qdd = log.q, log.velocity, log.torque, log.acceleration
     # NaN samples: dropped whole (every joint) under "omit".
     keep = np.isfinite(qq).all(1) & np.isfinite(qd).all(1) & np.isfinite(tau).all(1)
     if qdd is not None:
@@ -136,23 +200,14 @@ def select_samples(
     n_omitted = int(np.count_nonzero(~keep))
     # Weights of every logged sample (a NaN compares false: those samples are dropped below).
     w = sample_weights(qd, tau, min_speed, torque_limits, weights, speed_taper)[keep]
+    qq, qd, tau = qq[keep], qd[keep], tau[keep]
     if qdd is None:
-        assert rate is not None
-        # The derivative takes the time axis of the kept samples (gaps where NaN were dropped).
-        time = np.arange(n_samples)[keep] / rate
-        qq, qd, tau = qq[keep], qd[keep], tau[keep]
-        if qq.shape[0] < 8:
-            raise InsufficientDataError(
-                f"Expected at least 8 samples in `q` to differentiate `velocity`, got "
-                f"{qq.shape[0]}."
-            )
-        qdd = joint_acceleration(time, velocity=qd, window=log.window, axis=0)
-        # The ends of a Savitzky-Golay derivative are extrapolated: left out.
-        edge = int(np.ceil(0.5 * log.window * rate))
-        w[:edge] = 0.0
-        w[max(qq.shape[0] - edge, 0) :] = 0.0
+        # The derivative takes the stamps of the kept samples: a run of dropped rows is a gap
+        # where the interval it leaves is one.
+        qdd, counts = acceleration_from_log(log.time[keep], qd, log.window)
+        w[~counts] = 0.0
     else:
-        qq, qd, tau, qdd = qq[keep], qd[keep], tau[keep], qdd[keep]
+        qdd = qdd[keep]
     acc_base = None if base_acceleration is None else base_acceleration[keep]
     return Samples(qq, qd, qdd, tau, w, acc_base, n_omitted)
 

@@ -18,20 +18,27 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_array, check_count, check_positive
+from gravdir._checks import check_count, check_positive
 from gravdir._results import UpResult, _equal, data_fingerprint
 from gravdir._sphere import tangent_basis
 from gravdir.errors import InsufficientDataError
 from gravdir.motion._excite import overflow_error
-from gravdir.motion._fixed import FixedModel, affine_torque, fixed_model, gravity_columns
+from gravdir.motion._fixed import (
+    FixedModel,
+    affine_torque,
+    fixed_model,
+    gravity_columns,
+    hidden_directions,
+)
 from gravdir.motion._inputs import (
     DEFAULT_MIN_SPEED,
     MAX_SAMPLES,
     check_base_acceleration,
     check_log,
+    check_time,
 )
+from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW, acceleration_from_log
 from gravdir.motion._sphere import sphere_least_squares
-from gravdir.sweep import joint_acceleration
 
 __all__ = ["UpTrack", "UpTracker", "track_up"]
 
@@ -80,7 +87,7 @@ def _solve_windows(
 ) -> list[_Window]:
     """Each window's `up` at its centre (least squares on the sphere), its information and the
     joints' residual spread. Profiled out of each window: a constant rate of change of `up`
-    when `drift`, and the torques of the hidden mass moments (see :func:`_hidden_directions`).
+    when `drift`, and the torques of the hidden mass moments (see :func:`hidden_directions`).
     A window is determined when its information has rank 2 and its standard deviation (the
     root-mean-square angle) is at most `max_std`."""
     w = 1.0 / model.noise_std**2
@@ -354,13 +361,11 @@ def _settings(*args: Any) -> _Settings:
 
 
 def _check_time(time: ArrayLike, previous: float) -> NDArray[np.float64]:
-    t = check_array(time, "time")
-    if t.ndim != 1 or not 1 <= t.size <= MAX_SAMPLES:
-        raise ValueError(
-            f"Expected `time` to have shape (N,) with 1 <= N <= {MAX_SAMPLES}, got {t.shape}."
-        )
-    if np.any(np.diff(t) <= 0) or not t[0] > previous:
-        raise ValueError("Expected `time` to increase strictly, past the samples already seen.")
+    t = check_time(time, None)
+    if not 1 <= t.size <= MAX_SAMPLES:
+        raise ValueError(f"Expected `time` to hold 1 to {MAX_SAMPLES} samples, got {t.size}.")
+    if not t[0] > previous:
+        raise ValueError(f"Expected `time` to start after {previous:.9g} s, got {t[0]:.9g} s.")
     return t
 
 
@@ -371,13 +376,16 @@ def _samples(
     time: NDArray[np.float64],
     *log: Any,
 ) -> _Samples:
-    q, velocity, torque, acceleration, base_acceleration = log
+    q, velocity, torque, acceleration, base_acceleration, derivative_window = log
     n_samples, n = time.size, model.chain.n_joints
     qq = check_log(q, "q", n, n_samples)
     qd = check_log(velocity, "velocity", n, n_samples)
     tau = check_log(torque, "torque", n, n_samples)
-    if acceleration is None:
-        qdd = np.ascontiguousarray(joint_acceleration(time, velocity=qd, axis=0))
+    counts = np.ones(n_samples, dtype=bool)  # where the acceleration counts
+    if acceleration is None:  # the estimator's derivative rule
+        qdd, counts = acceleration_from_log(
+            time, qd, check_positive(derivative_window, "derivative_window")
+        )
     else:
         qdd = check_log(acceleration, "acceleration", n, n_samples)
     base = check_base_acceleration(base_acceleration, n_samples)
@@ -385,7 +393,7 @@ def _samples(
     residual = tau - offset
     if not (np.isfinite(residual).all() and np.isfinite(slope).all()):
         raise ValueError("Expected `torque` and the model's torques to be finite, got an overflow.")
-    used = (np.abs(qd) >= settings.min_speed).astype(np.float64)
+    used = ((np.abs(qd) >= settings.min_speed) & counts[:, None]).astype(np.float64)
     scale = (model.gains * model.gravity)[:, None]
     hidden_slope = (
         np.concatenate([scale * gravity_columns(model.chain, qq, th) for th in hidden.T], axis=-1)
@@ -431,36 +439,6 @@ def _assemble(
         settings.drift,
         fingerprint=fingerprint,
     )
-
-
-def _hidden_directions(model: FixedModel, tol: float = 0.02) -> NDArray[np.float64]:
-    """Combinations of the masses and first moments (10 n, k; pinocchio's order) that move the
-    torques at the fit's `up` by less than `tol` of their average effect at random directions.
-
-    An upright base hides two (link 1's horizontal first moments, and with them the moments
-    along the parallel axes that follow): the fit leaves them at whatever its pseudo-inverse
-    gave, and they reach the torques once the base tilts. Each is bilinear with `up` in the
-    torque, and each window profiles the three products with the components of `up` out as
-    free linear terms, so the tracker is unbiased on any later tilt at the cost of the
-    information those terms carried.
-    """
-    n = model.chain.n_joints
-    q = np.random.default_rng(0).uniform(-np.pi, np.pi, (60, n))
-    unit = np.zeros((4 * n, 10 * n))
-    unit[np.arange(4 * n), (10 * np.arange(n)[:, None] + np.arange(4)).reshape(-1)] = 1.0
-    cols = np.stack([gravity_columns(model.chain, q, th) for th in unit], axis=-1)
-    cols *= (model.gains / model.noise_std)[:, None, None]
-    ups = np.random.default_rng(1).normal(size=(6, 3))
-    ups /= np.linalg.norm(ups, axis=-1, keepdims=True)  # the average effect over 6 directions:
-    m_any = np.einsum("tjae,ka->ktje", cols, ups).reshape(-1, 4 * n) / np.sqrt(6.0)
-    _, sv, vt = np.linalg.svd(m_any, full_matrices=False)
-    keep = sv > 1e-9 * sv[0]
-    white = vt[keep].T / sv[keep]  # directions of unit average effect
-    m_fit = np.einsum("tjae,a->tje", cols, model.up).reshape(-1, 4 * n)
-    _, sv_fit, vt_fit = np.linalg.svd(m_fit @ white, full_matrices=False)
-    small = vt_fit[sv_fit < tol].T  # (r, k), in the whitened coordinates
-    directions = unit.T @ (white @ small)
-    return np.asarray(directions / np.linalg.norm(directions, axis=0), dtype=np.float64)
 
 
 class UpTracker:
@@ -536,7 +514,7 @@ class UpTracker:
         self._detector = _Detector(
             s.threshold, s.min_change, s.reference_windows, math.ceil(s.window / s.hop - 1e-9)
         )
-        self._hidden = _hidden_directions(self._model)
+        self._hidden = hidden_directions(self._model)
         self._buffer: _Samples | None = None
         self._t0 = 0.0
         self._next = 0
@@ -587,7 +565,7 @@ class UpTracker:
         """
         if acceleration is None:
             raise ValueError("Expected `acceleration` (N, n), got None.")
-        return self._ingest(time, q, velocity, torque, acceleration, base_acceleration)
+        return self._ingest(time, q, velocity, torque, acceleration, base_acceleration, None)
 
     def _ingest(
         self,
@@ -650,6 +628,7 @@ def track_up(
     acceleration: ArrayLike | None = None,
     torque: ArrayLike,
     base_acceleration: ArrayLike | None = None,
+    derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
     window: float = 2.0,
     hop: float | None = None,
     min_speed: float = DEFAULT_MIN_SPEED,
@@ -673,13 +652,16 @@ def track_up(
         Joint positions (rad, within ±4π) and velocities (rad/s); keyword-only, as the series
         that follow.
     acceleration : array_like, shape (N, n), optional
-        Joint accelerations, rad/s². Default: the Savitzky-Golay derivative of `velocity`,
-        :func:`gravdir.sweep.joint_acceleration` with its defaults.
+        Joint accelerations, rad/s². Default: the derivative of `velocity` by the rule of
+        :func:`gravdir.estimate_up_from_motion` (split at gaps, `derivative_window`, the ends of
+        each stretch left out).
     torque : array_like, shape (N, n)
         Measured joint torques (the units the fit was made in).
     base_acceleration : array_like, shape (N, 3), optional
         Acceleration of the base, base frame, m/s² (a mobile platform); default none. Without
         it the tracker sees the apparent gravity.
+    derivative_window : float, optional
+        Window of that derivative, s (default 0.2, as the estimator's).
     window : float, optional
         Window length, s (default 2).
     hop : float, optional
@@ -793,4 +775,5 @@ def track_up(
             f"Expected `time` to span at least one `window` ({tracker._settings.window:g} s), "
             f"got {float(t[-1] - t[0]):.6g} s."
         )
-    return tracker._ingest(t, q, velocity, torque, acceleration, base_acceleration)
+    log = (q, velocity, torque, acceleration, base_acceleration, derivative_window)
+    return tracker._ingest(t, *log)
