@@ -199,12 +199,14 @@ def test_time_that_does_not_increase_is_refused_naming_its_first_row(function: s
 
 
 def test_joint_angles_where_time_stands_are_refused_saying_q_is_keyword_only() -> None:
+    """An old call (joint angles first, no `q=`) fails with TypeError naming the missing `q`;
+    joint angles passed as `time` beside `q=` are refused saying `q` is keyword-only."""
     chain, time, log = _small()
     q = log.pop("q")
-    with pytest.raises(ValueError, match=r"`time` of shape \(400,\).*`q` is keyword-only"):
+    with pytest.raises(TypeError, match=r"'q'"):
         estimate_up_from_motion(chain, q, **log)
-    with pytest.raises(ValueError, match=r"`q`"):
-        estimate_up_from_motion(chain, time, **log)
+    with pytest.raises(ValueError, match=r"`time` of shape \(400,\).*`q` is keyword-only"):
+        estimate_up_from_motion(chain, q, q=q, **log)
     with pytest.raises(ValueError, match=r"`time` of shape \(400,\) like the samples of `q`"):
         estimate_up_from_motion(chain, time[:-1], q=q, **log)
 

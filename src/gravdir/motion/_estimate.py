@@ -67,7 +67,7 @@ def estimate_up_from_motion(
     chain: SerialChain,
     time: ArrayLike,
     *,
-    q: ArrayLike | None = None,
+    q: ArrayLike,
     velocity: ArrayLike,
     acceleration: ArrayLike | None = None,
     torque: ArrayLike,
@@ -103,9 +103,9 @@ def estimate_up_from_motion(
         derivative of `velocity` is taken on these stamps and never across a gap). A uniformly
         sampled log passes ``np.arange(N) / rate``.
     q : array_like, shape (N, n)
-        Logged joint positions, rad (within ±4π); required, keyword-only as the series that
-        follow (its default only lets an old call ``estimate_up_from_motion(chain, q, ...)``
-        fail with an error that says so).
+        Logged joint positions, rad (within ±4π); keyword-only, as the series that follow (an
+        old call ``estimate_up_from_motion(chain, q, velocity=...)`` fails with ``TypeError``:
+        `q` is missing).
     velocity : array_like, shape (N, n)
         Logged joint velocities, rad/s.
     acceleration : array_like, shape (N, n), optional

@@ -15,7 +15,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import (
     NanPolicy,
-    check_array,
     check_option,
     check_per_joint,
     check_positive,
@@ -68,7 +67,7 @@ class Samples(NamedTuple):
 def check_arrays(
     n: int,
     time: ArrayLike,
-    q: ArrayLike | None,
+    q: ArrayLike,
     velocity: ArrayLike,
     torque: ArrayLike,
     acceleration: ArrayLike | None,
@@ -78,11 +77,6 @@ def check_arrays(
     """The log's arrays and the window of the derivative, checked."""
     option = check_option(nan_policy, "nan_policy", ("raise", "omit"))
     finite = option == "raise"
-    if q is None:
-        # An old call, estimate_up_from_motion(chain, q, ...), is told so by check_time.
-        tt = check_array(time, "time", finite=False)
-        check_time(tt, tt.shape[0] if tt.ndim else 1)
-        raise ValueError("Expected `q` (N, n), keyword-only after `time`, got None.")
     qq = check_log(q, "q", n, None, finite=finite)
     n_samples = qq.shape[0]
     tt = check_time(time, n_samples)
