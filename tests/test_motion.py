@@ -414,16 +414,18 @@ def test_coulomb_friction_without_the_viscous_term() -> None:
 
 
 def test_series_after_time_are_keyword_only() -> None:
-    """A call in the old positional order fails with a TypeError instead of swapping arrays;
-    the joint angles where `time` now stands fail with a ValueError that says `q` is
-    keyword-only."""
+    """A call in the old positional order fails with a TypeError instead of swapping arrays
+    (without `q=`, it names the missing `q`); joint angles where `time` now stands beside
+    `q=` fail with a ValueError that says `q` is keyword-only."""
     chain, t, q, qd, tau = _small()
     with pytest.raises(TypeError):
         estimate_up_from_motion(chain, t, q, qd, torque=tau)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="'q'"):
+        estimate_up_from_motion(chain, q, velocity=qd, torque=tau)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match=r"`time` of shape \(301,\).*\(301, 3\).*`q` is keyword"):
-        estimate_up_from_motion(chain, q, velocity=qd, torque=tau)
+        estimate_up_from_motion(chain, q, q=q, velocity=qd, torque=tau)
     with pytest.raises(ValueError, match=r"`time` of shape \(301,\).*`q` is keyword"):
-        estimate_up_from_motion(chain, q, velocity=qd, acceleration=0 * q, torque=tau)
+        estimate_up_from_motion(chain, q, q=q, velocity=qd, acceleration=0 * q, torque=tau)
     bound = {
         "inertial_parameters": np.ones(30), "joint_parameters": np.zeros((3, 4)),
         "gains": np.ones(3), "noise_std": 1.0,

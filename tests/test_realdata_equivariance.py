@@ -49,14 +49,11 @@ def _fit(name: str, axis: str | None, load_friction: LoadFriction) -> gravdir.Mo
     """Log `name` in the frame of `axis` (None: ``base_link``), quadratic friction and the HAC
     covariance (the development logs' settings), every other setting the estimator's."""
     data = log(name)
-    acceleration = gravdir.joint_acceleration(data.time, velocity=data.velocity, axis=0)
-    rate = 1.0 / float(np.mean(np.diff(data.time)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gravdir.ConvergenceWarning)
         return gravdir.estimate_up_from_motion(
-            _chain(axis), data.q, velocity=data.velocity, acceleration=acceleration,
-            torque=data.torque, friction="coulomb-viscous-quadratic", covariance="hac",
-            load_friction=load_friction, sample_rate=rate,
+            _chain(axis), data.time, q=data.q, velocity=data.velocity, torque=data.torque,
+            friction="coulomb-viscous-quadratic", covariance="hac", load_friction=load_friction,
         )  # fmt: skip
 
 
