@@ -26,7 +26,7 @@ from gravdir.motion._inputs import (
     check_base_acceleration,
     check_chain,
 )
-from gravdir.motion._load import load_is_significant, model_torque, rigid_torque
+from gravdir.motion._load import load_is_significant, load_sign, model_torque, rigid_torque
 from gravdir.motion._profile import (
     NOISE_FLOOR,
     Optimum,
@@ -143,11 +143,13 @@ def estimate_up_from_motion(
         sweep at one speed) is refused.
     load_friction : {"auto", "abs", "none"}, optional
         The friction that grows with the load, :math:`\\mu_j |r_j| \\operatorname{sign}
-        \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless),
-        per joint: ``"auto"`` (default) fits it and keeps it where a likelihood-ratio test finds
-        it, ``"abs"`` keeps it, ``"none"`` does not fit it. ``"abs"`` needs
-        ``gains="estimate"``; ``"auto"`` with `gains` given does not fit it. (``"signed"``, the
-        column pair of a sweep, is refused.) Method, cost and effect: *Motion* page.
+        \\dot q_j` (:math:`r_j` the joint's rigid-body torque, :math:`\\mu_j` dimensionless;
+        the sign of :math:`r_j` taken from :math:`r_j + J_j \\ddot q_j`, see
+        `MotionFit.load_coefficient`), per joint: ``"auto"`` (default) fits it and keeps it
+        where a likelihood-ratio test finds it, ``"abs"`` keeps it, ``"none"`` does not fit
+        it. ``"abs"`` needs ``gains="estimate"``; ``"auto"`` with `gains` given does not fit
+        it. (``"signed"``, the column pair of a sweep, is refused.) Method, cost and effect:
+        *Motion* page.
     ripple_components : int, optional
         Gear-ripple components looked for per joint, 0 to 20 (default 2; 0 looks for none):
         torques periodic in the joint angle with an order between 50 and 2000 cycles per
@@ -436,7 +438,7 @@ def _fit_load_friction(
     """The fit with load friction, in passes that start from `plain`: the last pass's fit of
     the pseudo-joints and the ripple rows, which :func:`combine` turns into the estimate.
 
-    Load friction mu |r| sign(qd) = mu s r with s = sign(r) sign(qd) is a gain k (1 + mu s) on
+    Load friction mu s r with s = sign(r + J qdd) sign(qd) is a gain k (1 + mu s) on
     the rigid-body torque r. Each joint becomes two pseudo-joints, the samples where the drive
     drives (s > 0) and where it brakes, each with its gain and noise level, both with the
     joint's armature, friction and offset; the sign pattern comes from the previous estimate (it
@@ -455,7 +457,10 @@ def _fit_load_friction(
     )
     for clearance in _SIGN_CLEARANCE:
         rigid = rigid_torque(est, qq, qd, qdd, acc_base)
-        driving = np.sign(rigid) * np.sign(qd) > 0
+        # The sign pattern and the clearance are read from the rigid-body torque plus the
+        # armature's, whose sum does not depend on the frame of the base (module _load).
+        load = rigid + est.joint_parameters[:, 0] * qdd
+        driving = load_sign(rigid, est.joint_parameters[:, 0], qd, qdd) > 0
         if n_ripple:
             # The ripple found again in this estimate's residuals, which no longer carry the
             # load friction that a fit without it leaves there.
@@ -467,7 +472,7 @@ def _fit_load_friction(
         # Where the rigid-body torque is within a few per cent of its largest value, its sign
         # is uncertain (an error of `up` moves it by about that): those samples are left out
         # of the split fit; the load term is small there anyway.
-        clear = np.abs(rigid) >= clearance * np.max(np.abs(rigid) * used, axis=0)
+        clear = np.abs(load) >= clearance * np.max(np.abs(load) * used, axis=0)
         w_split = np.where(clear, s.weights, 0.0)
         split = problem.design(clean, w_split, driving)
         kept = w_split > 0
@@ -515,6 +520,43 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
     return est
 
 
+def _refuse_collapsed_gains(est: MotionFit) -> tuple[MotionFit, bool]:
+    """The estimate, made undetermined with a warning where an estimated gain fell below
+    :data:`_MIN_PLAUSIBLE_GAIN` of their mean; and whether it did.
+
+    The gains trade against the model's torque scale (the base parameters grow as one over a
+    gain), so a fit can lower the gains of the joints that carry gravity towards zero, another
+    joint's towards the bound the mean sets, and fit a torque of any shape with `up` anywhere:
+    a degenerate optimum, whose curvature still looks confident.
+    """
+    estimated = est.gains_std > 0
+    low = estimated & (est.gains < _MIN_PLAUSIBLE_GAIN * float(np.mean(est.gains)))
+    if not np.any(low):
+        return est, False
+    joints = (np.flatnonzero(low) + 1).tolist()
+    warnings.warn(
+        f"The fitted gains collapse: joints {joints} (1-based) came out at "
+        f"{np.array2string(est.gains[low], precision=3)} of the mean gain, below "
+        f"{_MIN_PLAUSIBLE_GAIN:g}: the model's torque scale has traded against `up`, and `up` "
+        "is reported undetermined. Give the gains (`gains=`, from the drive's torque constants) "
+        "or log motion that reverses every joint.",
+        GravdirWarning,
+        stacklevel=4,
+    )
+    flagged = dataclasses.replace(
+        est,
+        up_information=np.zeros((3, 3)),
+        up_determined=False,
+        sign_determined=False,
+        sign_margin=0.0,
+    )
+    return flagged, True
+
+
+# An estimated gain below this fraction of the mean gain is a collapse, not a calibration: the
+# torque constants of one arm's drives agree within tens of per cent, and torques logged in
+# units other than the drives' share (the estimator's premise) differ by far more.
+_MIN_PLAUSIBLE_GAIN = 0.1
 # A joint whose residuals' integrated autocorrelation time exceeds this many samples makes the
 # white-noise covariance understate the spread of `up` visibly (its variance by that factor).
 _CORRELATED_TIME = 3.0
@@ -524,9 +566,13 @@ _ROUNDING = 1e-6
 
 
 def _warn(est: MotionFit, max_iter: int) -> MotionFit:
-    """The warnings of the returned estimate (the intermediate fits issue none)."""
+    """The warnings of the returned estimate (the intermediate fits issue none); an estimate
+    whose gains collapse is returned undetermined (:func:`_refuse_collapsed_gains`)."""
+    est, collapsed = _refuse_collapsed_gains(est)
     if not est.converged:
         warn_not_converged("estimate_up_from_motion", max_iter, stacklevel=4)
+    if collapsed:
+        return est
     if not est.sign_determined:
         warnings.warn(
             f"The sign of `up` is weakly determined by the dynamics: the best fit on the "

@@ -46,9 +46,11 @@ class MotionFit(UpResult):
         Armature, Coulomb, viscous friction, offset and quadratic friction of each joint,
         logged-torque units (zero where `friction` leaves the term out).
     load_coefficient : ndarray, shape (n,)
-        Load-dependent friction of each joint, :math:`\\mu_j |r_j| \\operatorname{sign}
-        \\dot q_j` with :math:`r_j` the rigid-body torque in logged units (zero where the term
-        was not fitted or not kept, see `load_friction`).
+        Load-dependent friction of each joint, :math:`\\mu_j s_j r_j` with :math:`r_j` the
+        rigid-body torque in logged units and :math:`s_j = \\operatorname{sign}(r_j + J_j
+        \\ddot q_j) \\operatorname{sign} \\dot q_j` (:math:`\\mu_j |r_j| \\operatorname{sign}
+        \\dot q_j` wherever the armature torque does not outweigh :math:`r_j` against its sign);
+        zero where the term was not fitted or not kept, see `load_friction`.
     ripple : ndarray, shape (r, 4)
         Gear ripple found in the log (see `ripple_components`), one row per component:
         joint (0-based), order :math:`k` (cycles per joint revolution), amplitude :math:`a`

@@ -20,6 +20,7 @@ from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain, link_frames
 from gravdir.motion._design import joint_torque
 from gravdir.motion._inputs import check_chain, check_joint_parameters
+from gravdir.motion._load import load_sign
 from gravdir.motion._ripple import ripple_coefficients, ripple_torque
 
 __all__ = ["FixedModel", "affine_torque", "fixed_model", "gravity_columns", "hidden_directions"]
@@ -120,14 +121,14 @@ def affine_torque(
     """Offset (N, n) and slope (N, n, 3) of the measured torque in `up`: ``tau = a + B up``.
 
     The model of :class:`MotionFit`:
-    :math:`\\tau_j = r_j + \\mu_j |r_j| \\operatorname{sign} \\dot q_j + J_j \\ddot q_j
+    :math:`\\tau_j = r_j + \\mu_j s_j r_j + J_j \\ddot q_j
     + F_{c,j} \\operatorname{sign} \\dot q_j + F_{v,j} \\dot q_j + \\tau_{0,j}` plus the gear
     ripple, with the
     rigid-body torque :math:`r_j = \\kappa_j (Y(q, \\dot q, \\ddot q, g\\,u + a_b)\\,\\theta)_j`,
-    linear in the base acceleration. The load-friction term is affine in `up` once the sign of
-    :math:`r_j` is taken at the fit's `up` (it changes only where :math:`r_j` crosses zero, where
-    the term vanishes): a factor :math:`1 + \\mu_j \\operatorname{sign}(r_j)
-    \\operatorname{sign}(\\dot q_j)` on :math:`r_j`.
+    linear in the base acceleration, and :math:`s_j = \\operatorname{sign}(r_j + J_j \\ddot q_j)
+    \\operatorname{sign} \\dot q_j` (module ``_load``). The load-friction term is affine in `up`
+    once that sign is taken at the fit's `up` (it changes only where its argument crosses
+    zero): a factor :math:`1 + \\mu_j s_j` on :math:`r_j`.
     """
     n_samples, n = q.shape
     offset = np.empty((n_samples, n))
@@ -146,7 +147,8 @@ def affine_torque(
         slope[sl] = (model.gains * model.gravity)[:, None] * cols
         if np.any(model.load):
             at_fit = offset[sl] + slope[sl] @ model.up
-            factor = 1.0 + model.load * np.sign(at_fit) * np.sign(velocity[sl])
+            sign = load_sign(at_fit, model.joint[:, 0], velocity[sl], acceleration[sl])
+            factor = 1.0 + model.load * sign
             offset[sl] *= factor
             slope[sl] *= factor[..., None]
     offset += joint_torque(model.joint, velocity, acceleration)

@@ -1,9 +1,14 @@
 """The load-friction model of :func:`gravdir.estimate_up_from_motion` and the fitted torque.
 
-A friction that grows with the load, :math:`\\mu |r| \\operatorname{sign} \\dot q`, is a gain
-:math:`k (1 + \\mu s)` on the rigid-body torque :math:`r` with :math:`s = \\operatorname{sign} r
-\\operatorname{sign} \\dot q`: the estimator fits it as two pseudo-joints per joint (driving and
-braking samples), which :func:`combine` turns back into one gain and one load coefficient.
+A friction that grows with the load, :math:`\\mu s r` with :math:`s = \\operatorname{sign}(r + J
+\\ddot q) \\operatorname{sign} \\dot q` (:math:`\\mu |r| \\operatorname{sign} \\dot q` wherever the
+armature torque :math:`J \\ddot q` does not outweigh the rigid-body torque :math:`r` against its
+sign), is a gain :math:`k (1 + \\mu s)` on :math:`r`: the estimator fits it as two pseudo-joints
+per joint (driving and braking samples), which :func:`combine` turns back into one gain and one
+load coefficient. The sign is read from :math:`r + J \\ddot q`, not :math:`r` alone: where a
+joint's armature duplicates a rigid-body column (joint 1's inertia about its own axis), the fit
+splits that torque between the two by a minimum norm taken in base-parameter coordinates, which
+depend on the frame of the base; their sum does not.
 """
 
 from __future__ import annotations
@@ -77,8 +82,21 @@ def model_torque(
     friction, joint terms, ripple."""
     r = rigid_torque(est, q, qd, qdd, base_acceleration, up) if rigid is None else rigid
     joint = joint_torque(est.joint_parameters, qd, qdd)
-    out: NDArray[np.float64] = r + est.load_coefficient * np.abs(r) * np.sign(qd) + joint
+    s = load_sign(r, est.joint_parameters[:, 0], qd, qdd)
+    out: NDArray[np.float64] = r + est.load_coefficient * s * r + joint
     return out + ripple_torque(q, ripple_coefficients(est.ripple))
+
+
+def load_sign(
+    rigid: NDArray[np.float64],
+    armature: NDArray[np.float64],
+    qd: NDArray[np.float64],
+    qdd: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The sign ``s = sign(r + J q̈) sign(q̇)`` of the load-friction term ``μ s r`` per sample
+    and joint: +1 where the drive drives, -1 where it brakes, 0 at rest."""
+    out: NDArray[np.float64] = np.sign(rigid + armature * qdd) * np.sign(qd)
+    return out
 
 
 def chi2_sf_even(x: float, dof: int) -> float:
