@@ -141,32 +141,45 @@ def test_the_residual_diagnostic_sees_the_correlation_of_real_residuals():
 
 @pytest.mark.slow
 def test_no_short_log_is_reported_upside_down_with_confidence():
-    """The five short clean 2019 logs (6-12 s, J1 over 68°, J3 over 19°) fit best with `up`
-    within a few degrees of upside down on three of them. With the white-noise likelihood one of
-    those reports the sign decided (margin 5.9); with the quadratic term and the HAC
-    covariance the margin shrinks by the ratio of the spreads and every short log warns that it
-    decides neither `up` nor its sign."""
-    white = [_estimate(name, "coulomb-viscous-quadratic") for name in SHORT_LOGS]
-    hac = [_estimate(name, "coulomb-viscous-quadratic", "hac") for name in SHORT_LOGS]
-    assert sum(f.up_determined and f.sign_determined and f.up[2] < 0 for f in white) >= 1
-    for fit in hac:
-        assert not (fit.up_determined and fit.sign_determined)
+    """The five short clean 2019 logs (6-12 s, J1 over 68°, J3 over 19°), quadratic friction and
+    HAC covariance. One fits gains that collapse ([0.19, 1.8, 2.9, 0.09, 0.02]: the torque scale
+    traded against `up`, which came out 144° off with a sign margin of 7.6): it is reported
+    undetermined with a warning. No short log reports `up` upside down with its sign decided;
+    at least three determine `up` (acceptance 1)."""
+    chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
+    fits, collapsed = [], 0
+    for name in SHORT_LOGS:
+        data = log(name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits.append(
+                gravdir.estimate_up_from_motion(
+                    chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque,
+                    friction="coulomb-viscous-quadratic", covariance="hac",
+                )  # fmt: skip
+            )
+        collapsed += any("gains collapse" in str(w.message) for w in caught)
+    assert collapsed >= 1
+    for fit in fits:
+        assert not (fit.up_determined and fit.sign_determined and fit.up[2] < 0)
+    assert sum(fit.up_determined for fit in fits) >= 3
 
 
 @pytest.mark.slow
 def test_a_model_error_per_trajectory_makes_the_development_logs_consistent():
     """Acceptance 1 on the five development logs, every setting the stated rule (quadratic
-    friction, HAC covariance, the fusion's model error estimated): their own covariances alone
-    make the five inconsistent (p < 0.01: the model error each trajectory fixes); with the
-    Paule--Mandel model error, each log judged on the value calibrated on the other four (F
-    reference, rule on the *Fusing* page) and the five combined by Bonferroni, p ≥ 0.01. The
-    five lie within 0.45° RMS of their fusion and report a median standard deviation of at
-    most 0.5°; the model error comes out between 0.05° and 0.5° per direction."""
+    friction, HAC covariance, the fusion's model error estimated). With white-noise covariances
+    the five are inconsistent (p < 0.01); with the HAC ones and the Paule--Mandel model error,
+    each log judged on the value calibrated on the other four (F reference, rule on the
+    *Fusing* page) at p ≥ 0.01 and the five combined by Bonferroni, p ≥ 0.01. The five lie
+    within 0.45° RMS of their fusion and report a median standard deviation of at most 0.5°;
+    the model error comes out between 0.05° and 0.5° per direction."""
+    assert gravdir.fuse_up(*_development_estimates("coulomb-viscous-quadratic")).p_value < 0.01
     fits = _development_estimates("coulomb-viscous-quadratic", "hac")
-    assert gravdir.fuse_up(*fits).p_value < 0.01
     fused = gravdir.fuse_up(*fits, model_error_std="estimate")
     assert fused.p_value >= 0.01
     assert fused.consistent
+    assert np.all(fused.source_p_value >= 0.01)
     assert np.radians(0.05) <= fused.model_error_std <= np.radians(0.5)
     assert _rms_to_fusion_deg(fits) <= 0.45
     assert float(np.median([f.up_std_deg for f in fits])) <= 0.5
