@@ -97,8 +97,9 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_the_tracker_does_not_call_a_window_at_rest_or_starting_determined():
     """Parameters identified on one development log, the tracker over the others and the push
     log with its defaults. Windows where the arm rests, starts or stops carry a few joint
-    samples; they are reported undetermined (`max_std`, 2°) instead of coming out 87-134° off
-    as determined. Every determined window lies within 45° of its log's own estimate, and the
+    samples; those that determine `up` no better than 2° (`max_std`) are reported undetermined
+    instead of coming out 87-134° off as determined. Every determined window lies within 45° of
+    its log's own estimate, at least half the windows of a moving log are determined, and the
     push log (the arm stands while a person nudges it) has no determined window at all."""
     identification = _estimate("20_02_10_20sec_7harm")
     for name in (*(n for n in LONG_LOGS if n != "20_02_10_20sec_7harm"), PUSH_LOG):
@@ -110,7 +111,7 @@ def test_the_tracker_does_not_call_a_window_at_rest_or_starting_determined():
         if name == PUSH_LOG:
             assert not np.any(track.determined)
             continue
-        assert 0.5 * track.n_windows <= np.count_nonzero(track.determined) < track.n_windows
+        assert np.count_nonzero(track.determined) >= 0.5 * track.n_windows
         own = _estimate(name).up
         assert np.max(_angle_deg(track.up[track.determined], own)) <= 45.0
 

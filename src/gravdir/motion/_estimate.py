@@ -521,8 +521,8 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
 
 
 def _refuse_collapsed_gains(est: MotionFit) -> tuple[MotionFit, bool]:
-    """The estimate, made undetermined with a warning where an estimated gain fell below
-    :data:`_MIN_PLAUSIBLE_GAIN` of their mean; and whether it did.
+    """The estimate, made undetermined with a warning where it was determined and an estimated
+    gain fell below :data:`_MIN_PLAUSIBLE_GAIN` of their mean; and whether it did.
 
     The gains trade against the model's torque scale (the base parameters grow as one over a
     gain), so a fit can lower the gains of the joints that carry gravity towards zero, another
@@ -531,7 +531,8 @@ def _refuse_collapsed_gains(est: MotionFit) -> tuple[MotionFit, bool]:
     """
     estimated = est.gains_std > 0
     low = estimated & (est.gains < _MIN_PLAUSIBLE_GAIN * float(np.mean(est.gains)))
-    if not np.any(low):
+    if not est.up_determined or not np.any(low):
+        # An undetermined estimate already says so (its own warning).
         return est, False
     joints = (np.flatnonzero(low) + 1).tolist()
     warnings.warn(
