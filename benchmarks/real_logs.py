@@ -95,11 +95,18 @@ def report(
         f"the model error calibrated on them: {np.round(with_error.nsigma, 1)} σ, "
         f"F p-values {np.round(with_error.source_p_value, 3)}"
     )
+    floor = [0.0, 0.0, 1.0]
+    for label, result in (("own covariances", fused), ("model error estimated", with_error)):
+        check = gravdir.compare_setting(result, floor)
+        print(f"against the floor-mount default, {label}: {check!r}")
     determined = [name for name in SHORT_LOGS if fits[name].up_determined]
     print(f"\nshort 2019 logs determined: {len(determined)} of {len(SHORT_LOGS)}")
     for name in determined:
+        judged = gravdir.fuse_up(*long, fits[name], model_error_std="estimate")
         print(
-            f"  {name}: {nsigma(fits[name], fused):.1f} σ from the fusion of the development logs"
+            f"  {name}: {nsigma(fits[name], fused):.1f} σ from the fusion of the development "
+            f"logs; with their model error, {judged.nsigma[-1]:.1f} σ, F p-value "
+            f"{judged.source_p_value[-1]:.3f}"
         )
     return fits
 
