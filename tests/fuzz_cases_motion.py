@@ -61,6 +61,8 @@ def _estimate_case() -> tuple[tuple, dict]:
         "velocity": qd.copy(),
         "acceleration": qdd.copy(),
         "torque": tau.copy(),
+        "covariance": "hac",
+        "bandwidth": 0.5,
         "n_grid": 60,
         "n_starts": 1,
         "max_iter": 50,

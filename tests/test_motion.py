@@ -800,6 +800,29 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
     assert hac.sign_margin == pytest.approx(est.sign_margin / ratio, rel=1e-12)
 
 
+def test_the_hac_covariance_with_fixed_gains_and_its_bandwidth_check() -> None:
+    """With the gains given there are no gain rows in the sandwich: the fit reports no gain
+    spread and a spread of `up` like the white form's under white noise (within the Monte Carlo
+    tolerance of one log: a factor 1.5). A bandwidth longer than the log (time in other units
+    than seconds) is refused naming `bandwidth`."""
+    rng = np.random.default_rng(64)
+    arm = _random_arm(rng, 4, "dh")
+    traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
+    tau = arm.torque(traj, G * _up(np.radians(70.0), -2.0))
+    gains = np.array([1.1, 0.9, 1.05, 0.95])
+    log = motion_log(traj, tau, rng=rng, gains=gains, noise_std=0.01 * np.abs(tau).max(0))
+    kw = {
+        "q": log.q, "velocity": log.velocity, "torque": log.torque,
+        "acceleration": traj.acceleration, "gains": gains, "friction": "none",
+    }  # fmt: skip
+    white = estimate_up_from_motion(arm.chain, log.time, **kw)
+    hac = estimate_up_from_motion(arm.chain, log.time, covariance="hac", **kw)
+    np.testing.assert_array_equal(hac.gains_std, 0.0)
+    assert 1 / 1.5 <= hac.up_std_deg / white.up_std_deg <= 1.5
+    with pytest.raises(ValueError, match="`bandwidth` shorter than the log"):
+        estimate_up_from_motion(arm.chain, log.time * 1e-3, covariance="hac", **kw)
+
+
 def test_no_warnings_on_a_well_posed_log() -> None:
     chain, t, q, qd, tau = _small()
     with warnings.catch_warnings():

@@ -183,7 +183,7 @@ def estimate_up_from_motion(
         the median interval of `time`.
     bandwidth : float, optional
         Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1; 0 gives the
-        heteroskedasticity-consistent form without lags).
+        heteroskedasticity-consistent form without lags); shorter than the log.
     n_grid : int, optional
         Points of the Fibonacci grid of starting directions (default 400, at most 100000).
     n_starts : int, optional

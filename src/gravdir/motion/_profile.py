@@ -205,7 +205,8 @@ def hac_uncertainty(
     size, r = layout.size, 2 + design.n
     fun = np.zeros((size, r))
     fun[0, 0] = fun[1, 1] = 1.0
-    fun[layout.gain, 2:] = dirs.T
+    if layout.n_gain:  # gains fixed: no gain rows to report
+        fun[layout.gain, 2:] = dirs.T
     h_mat = fun.T @ full  # (r, size)
     sums = WindowSums(r + 2 * r * size, lags)
     meat, cross, quad = np.zeros((r, r)), np.zeros((r, r)), np.zeros((r, r))

@@ -174,7 +174,16 @@ def check_covariance(covariance: str, bandwidth: float, time: NDArray[np.float64
         raise InsufficientDataError(
             f"Expected at least 2 samples in `time` with covariance='hac', got {time.size}."
         )
-    return bartlett_lags(bandwidth, 1.0 / float(np.median(np.diff(time))))
+    interval = float(np.median(np.diff(time)))
+    lags = bartlett_lags(bandwidth, 1.0 / interval)
+    if lags >= time.size:
+        # A kernel longer than the log sums every score: their sum vanishes at the estimate.
+        raise ValueError(
+            f"Expected `bandwidth` shorter than the log with covariance='hac', got {bandwidth!r} "
+            f"s against {time.size} samples at a median interval of {interval:.3g} s (`time` "
+            "in seconds?)."
+        )
+    return lags
 
 
 def select_samples(
