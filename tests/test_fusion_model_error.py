@@ -200,3 +200,23 @@ def test_compare_setting_on_a_fusion_with_model_error_has_its_false_alarm_rate()
     lo, hi = binom.interval(0.999, 300, 0.05)
     assert lo <= np.count_nonzero(np.asarray(p_f) < 0.05) <= hi
     assert np.count_nonzero(np.asarray(p_chi2) < 0.05) > 1.5 * 0.05 * 300
+
+
+def test_rank_one_sources_whose_others_leave_a_direction_open_are_not_judged():
+    """One rank-2 source and three rank-1 sources along the same tangent direction: without the
+    first, the others determine one direction only, so no model error can be calibrated to
+    judge it (its p-value is 1, its distance 0) and no error is raised; the rank-1 sources are
+    judged along the line they determine."""
+    up = np.array([0.0, 0.0, 1.0])
+    e1 = np.array([1.0, 0.0, 0.0])
+
+    def line(tilt, precision):
+        u = np.array([np.sin(tilt), 0.0, np.cos(tilt)])
+        t = np.cross(np.cross(u, e1), u)
+        return GravityDirection(up=u, up_information=precision * np.outer(t, t), frame="")
+
+    full = GravityDirection(up=up, up_information=1e6 * (np.eye(3) - np.outer(up, up)), frame="")
+    lines = (line(0.002, 1e6), line(-0.003, 1e6), line(0.001, 1e6))
+    fused = fuse_up(full, *lines, model_error_std="estimate")
+    assert fused.source_p_value[0] == 1.0 and fused.nsigma[0] == 0.0
+    assert np.all(fused.source_p_value[1:] < 1.0)

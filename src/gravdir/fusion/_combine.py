@@ -92,15 +92,19 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
         )
         return run.chi2 - dof
 
-    if dof <= 0 or excess(0.0) <= 0.0:
+    if dof <= 0:
         return 0.0
     first = solve(sources, groups, {}, max_iter, xtol, leave_one_out=False)
+    if first.chi2 <= dof:
+        return 0.0
     spread = float(first.lin.x @ first.lin.x)
     high = max(spread / dof, np.finfo(float).tiny)
     for _ in range(MAX_DOUBLINGS):
         if excess(high) <= 0.0:
             break
         high *= 2.0
+    else:
+        return high  # beyond any variance a tangent plane describes: the largest tried
     with IMPORT_LOCK:
         from scipy.optimize import brentq  # imported here: the rest of gravdir does without it
 
@@ -118,7 +122,12 @@ def _calibrated_leave_one_out(
     for k in range(len(sources)):
         others = sources[:k] + sources[k + 1 :]
         nu = _dof(others)
-        variance = model_error_variance(others, max_iter, xtol) if nu > 0 else 0.0
+        try:
+            variance = model_error_variance(others, max_iter, xtol) if nu > 0 else 0.0
+        except DegenerateGeometryError:  # the others leave a direction open: no calibration
+            stats.append(0.0)
+            p_values.append(1.0)
+            continue
         run = solve(with_model_error(sources, variance), groups, {}, max_iter, xtol)
         t, d = run.loo[k], run.loo_dof[k]
         stats.append(t)
