@@ -39,7 +39,7 @@ ModelError = float | Literal["estimate"]
 #: plane no longer describes the errors).
 MAX_MODEL_ERROR = 0.5 * math.pi
 #: Relative tolerance of the Paule--Mandel variance: far below the spread of its own estimate
-#: (a variance from k sources is uncertain by about sqrt(2 / k) of itself).
+#: (estimated with ν degrees of freedom, a variance is uncertain by about sqrt(2 / ν) of itself).
 VARIANCE_RTOL = 1e-6
 #: Doublings of the bracket allowed when the sphere's curvature moves the statistic past the
 #: bound of the tangent-plane model (which holds in that model exactly).
