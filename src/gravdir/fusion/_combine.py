@@ -162,9 +162,11 @@ def fuse(
     else:
         variance = float(model_error_std) ** 2
     with np.errstate(under="ignore"):
+        # Under "estimate" the leave-one-out statistics come from the calibrated runs below.
         run = solve(
-            with_model_error(sources, variance), checked.groups, checked.pairs, max_iter, xtol
-        )
+            with_model_error(sources, variance), checked.groups, checked.pairs, max_iter, xtol,
+            leave_one_out=not estimated,
+        )  # fmt: skip
         if estimated:
             stats, source_p = _calibrated_leave_one_out(checked, max_iter, xtol)
         else:
