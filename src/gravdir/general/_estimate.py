@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_direction
 from gravdir._results import UpResult, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
+from gravdir._tails import chi2_sf
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
 from gravdir.general._bilinear import (
     _Groups,
@@ -435,20 +436,6 @@ def _check_search_count(value: object, name: str, cap: int) -> int:
     return int(value)
 
 
-def _chi2_sf_even(stat: float, half_dof: int) -> float:
-    """Survival function of the chi-square distribution with ``2 * half_dof`` degrees of freedom.
-
-    For even degrees of freedom it is a Poisson sum: ``exp(-h) sum_{j < k} h^j / j!`` with
-    ``h = stat / 2``; each term is computed in logarithms, so none overflows.
-    """
-    h = 0.5 * stat
-    if h <= 0.0:
-        return 1.0
-    log_h = math.log(h)
-    total = math.fsum(math.exp(j * log_h - h - math.lgamma(j + 1.0)) for j in range(half_dof))
-    return min(total, 1.0)
-
-
 def _check_signal(prob: _Problem, significance: float) -> None:
     """Raise InsufficientDataError unless the sweeps' amplitudes reject "no gravity".
 
@@ -458,7 +445,7 @@ def _check_signal(prob: _Problem, significance: float) -> None:
     weighted = np.any(prob.whiten != 0.0, axis=(-2, -1))
     snr = np.linalg.norm(prob.z[weighted], axis=-1)
     stat = float(np.sum(snr**2))
-    p_value = _chi2_sf_even(stat, int(np.count_nonzero(weighted)))
+    p_value = chi2_sf(stat, 2 * int(np.count_nonzero(weighted)))
     if p_value > significance:
         low, high = (float(snr.min()), float(snr.max())) if snr.size else (0.0, 0.0)
         raise InsufficientDataError(

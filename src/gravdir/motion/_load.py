@@ -13,12 +13,12 @@ depend on the frame of the base; their sum does not.
 
 from __future__ import annotations
 
-import math
 from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._tails import chi2_sf
 from gravdir.dynamics import inverse_dynamics_regressor
 from gravdir.kinematics import SerialChain
 from gravdir.motion._design import joint_torque
@@ -99,17 +99,6 @@ def load_sign(
     return out
 
 
-def chi2_sf_even(x: float, dof: int) -> float:
-    """Survival function of the chi-square law with an even number `dof` of degrees of freedom:
-    :math:`e^{-x/2} \\sum_{i < dof/2} (x/2)^i / i!` (a Poisson tail)."""
-    half = 0.5 * max(x, 0.0)
-    term, total = 1.0, 1.0
-    for i in range(1, dof // 2):
-        term *= half / i
-        total += term
-    return math.exp(-half + math.log(total)) if total < math.inf else 0.0
-
-
 def load_is_significant(
     n_used: NDArray[np.int64],
     plain_rms: NDArray[np.float64],
@@ -122,4 +111,4 @@ def load_is_significant(
     tiny = np.finfo(np.float64).tiny
     ratio = np.maximum(plain_rms, tiny) / np.maximum(loaded_rms, tiny)
     stat = float(np.sum(n_used * 2.0 * np.log(ratio)))
-    return chi2_sf_even(stat, 2 * n_used.size) < LOAD_FALSE_ALARM
+    return chi2_sf(stat, 2 * n_used.size) < LOAD_FALSE_ALARM
