@@ -44,6 +44,10 @@ ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)
 HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
 PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
 
+# The synthetic world's torque noise is white: its figures are of 2 s windows with the
+# white-noise form and the drift rate, by name (the defaults are for real logs).
+WHITE = {"window": 2.0, "covariance": "white", "drift": True}
+
 
 def up_of(tilt, azimuth):
     t = np.asarray(tilt, dtype=float)
@@ -122,6 +126,7 @@ def one_seed(seed, upright, hours=1.0):
         velocity=log.velocity,
         torque=log.torque,
         acceleration=traj.acceleration,
+        **WHITE,
     )
     err = angle_deg(track.up, up_of(tilt(track.time_centre), azimuth))
     out["ramp_rms"] = float(np.sqrt(np.mean(err[1:] ** 2)))
@@ -143,6 +148,7 @@ def one_seed(seed, upright, hours=1.0):
         velocity=log.velocity,
         torque=log.torque,
         acceleration=traj.acceleration,
+        **WHITE,
     )
     alarms = track.alarm_times
     out["early_alarm"] = bool(np.any(alarms <= t_step))
@@ -150,7 +156,7 @@ def one_seed(seed, upright, hours=1.0):
     out["latency_windows"] = float((late[0] - t_step) / 2.0) if late.size else math.inf
     # An hour without steps.
     scale = math.sqrt(50.0 / 1000.0)
-    tracker = UpTracker(dataclasses.replace(fit, noise_std=fit.noise_std * scale))
+    tracker = UpTracker(dataclasses.replace(fit, noise_std=fit.noise_std * scale), **WHITE)
     for k in range(int(6 * hours)):
         traj = ordinary(600.0, 50.0, rng, base_frequency=rng.uniform(0.05, 0.15))
         log = log_of(traj, up_of(tilt0, azimuth), errors, rng, scale)

@@ -67,7 +67,17 @@ def _log() -> tuple[np.ndarray, ...]:
 
 def example_track() -> UpTrack:
     t, q, v, tau, a = _log()
-    return track_up(_fit(), t, q=q, velocity=v, torque=tau, acceleration=a, window=1.0, hop=0.5)
+    return track_up(
+        _fit(),
+        t,
+        q=q,
+        velocity=v,
+        torque=tau,
+        acceleration=a,
+        window=1.0,
+        hop=0.5,
+        bandwidth=0.5,
+    )
 
 
 def _plan_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -101,12 +111,13 @@ def _track_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
         "torque": tau,
         "window": 1.0,
         "hop": 0.5,
+        "bandwidth": 0.5,
     }
 
 
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.motion.track_up": _track_case,
-    "gravdir.motion.UpTracker": lambda: ((_fit(),), {"window": 1.0, "hop": 0.5}),
+    "gravdir.motion.UpTracker": lambda: ((_fit(),), {"window": 1.0, "hop": 0.5, "bandwidth": 0.5}),
     "gravdir.motion.plan_motion_excitation": _plan_case,
 }
 

@@ -153,11 +153,15 @@ def test_the_tracker_uses_the_same_rule() -> None:
     log = _log(chain, bodies, traj, time)
     fit = _fit(chain, time, log)
     acceleration, counts = acceleration_from_log(time, log["velocity"], 0.3)
-    track = track_up(fit, time, **log, derivative_window=0.3, window=1.0, min_speed=0.0)
+    track = track_up(
+        fit, time, **log, derivative_window=0.3, window=1.0, bandwidth=0.5, min_speed=0.0
+    )
     for k in range(track.n_windows):
         inside = (time >= track.time_start[k]) & (time < track.time_end[k])
         assert track.n_samples[k] == 3 * np.count_nonzero(counts & inside)
-    given = track_up(fit, time, **log, acceleration=acceleration, window=1.0, min_speed=0.0)
+    given = track_up(
+        fit, time, **log, acceleration=acceleration, window=1.0, bandwidth=0.5, min_speed=0.0
+    )
     assert np.all(given.n_samples >= track.n_samples)
     assert np.any(given.n_samples > track.n_samples)
 
@@ -179,7 +183,7 @@ def test_time_that_does_not_increase_is_refused_naming_its_first_row(function: s
 
     def call(t: np.ndarray) -> Any:
         if fit is not None:
-            return track_up(fit, t, **log, window=1.0)
+            return track_up(fit, t, **log, window=1.0, bandwidth=0.5)
         return estimate_up_from_motion(chain, t, **log)
 
     bad = time.copy()

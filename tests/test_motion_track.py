@@ -36,6 +36,9 @@ ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)
 HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
 PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
 WINDOW = 2.0
+# The white-noise world of these tests: the white-noise covariance and the drift rate, by name
+# (the defaults are the sandwich and no rate, for real logs: the *Tracking* page).
+WHITE = {"covariance": "white", "drift": True}
 
 
 def _up(tilt: np.ndarray, azimuth: float) -> np.ndarray:
@@ -128,6 +131,7 @@ def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
         torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
+        **WHITE,
     )
     assert isinstance(track, UpTrack) and track.n_windows == 16
     err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
@@ -163,6 +167,7 @@ def test_detects_a_one_degree_step_within_two_windows(seed):
         torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
+        **WHITE,
     )
     alarms = track.alarm_times
     assert alarms.size >= 1
@@ -179,7 +184,7 @@ def test_at_most_one_false_alarm_in_an_hour_without_steps():
     rng = np.random.default_rng(31)
     rate, scale = 50.0, math.sqrt(50.0 / 1000.0)
     quiet = dataclasses.replace(fit, noise_std=fit.noise_std * scale)
-    tracker = UpTracker(quiet, window=WINDOW)
+    tracker = UpTracker(quiet, window=WINDOW, **WHITE)
     up = _up(tilt0, azimuth)
     n_windows, n_alarms = 0, 0
     for k in range(6):
@@ -253,8 +258,8 @@ def test_a_window_with_little_motion_says_it_does_not_determine_up():
     up = _up(0.2, 1.0)
     tau = _torques(traj, up) + rng.normal(size=traj.q.shape) * 0.05
     kw = {"q": traj.q, "velocity": traj.velocity, "torque": tau, "acceleration": traj.acceleration}
-    track = track_up(_exact_fit(), traj.time, **kw)
-    loose = track_up(_exact_fit(), traj.time, **kw, max_std=math.pi)
+    track = track_up(_exact_fit(), traj.time, **kw, window=WINDOW, **WHITE)
+    loose = track_up(_exact_fit(), traj.time, **kw, window=WINDOW, **WHITE, max_std=math.pi)
     assert track.max_std == pytest.approx(math.radians(2.0))
     np.testing.assert_array_equal(track.determined, track.up_std_deg <= 2.0)
     assert track.up_std_deg[0] > 2.0 and not track.determined[0] and loose.determined[0]
@@ -280,6 +285,7 @@ def test_reported_information_matches_the_scatter():
         torque=tau,
         acceleration=traj.acceleration,
         window=2.0,
+        **WHITE,
     )
     d = track.up - up
     z2 = np.einsum("wi,wij,wj->w", d, track.up_information, d)
@@ -320,7 +326,9 @@ def test_accelerations_default_to_the_derivative_of_the_velocities():
     rng = np.random.default_rng(71)
     traj = _ordinary(10.5, 500.0, rng)
     log = _log(traj, _up(tilt0, azimuth), errors, rng)
-    track = track_up(fit, log.time, q=log.q, velocity=log.velocity, torque=log.torque)
+    track = track_up(
+        fit, log.time, q=log.q, velocity=log.velocity, torque=log.torque, window=WINDOW, **WHITE
+    )
     assert track.n_windows == 5
     assert np.max(_angle_deg(track.up, _up(tilt0, azimuth))) < 0.1
 
@@ -349,7 +357,7 @@ def test_a_base_acceleration_is_taken_out():
 
 def test_bad_input_is_refused_with_the_argument_named():
     fit = _exact_fit()
-    t = np.arange(0.0, 3.0, 0.01)
+    t = np.arange(0.0, 7.0, 0.01)
     q = np.zeros((t.size, 6)) + HOME
     args = (fit, t)
     kw = {"q": q, "velocity": q * 0 + 0.1, "torque": q * 0}
@@ -376,8 +384,12 @@ def test_bad_input_is_refused_with_the_argument_named():
     with pytest.raises(ValueError, match="`drift`"):
         track_up(*args, **kw, drift="yes")
     with pytest.raises(InsufficientDataError, match="`time`"):
-        track_up(*args, **kw, window=5.0)
-    tracker = UpTracker(fit, window=1.0)
+        track_up(*args, **kw, window=8.0)
+    with pytest.raises(ValueError, match="`covariance`"):
+        track_up(*args, **kw, covariance="robust")
+    with pytest.raises(ValueError, match="`bandwidth`"):
+        track_up(*args, **kw, window=1.5, bandwidth=1.0)
+    tracker = UpTracker(fit, window=1.0, covariance="white")
     assert (
         tracker.update(
             t[:50], q=q[:50], velocity=q[:50] + 0.1, torque=q[:50], acceleration=q[:50]
@@ -407,6 +419,8 @@ def test_track_repr_and_fields():
         velocity=log.velocity,
         torque=log.torque,
         acceleration=traj.acceleration,
+        window=WINDOW,
+        **WHITE,
     )
     text = repr(track)
     assert text.startswith("UpTrack(4 windows of 2 s") and "alarm" in text
@@ -457,6 +471,7 @@ def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
         torque=log.torque,
         acceleration=traj.acceleration,
         window=WINDOW,
+        **WHITE,
     )
     err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
     assert float(np.sqrt(np.mean(err[1:] ** 2))) <= 0.1, err

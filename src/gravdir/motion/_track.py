@@ -3,7 +3,8 @@
 With the inertial parameters, gains and joint terms of a :class:`MotionFit` held fixed,
 the measured torques are affine in `up`, :math:`\\tau = a + B\\,u`; each window's `up` is the
 least-squares point of the unit sphere (a trust-region subproblem, solved exactly through its
-secular equation) and its Fisher information follows from the per-joint noise levels. The
+secular equation) and its covariance is the Bartlett sandwich of its scores (or, by name, the
+white-noise form from the per-joint noise levels): gravdir.motion._windows. The
 derivation, the change detector and its measured false-alarm and detection figures are on the
 *Tracking* page of the documentation.
 """
@@ -18,10 +19,12 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import check_count, check_positive
+from gravdir._checks import check_count, check_option, check_positive
+from gravdir._hac import DEFAULT_BANDWIDTH
+from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
-from gravdir._sphere import tangent_basis
 from gravdir.errors import InsufficientDataError
+from gravdir.motion._detect import Detector
 from gravdir.motion._excite import overflow_error
 from gravdir.motion._fixed import (
     FixedModel,
@@ -38,186 +41,25 @@ from gravdir.motion._inputs import (
     check_time,
 )
 from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW, acceleration_from_log
-from gravdir.motion._sphere import sphere_least_squares
+from gravdir.motion._windows import Window, WindowSamples, solve_windows, take
 
 __all__ = ["UpTrack", "UpTracker", "track_up"]
 
 # Caps on the windows of one call and on the reference of the change detector (bounded work).
 MAX_WINDOWS, MAX_REFERENCE_WINDOWS = 1_000_000, 1000
-# A tangent direction with information below this fraction of the largest is undetermined.
-_RANK_TOL = 1e-12
 # Default largest standard deviation of a window's `up` (root-mean-square angle, rad) that
 # counts as determined: a window with less motion says so instead of being compared.
 DEFAULT_MAX_STD = math.radians(2.0)
 # Default smallest change of `up` the detector reports: five times the largest window-to-window
 # scatter that model errors left in the synthetic cases of the documentation (about 0.04°).
 DEFAULT_MIN_CHANGE = math.radians(0.25)
+# Default window, s: six Bartlett bandwidths (1 s), so that the sandwich of one window is
+# low by at most about 16 % (the fixed-b bias 1 - b + b²/3 at b = 1/6, *Tracking* page).
+DEFAULT_WINDOW = 6.0
 _OVERFLOW = (
     "Expected `torque`, `velocity` and `acceleration` at a scale that keeps the model's torques "
     "and their squares finite, got an overflow."
 )
-
-
-class _Samples(NamedTuple):
-    """Per-sample pieces of the window sums: times, torque residual at zero `up`, slope, mask,
-    and the torque of each hidden combination of mass moments per component of `up`."""
-
-    time: NDArray[np.float64]  # (N,)
-    residual: NDArray[np.float64]  # (N, n) measured torque minus the offset a
-    slope: NDArray[np.float64]  # (N, n, 3)
-    used: NDArray[np.float64]  # (N, n) 1 where the joint sample is used, else 0
-    hidden: NDArray[np.float64]  # (N, n, 3 k): slope of each of the k hidden combinations
-
-
-class _Window(NamedTuple):
-    up: NDArray[np.float64]
-    information: NDArray[np.float64]
-    residual_rms: NDArray[np.float64]
-    n_samples: int
-    determined: bool
-    rate: NDArray[np.float64]
-
-
-def _solve_windows(
-    parts: list[_Samples],
-    model: FixedModel,
-    bounds: list[tuple[float, float]],
-    drift: bool,
-    max_std: float,
-) -> list[_Window]:
-    """Each window's `up` at its centre (least squares on the sphere), its information and the
-    joints' residual spread. Profiled out of each window: a constant rate of change of `up`
-    when `drift`, and the torques of the hidden mass moments (see :func:`hidden_directions`).
-    A window is determined when its information has rank 2 and its standard deviation (the
-    root-mean-square angle) is at most `max_std`."""
-    w = 1.0 / model.noise_std**2
-    hess = np.zeros((len(parts), 3, 3))
-    grad = np.zeros((len(parts), 3))
-    nuisance_parts = []
-    for k, (s, (lo, hi)) in enumerate(zip(parts, bounds, strict=True)):
-        # Time from the centre in half windows, in [-1, 1].
-        x = (s.time - 0.5 * (lo + hi)) / (0.5 * (hi - lo))
-        ws = s.slope * (s.used * w)[..., None]
-        h = np.einsum("tja,tjb->ab", ws, s.slope)
-        g = np.einsum("tja,tj->a", ws, s.residual)
-        columns = ([s.slope * x[:, None, None]] if drift else []) + [s.hidden]
-        nu = np.concatenate(columns, axis=-1)
-        solve = np.zeros((0, 0))
-        h_un = np.zeros((3, 0))
-        g_n = np.zeros(0)
-        if nu.shape[-1]:
-            wn = nu * (s.used * w)[..., None]
-            h_un = np.einsum("tja,tjm->am", ws, nu)
-            g_n = np.einsum("tjm,tj->m", wn, s.residual)
-            solve = np.linalg.pinv(np.einsum("tjm,tjl->ml", wn, nu), rcond=1e-12, hermitian=True)
-            h = h - h_un @ solve @ h_un.T
-            g = g - h_un @ solve @ g_n
-        nuisance_parts.append((solve, h_un, g_n, nu))
-        hess[k] = 0.5 * (h + h.T)
-        grad[k] = g
-    ups = sphere_least_squares(hess, grad, model.up)
-    out = []
-    for k, s in enumerate(parts):
-        u = ups[k]
-        solve, h_un, g_n, nu = nuisance_parts[k]
-        coef = solve @ (g_n - h_un.T @ u)
-        fitted = s.slope @ u + nu @ coef
-        change = coef[:3] if drift else np.zeros(3)  # the rate, per half window
-        count = s.used.sum(axis=0)
-        sq = np.sum(s.used * (s.residual - fitted) ** 2, axis=0)
-        std = np.sqrt(sq / np.maximum(count, 1.0))
-        e = tangent_basis(u)
-        info2 = e @ hess[k] @ e.T
-        vals = np.linalg.eigvalsh(info2)
-        determined = bool(
-            vals[0] > _RANK_TOL * max(vals[1], 0.0)
-            and vals[1] > 0
-            and float(np.sum(1.0 / vals)) <= max_std**2
-        )
-        info3 = e.T @ info2 @ e
-        rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
-        out.append(_Window(u, 0.5 * (info3 + info3.T), std, int(count.sum()), determined, rate))
-    return out
-
-
-class _Reference(NamedTuple):
-    up: NDArray[np.float64]
-    information: NDArray[np.float64]
-    end: float
-
-
-class _Detector:
-    """The change detector's state: the windows of the current segment that form the reference.
-
-    A window is compared with the information-weighted mean of the last `reference_windows`
-    earlier windows of its segment that do not overlap it. It raises an alarm when the angle
-    between them exceeds `min_change` *and* the chi-square of their difference (2 degrees of
-    freedom, covariance the sum of both) exceeds `threshold`. After an alarm the segment restarts
-    with the windows that start after the alarming window ends.
-    """
-
-    def __init__(
-        self, threshold: float, min_change: float, reference_windows: int, overlap: int
-    ) -> None:
-        self.threshold = threshold
-        self.min_change = min_change
-        self.reference_windows = reference_windows
-        self.overlap = overlap  # how many later windows overlap a window
-        self.refs: list[_Reference] = []
-        self.segment_start = -np.inf
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and _equal(vars(self), vars(other))
-
-    def _reference(self, start: float) -> _Reference | None:
-        usable = [r for r in self.refs if r.end <= start][-self.reference_windows :]
-        if not usable:
-            return None
-        base = usable[-1].up
-        e = tangent_basis(base)
-        info = np.zeros((2, 2))
-        rhs = np.zeros(2)
-        for r in usable:
-            i2 = e @ r.information @ e.T
-            d = e @ r.up / float(base @ r.up)  # gnomonic coordinates about `base`
-            info += i2
-            rhs += i2 @ d
-        mean = np.linalg.solve(info, rhs)
-        up = np.asarray(base + e.T @ mean, dtype=np.float64)
-        up /= np.linalg.norm(up)
-        return _Reference(up, e.T @ info @ e, usable[-1].end)
-
-    def step(
-        self, win: _Window, start: float, end: float
-    ) -> tuple[bool, float, float, bool, NDArray[np.float64]]:
-        """Test one window; return (tested, chi2, angle, alarm, reference up)."""
-        ref = self._reference(start) if win.determined else None
-        tested, chi2, angle, alarm = False, 0.0, 0.0, False
-        ref_up = win.up
-        if ref is not None:
-            tested = True
-            ref_up = ref.up
-            cos = float(np.clip(ref.up @ win.up, -1.0, 1.0))
-            angle = math.atan2(float(np.linalg.norm(np.cross(ref.up, win.up))), cos)
-            e = tangent_basis(ref.up)
-            cov = np.linalg.inv(e @ win.information @ e.T) + np.linalg.inv(
-                e @ ref.information @ e.T
-            )
-            if cos > 0:
-                d = e @ win.up / cos
-                chi2 = float(d @ np.linalg.solve(cov, d))
-            else:  # more than 90° away: the tangent coordinates do not reach it
-                chi2 = math.inf
-            alarm = chi2 > self.threshold and angle > self.min_change
-        if alarm:
-            self.refs = []
-            self.segment_start = end
-        elif win.determined and start >= self.segment_start:
-            self.refs.append(_Reference(win.up, win.information, end))
-            self.refs = self.refs[-(self.reference_windows + self.overlap) :]
-        return tested, chi2, angle, alarm, ref_up
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -229,8 +71,10 @@ class UpTrack(UpResult):
     up : ndarray, shape (W, 3)
         Each window's unit vector opposite to gravity, base frame.
     up_information : ndarray, shape (W, 3, 3)
-        Its Fisher information, 1/rad², given the fit's parameters and noise levels (rank below 2,
-        infinite :attr:`up_std_deg`, where a window does not determine `up`).
+        Its information, 1/rad², given the fit's parameters: the inverse of the window's
+        covariance (the Bartlett sandwich by default, the Fisher information of the fit's noise
+        levels with ``covariance="white"``); rank below 2, infinite :attr:`up_std_deg`, where a
+        window does not determine `up`.
     time_centre : ndarray, shape (W,)
         Middle of each window, s, in the log's time.
     time_start, time_end : ndarray, shape (W,)
@@ -332,10 +176,12 @@ class _Settings(NamedTuple):
     max_std: float
     reference_windows: int
     drift: bool
+    bandwidth: float | None  # of the Bartlett sandwich, s; None: the white-noise form
 
 
 def _settings(*args: Any) -> _Settings:
-    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift = args
+    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift = args[:8]
+    covariance, bandwidth = args[8:]
     w = check_positive(window, "window")
     h = w if hop is None else check_positive(hop, "hop")
     if h > w or w / h > 1000:
@@ -357,7 +203,24 @@ def _settings(*args: Any) -> _Settings:
         raise ValueError(f"Expected `drift` to be True or False, got {drift!r}.")
     count = check_count(reference_windows, "reference_windows", maximum=MAX_REFERENCE_WINDOWS)
     speed = check_positive(min_speed, "min_speed", allow_zero=True)
-    return _Settings(w, h, speed, -2.0 * math.log(prob), change, largest, count, bool(drift))
+    check_option(covariance, "covariance", ("white", "hac"))
+    b = check_positive(bandwidth, "bandwidth", allow_zero=True)
+    if covariance == "hac" and b > 0.5 * w:
+        raise ValueError(
+            f"Expected `bandwidth` at most half the `window` ({0.5 * w:g} s) with "
+            f"covariance='hac', got {b:g} s."
+        )
+    return _Settings(
+        w,
+        h,
+        speed,
+        -2.0 * math.log(prob),
+        change,
+        largest,
+        count,
+        bool(drift),
+        b if covariance == "hac" else None,
+    )
 
 
 def _check_time(time: ArrayLike, previous: float) -> NDArray[np.float64]:
@@ -375,7 +238,7 @@ def _samples(
     hidden: NDArray[np.float64],
     time: NDArray[np.float64],
     *log: Any,
-) -> _Samples:
+) -> WindowSamples:
     q, velocity, torque, acceleration, base_acceleration, derivative_window = log
     n_samples, n = time.size, model.chain.n_joints
     qq = check_log(q, "q", n, n_samples)
@@ -400,15 +263,11 @@ def _samples(
         if hidden.shape[-1]
         else np.zeros((n_samples, n, 0))
     )
-    return _Samples(time, residual, slope, used, hidden_slope)
-
-
-def _take(s: _Samples, lo: int, hi: int) -> _Samples:
-    return _Samples(*(x[lo:hi] for x in s))
+    return WindowSamples(time, residual, slope, used, hidden_slope)
 
 
 def _assemble(
-    rows: list[tuple[_Window, float, float, tuple[bool, float, float, bool, NDArray[np.float64]]]],
+    rows: list[tuple[Window, float, float, tuple[bool, float, float, bool, NDArray[np.float64]]]],
     settings: _Settings,
     n: int,
     fingerprint: frozenset[str],
@@ -449,7 +308,8 @@ class UpTracker:
     fit : MotionFit
         The identification whose inertial parameters, gains, joint parameters and noise levels
         are held fixed (:func:`gravdir.estimate_up_from_motion`).
-    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift
+    window, hop, min_speed, significance, min_change, max_std, reference_windows, drift, \
+covariance, bandwidth
         As for :func:`track_up`.
 
     Raises
@@ -483,7 +343,7 @@ class UpTracker:
     >>> t = np.arange(0, 3, 0.01)[:, None]
     >>> q, v, a = np.sin(2 * t), 2 * np.cos(2 * t), -4 * np.sin(2 * t)
     >>> tau = inverse_dynamics_regressor(chain, q, v, a, up=[np.sin(0.1), 0, np.cos(0.1)]) @ theta
-    >>> tracker = UpTracker(fit, window=1.0)
+    >>> tracker = UpTracker(fit, window=1.0, covariance="white")  # white noise, exact model
     >>> pieces = [tracker.update(t[i:i + 30, 0], q=q[i:i + 30], velocity=v[i:i + 30],
     ...                          acceleration=a[i:i + 30], torque=tau[i:i + 30])
     ...           for i in range(0, 300, 30)]
@@ -497,25 +357,36 @@ class UpTracker:
         self,
         fit: Any,
         *,
-        window: float = 2.0,
+        window: float = DEFAULT_WINDOW,
         hop: float | None = None,
         min_speed: float = DEFAULT_MIN_SPEED,
         significance: float = 1e-6,
         min_change: float = DEFAULT_MIN_CHANGE,
         max_std: float = DEFAULT_MAX_STD,
         reference_windows: int = 5,
-        drift: bool = True,
+        drift: bool = False,
+        covariance: CovarianceOption = "hac",
+        bandwidth: float = DEFAULT_BANDWIDTH,
     ) -> None:
         self._model = fixed_model(fit)
         self._settings = _settings(
-            window, hop, min_speed, significance, min_change, max_std, reference_windows, drift
+            window,
+            hop,
+            min_speed,
+            significance,
+            min_change,
+            max_std,
+            reference_windows,
+            drift,
+            covariance,
+            bandwidth,
         )
         s = self._settings
-        self._detector = _Detector(
+        self._detector = Detector(
             s.threshold, s.min_change, s.reference_windows, math.ceil(s.window / s.hop - 1e-9)
         )
         self._hidden = hidden_directions(self._model)
-        self._buffer: _Samples | None = None
+        self._buffer: WindowSamples | None = None
         self._t0 = 0.0
         self._next = 0
         self._last = -math.inf
@@ -579,7 +450,7 @@ class UpTracker:
         if buf is None:
             self._t0 = float(t[0])
         else:
-            part = _Samples(*(np.concatenate([x, y]) for x, y in zip(buf, part, strict=True)))
+            part = WindowSamples(*(np.concatenate([x, y]) for x, y in zip(buf, part, strict=True)))
         self._buffer = part
         self._last = float(t[-1])
         return self._emit(data_fingerprint(np.asarray(log[2], dtype=np.float64)))
@@ -600,17 +471,21 @@ class UpTracker:
                     f"Expected `time` to span at most {MAX_WINDOWS} windows at once, got more."
                 )
         parts = [
-            _take(buf, int(np.searchsorted(buf.time, a)), int(np.searchsorted(buf.time, b)))
+            take(buf, int(np.searchsorted(buf.time, a)), int(np.searchsorted(buf.time, b)))
             for a, b in bounds
         ]
         with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
-            wins = _solve_windows(parts, self._model, bounds, s.drift, s.max_std) if parts else []
+            wins = (
+                solve_windows(parts, self._model, bounds, s.drift, s.max_std, s.bandwidth)
+                if parts
+                else []
+            )
         rows = [
             (win, a, b, self._detector.step(win, a, b))
             for win, (a, b) in zip(wins, bounds, strict=True)
         ]
         keep = int(np.searchsorted(buf.time, self._t0 + self._next * s.hop))
-        self._buffer = _take(buf, keep, buf.time.size)
+        self._buffer = take(buf, keep, buf.time.size)
         track = _assemble(
             rows, s, self._model.chain.n_joints, self._model.fingerprint | fingerprint
         )
@@ -629,14 +504,16 @@ def track_up(
     torque: ArrayLike,
     base_acceleration: ArrayLike | None = None,
     derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
-    window: float = 2.0,
+    window: float = DEFAULT_WINDOW,
     hop: float | None = None,
     min_speed: float = DEFAULT_MIN_SPEED,
     significance: float = 1e-6,
     min_change: float = DEFAULT_MIN_CHANGE,
     max_std: float = DEFAULT_MAX_STD,
     reference_windows: int = 5,
-    drift: bool = True,
+    drift: bool = False,
+    covariance: CovarianceOption = "hac",
+    bandwidth: float = DEFAULT_BANDWIDTH,
 ) -> UpTrack:
     """Track `up` over sliding windows of a motion log, the arm's parameters identified once.
 
@@ -663,7 +540,7 @@ def track_up(
     derivative_window : float, optional
         Window of that derivative, s (default 0.2, as the estimator's).
     window : float, optional
-        Window length, s (default 2).
+        Window length, s (default 6: six Bartlett bandwidths, see `covariance`).
     hop : float, optional
         Spacing of window starts, s, in ``(0, window]`` (default `window`: windows that do not
         overlap). At most 1000 windows overlap.
@@ -684,10 +561,19 @@ def track_up(
     reference_windows : int, optional
         How many earlier windows of the segment form the reference (default 5, at most 1000).
     drift : bool, optional
-        Whether each window also estimates a constant rate of change of `up` (default True):
-        `up` then refers to the window's centre even while the base tilts (without it a ramp
-        biases a window by up to its whole drift, not half of it); the rate is profiled out of
-        the information.
+        Whether each window also estimates a constant rate of change of `up` (default False):
+        `up` then refers to the window's centre even while the base tilts steadily (without it
+        a ramp biases a window by up to its whole drift, not half of it); the rate is profiled
+        out of the information, at the cost of the information it shares with `up`.
+    covariance : {"hac", "white"}, optional
+        Each window's covariance of `up`: ``"hac"`` (default) the Bartlett sandwich of the
+        window's own per-sample scores, honest when the torque residuals are correlated in time
+        as on real arms; ``"white"`` the Fisher information of independent residuals with the
+        fit's `noise_std`.
+    bandwidth : float, optional
+        Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1, as
+        :func:`gravdir.estimate_up_from_motion`), its lags counted at each window's median
+        interval; at most half the `window`.
 
     Returns
     -------
@@ -701,8 +587,8 @@ def track_up(
         If `fit` lacks a field of a :class:`MotionFit` or has the wrong shapes for
         its chain; a shape is wrong or a value not finite; `time` does not increase strictly;
         `q` lies beyond ±4π ("degrees?"); `window`, `hop`, `min_speed`, `min_change`,
-        `max_std`, `significance` or `reference_windows` is out of range (`min_change` or
-        `max_std` beyond π ends with "degrees?").
+        `max_std`, `significance`, `reference_windows`, `covariance` or `bandwidth` is out of
+        range (`min_change` or `max_std` beyond π ends with "degrees?").
     InsufficientDataError
         If the log does not span one window.
 
@@ -710,7 +596,8 @@ def track_up(
     -----
     With the fit's parameters fixed the torques are affine in `up`, :math:`\\tau = a + B u`; per
     window the maximum-likelihood `up` minimises :math:`u^\\top H u - 2 b^\\top u` on the unit
-    sphere, solved through its secular equation, with information :math:`P H P`. Where the fit was
+    sphere, solved through its secular equation, with information :math:`P H P` (white noise)
+    or the inverse of the Bartlett sandwich of the window's scores (the default). Where the fit was
     made on a base that hides some mass moments from the torques (an upright base hides link 1's
     horizontal first moments), their torques on a later tilt are profiled out of every window, so
     the tracking is unbiased for any tilt. Derivation, change detector,
@@ -751,7 +638,8 @@ def track_up(
     >>> y = inverse_dynamics_regressor(chain, q, v, a, up=up)
     >>> rng = np.random.default_rng(0)
     >>> tau = y @ theta + rng.normal(0, 0.01, (t.size, 2))
-    >>> track = track_up(fit, t, q=q, velocity=v, acceleration=a, torque=tau, window=1.0)
+    >>> track = track_up(fit, t, q=q, velocity=v, acceleration=a, torque=tau, window=1.0,
+    ...                  covariance="white")  # white noise and an exact model: no sandwich
     >>> track.n_windows, track.alarm_times.tolist()
     (9, [6.0])
     >>> bool(np.all(np.abs(np.arcsin(track.up[:, 0]) - np.where(track.time_end <= 5, 0.1,
@@ -768,6 +656,8 @@ def track_up(
         max_std=max_std,
         reference_windows=reference_windows,
         drift=drift,
+        covariance=covariance,
+        bandwidth=bandwidth,
     )
     t = _check_time(time, -math.inf)
     if float(t[-1] - t[0]) < tracker._settings.window:

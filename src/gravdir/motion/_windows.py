@@ -1,0 +1,147 @@
+"""One window of the tracker: `up` on the sphere, its information and the joints' residuals.
+
+With the fit's parameters fixed the torques are affine in `up`, :math:`\\tau = a + B\\,u`; a
+window's `up` is the least-squares point of the unit sphere and its covariance the white-noise
+one or the Bartlett sandwich of its scores (the *Tracking* page of the documentation).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gravdir._hac import BartlettMeat, bartlett_lags
+from gravdir._sphere import tangent_basis
+from gravdir.motion._fixed import FixedModel
+from gravdir.motion._sphere import sphere_least_squares
+
+__all__ = ["Window", "WindowSamples", "solve_windows", "take"]
+
+# A tangent direction with information below this fraction of the largest is undetermined.
+_RANK_TOL = 1e-12
+
+
+class WindowSamples(NamedTuple):
+    """Per-sample pieces of the window sums: times, torque residual at zero `up`, slope, mask,
+    and the torque of each hidden combination of mass moments per component of `up`."""
+
+    time: NDArray[np.float64]  # (N,)
+    residual: NDArray[np.float64]  # (N, n) measured torque minus the offset a
+    slope: NDArray[np.float64]  # (N, n, 3)
+    used: NDArray[np.float64]  # (N, n) 1 where the joint sample is used, else 0
+    hidden: NDArray[np.float64]  # (N, n, 3 k): slope of each of the k hidden combinations
+
+
+class Window(NamedTuple):
+    up: NDArray[np.float64]
+    information: NDArray[np.float64]
+    residual_rms: NDArray[np.float64]
+    n_samples: int
+    determined: bool
+    rate: NDArray[np.float64]
+
+
+def solve_windows(
+    parts: list[WindowSamples],
+    model: FixedModel,
+    bounds: list[tuple[float, float]],
+    drift: bool,
+    max_std: float,
+    bandwidth: float | None,
+) -> list[Window]:
+    """Each window's `up` at its centre (least squares on the sphere), its information and the
+    joints' residual spread. Profiled out of each window: a constant rate of change of `up`
+    when `drift`, and the torques of the hidden mass moments (see :func:`hidden_directions`).
+    With a `bandwidth` (s) the information is the inverse of the Bartlett sandwich of the
+    window's profiled scores, its lags counted at the window's median interval; without, the
+    white-noise form. A window is determined when its information has rank 2 and its standard
+    deviation (the root-mean-square angle) is at most `max_std`."""
+    w = 1.0 / model.noise_std**2
+    hess = np.zeros((len(parts), 3, 3))
+    grad = np.zeros((len(parts), 3))
+    nuisance_parts = []
+    for k, (s, (lo, hi)) in enumerate(zip(parts, bounds, strict=True)):
+        # Time from the centre in half windows, in [-1, 1].
+        x = (s.time - 0.5 * (lo + hi)) / (0.5 * (hi - lo))
+        ws = s.slope * (s.used * w)[..., None]
+        h = np.einsum("tja,tjb->ab", ws, s.slope)
+        g = np.einsum("tja,tj->a", ws, s.residual)
+        columns = ([s.slope * x[:, None, None]] if drift else []) + [s.hidden]
+        nu = np.concatenate(columns, axis=-1)
+        solve = np.zeros((0, 0))
+        h_un = np.zeros((3, 0))
+        g_n = np.zeros(0)
+        if nu.shape[-1]:
+            wn = nu * (s.used * w)[..., None]
+            h_un = np.einsum("tja,tjm->am", ws, nu)
+            g_n = np.einsum("tjm,tj->m", wn, s.residual)
+            solve = np.linalg.pinv(np.einsum("tjm,tjl->ml", wn, nu), rcond=1e-12, hermitian=True)
+            h = h - h_un @ solve @ h_un.T
+            g = g - h_un @ solve @ g_n
+        nuisance_parts.append((solve, h_un, g_n, nu))
+        hess[k] = 0.5 * (h + h.T)
+        grad[k] = g
+    ups = sphere_least_squares(hess, grad, model.up)
+    out = []
+    for k, s in enumerate(parts):
+        u = ups[k]
+        solve, h_un, g_n, nu = nuisance_parts[k]
+        coef = solve @ (g_n - h_un.T @ u)
+        fitted = s.slope @ u + nu @ coef
+        change = coef[:3] if drift else np.zeros(3)  # the rate, per half window
+        count = s.used.sum(axis=0)
+        sq = np.sum(s.used * (s.residual - fitted) ** 2, axis=0)
+        std = np.sqrt(sq / np.maximum(count, 1.0))
+        e = tangent_basis(u)
+        info2 = e @ hess[k] @ e.T
+        if bandwidth is not None:
+            info2 = _sandwich_information(s, fitted, w, e, info2, nuisance_parts[k], bandwidth)
+        vals = np.linalg.eigvalsh(info2)
+        determined = bool(
+            vals[0] > _RANK_TOL * max(vals[1], 0.0)
+            and vals[1] > 0
+            and float(np.sum(1.0 / vals)) <= max_std**2
+        )
+        info3 = e.T @ info2 @ e
+        rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
+        out.append(Window(u, 0.5 * (info3 + info3.T), std, int(count.sum()), determined, rate))
+    return out
+
+
+def _sandwich_information(
+    s: WindowSamples,
+    fitted: NDArray[np.float64],
+    w: NDArray[np.float64],
+    e: NDArray[np.float64],
+    info2: NDArray[np.float64],
+    nuisance: tuple[NDArray[np.float64], ...],
+    bandwidth: float,
+) -> NDArray[np.float64]:
+    """The tangent information of one window from the Bartlett sandwich ``P M P``: ``P`` the
+    inverse of the white-noise information `info2`, ``M`` the long-run covariance of the
+    per-sample scores of the two tangent directions, the nuisance parameters profiled out of
+    them (``g - H_un H_nn^+ h``). Zero where `info2` is not positive definite."""
+    vals = np.linalg.eigvalsh(info2)
+    if not (vals[1] > 0 and vals[0] > _RANK_TOL * vals[1]) or s.time.size < 2:
+        return np.zeros((2, 2))
+    solve, h_un, _, nu = nuisance
+    weighted = s.used * w * (s.residual - fitted)
+    score = np.einsum("tja,tj->ta", s.slope, weighted)
+    if nu.shape[-1]:
+        score = score - np.einsum("tjm,tj->tm", nu, weighted) @ solve @ h_un.T
+    lags = bartlett_lags(bandwidth, 1.0 / float(np.median(np.diff(s.time))))
+    meat = BartlettMeat(2, lags)
+    meat.add(score @ e.T)
+    bread = np.linalg.inv(info2)
+    cov = bread @ meat.result() @ bread
+    cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
+    if not cov_vals[0] > 0:
+        return np.zeros((2, 2))
+    info = np.linalg.inv(0.5 * (cov + cov.T))
+    return np.asarray(0.5 * (info + info.T), dtype=np.float64)
+
+
+def take(s: WindowSamples, lo: int, hi: int) -> WindowSamples:
+    return WindowSamples(*(x[lo:hi] for x in s))
