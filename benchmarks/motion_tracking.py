@@ -46,7 +46,14 @@ PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
 
 # The synthetic world's torque noise is white: its figures are of 2 s windows with the
 # white-noise form and the drift rate, by name (the defaults are for real logs).
-WHITE = {"window": 2.0, "covariance": "white", "drift": True}
+WHITE = {
+    "window": 2.0,
+    "covariance": "white",
+    "drift": True,
+    "model_error_std": 0.0,
+    "significance": 1e-6,
+    "reference_windows": 5,
+}
 
 
 def up_of(tilt, azimuth):

@@ -36,9 +36,16 @@ ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)
 HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
 PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
 WINDOW = 2.0
-# The white-noise world of these tests: the white-noise covariance and the drift rate, by name
-# (the defaults are the sandwich and no rate, for real logs: the *Tracking* page).
-WHITE = {"covariance": "white", "drift": True}
+# The white-noise world of these tests: the white-noise covariance, the drift rate, no model
+# error and the chi-square test at 1e-6 against 5 windows, by name (the defaults are for real
+# logs: the *Tracking* page).
+WHITE = {
+    "covariance": "white",
+    "drift": True,
+    "model_error_std": 0.0,
+    "significance": 1e-6,
+    "reference_windows": 5,
+}
 
 
 def _up(tilt: np.ndarray, azimuth: float) -> np.ndarray:
@@ -426,7 +433,8 @@ def test_track_repr_and_fields():
     assert text.startswith("UpTrack(4 windows of 2 s") and "alarm" in text
     assert track.up_std_deg.shape == (4,) and track.up_cov.shape == (4, 3, 3)
     assert np.allclose(track.time_centre, [1.0, 3.0, 5.0, 7.0])
-    assert track.threshold == pytest.approx(-2 * math.log(1e-6))
+    assert track.significance == 1e-6
+    assert np.all(track.change_p[track.tested] == np.exp(-0.5 * track.change_chi2[track.tested]))
     assert list(track.tested) == [False, True, True, True]
     assert np.allclose(np.linalg.norm(track.up, axis=-1), 1.0)
 

@@ -8,8 +8,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from gravdir._model_error import check_model_error
 from gravdir._results import UpResult
-from gravdir.fusion._combine import check_model_error, fuse
+from gravdir.fusion._combine import fuse
 from gravdir.fusion._fuse import check_options
 from gravdir.fusion._result import FusedEstimate
 

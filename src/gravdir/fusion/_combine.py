@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._imports import IMPORT_LOCK
+from gravdir._model_error import ModelError, paule_mandel
 from gravdir._results import warn_not_converged
 from gravdir._tails import chi2_sf, f_sf
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
@@ -31,43 +31,7 @@ from gravdir.fusion._fuse import (
 )
 from gravdir.fusion._result import FusedEstimate
 
-__all__ = ["MAX_MODEL_ERROR", "check_model_error", "fuse"]
-
-ModelError = float | Literal["estimate"]
-
-#: Largest model-error standard deviation given, rad (a quarter turn: beyond it the tangent
-#: plane no longer describes the errors).
-MAX_MODEL_ERROR = 0.5 * math.pi
-#: Relative tolerance of the Paule--Mandel variance: far below the spread of its own estimate
-#: (estimated with ν degrees of freedom, a variance is uncertain by about sqrt(2 / ν) of itself).
-VARIANCE_RTOL = 1e-6
-#: Doublings of the bracket allowed when the sphere's curvature moves the statistic past the
-#: bound of the tangent-plane model (which holds in that model exactly).
-MAX_DOUBLINGS = 60
-
-
-def check_model_error(model_error_std: Any) -> ModelError:
-    """`model_error_std` checked: ``"estimate"`` or a standard deviation in [0, π/2] rad."""
-    if isinstance(model_error_std, str):
-        if model_error_std != "estimate":
-            raise ValueError(
-                "Expected `model_error_std` to be a standard deviation, rad, or 'estimate', got "
-                f"{model_error_std!r}."
-            )
-        return "estimate"
-    if isinstance(model_error_std, bool | np.bool_) or not isinstance(
-        model_error_std, int | float | np.integer | np.floating
-    ):
-        raise ValueError(
-            "Expected `model_error_std` to be a standard deviation, rad, or 'estimate', got "
-            f"{type(model_error_std).__name__}."
-        )
-    value = float(model_error_std)
-    if not 0.0 <= value <= MAX_MODEL_ERROR:
-        raise ValueError(
-            f"Expected `model_error_std` in [0, {MAX_MODEL_ERROR:.4g}] rad, got {value!r}."
-        )
-    return value
+__all__ = ["fuse"]
 
 
 def _dof(sources: list[_Source]) -> int:
@@ -81,7 +45,7 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     The statistic falls as the variance grows (every weight falls in the Loewner order), and
     with the variance ``S / dof`` it is at most ``dof``, S the sum of squared tangent
     distances to the fusion (each weight is at most 1 / variance): the root lies in that
-    bracket, found by Brent's method.
+    bracket (:func:`gravdir._model_error.paule_mandel`).
     """
     dof = _dof(sources)
     groups = [[i] for i in range(len(sources))]
@@ -97,19 +61,7 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     first = solve(sources, groups, {}, max_iter, xtol, leave_one_out=False)
     if first.chi2 <= dof:
         return 0.0
-    spread = float(first.lin.x @ first.lin.x)
-    high = max(spread / dof, np.finfo(float).tiny)
-    for _ in range(MAX_DOUBLINGS):
-        if excess(high) <= 0.0:
-            break
-        high *= 2.0
-    else:
-        return high  # beyond any variance a tangent plane describes: the largest tried
-    with IMPORT_LOCK:
-        from scipy.optimize import brentq  # imported here: the rest of gravdir does without it
-
-    root = brentq(excess, 0.0, high, xtol=VARIANCE_RTOL * high * 1e-3, rtol=VARIANCE_RTOL)
-    return float(root)
+    return paule_mandel(excess, float(first.lin.x @ first.lin.x) / dof)
 
 
 def _calibrated_leave_one_out(

@@ -1,47 +1,96 @@
 """The tracker's change detector: each window against a reference of earlier windows.
 
-Derivation, threshold rule and measured figures: the *Tracking* page of the documentation.
+The windows of one log scatter about each other by more than their own covariances say: the
+model error a stretch of trajectory fixes does not average out within a window. The reference
+therefore carries a model-error variance, given or estimated from the reference windows'
+scatter (the Paule--Mandel rule of :func:`gravdir.fuse_up`), and an estimated one makes the
+test's reference distribution an F one. Derivation, threshold rule and measured figures: the
+*Tracking* page of the documentation.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._model_error import paule_mandel
 from gravdir._results import _equal
 from gravdir._sphere import tangent_basis
+from gravdir._tails import chi2_sf, f_sf
 from gravdir.motion._windows import Window
 
-__all__ = ["Detector"]
+__all__ = ["Detector", "Verdict"]
 
 
-class _Reference(NamedTuple):
+class _Entry(NamedTuple):
     up: NDArray[np.float64]
     information: NDArray[np.float64]
     end: float
 
 
+class _Reference(NamedTuple):
+    up: NDArray[np.float64]
+    cov: NDArray[np.float64]  # (2, 2) in the tangent basis of `up`
+    variance: float  # the model-error variance, rad², per tangent direction
+    dof: float  # of the estimate behind `cov` (inf where the variance is given)
+
+
+class Verdict(NamedTuple):
+    """One window's test: whether it was tested, its statistic, p-value and angle to the
+    reference, the alarm, the reference's `up` and the model-error standard deviation used."""
+
+    tested: bool
+    chi2: float
+    p_value: float
+    angle: float
+    alarm: bool
+    reference_up: NDArray[np.float64]
+    model_error_std: float
+
+
+def _weighted_mean(
+    x: NDArray[np.float64], cov: NDArray[np.float64], variance: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """The information-weighted mean of tangent points `x` (R, 2) of covariances `cov`
+    (R, 2, 2) each widened by `variance`, its covariance, and their consistency statistic."""
+    weights = np.linalg.inv(cov + variance * np.eye(2))
+    total = weights.sum(axis=0)
+    mean_cov = np.linalg.inv(total)
+    mean = mean_cov @ np.einsum("rab,rb->a", weights, x)
+    d = x - mean
+    return mean, mean_cov, float(np.einsum("ra,rab,rb->", d, weights, d))
+
+
 class Detector:
     """The change detector's state: the windows of the current segment that form the reference.
 
-    A window is compared with the information-weighted mean of the last `reference_windows`
-    earlier windows of its segment that do not overlap it. It raises an alarm when the angle
-    between them exceeds `min_change` *and* the chi-square of their difference (2 degrees of
-    freedom, covariance the sum of both) exceeds `threshold`. After an alarm the segment restarts
-    with the windows that start after the alarming window ends.
+    A window is compared with the weighted mean of the last `reference_windows` earlier windows
+    of its segment that do not overlap it, each widened by the model-error variance (given, or
+    estimated from their scatter). It raises an alarm when the angle between them exceeds
+    `min_change` *and* the p-value of their difference falls below `significance`: chi-square
+    with 2 degrees of freedom where the variance is given, F(2, ν) where it is estimated from
+    the ``R`` reference windows (``ν = 2 (R - 1)``; a window with fewer than two before it is not
+    tested). After an alarm the segment restarts with the windows that start after the alarming
+    window ends.
     """
 
     def __init__(
-        self, threshold: float, min_change: float, reference_windows: int, overlap: int
+        self,
+        significance: float,
+        min_change: float,
+        reference_windows: int,
+        overlap: int,
+        model_error: float | Literal["estimate"],
     ) -> None:
-        self.threshold = threshold
+        self.significance = significance
         self.min_change = min_change
         self.reference_windows = reference_windows
         self.overlap = overlap  # how many later windows overlap a window
-        self.refs: list[_Reference] = []
+        self.model_error = model_error
+        self.refs: list[_Entry] = []
         self.segment_start = -np.inf
 
     __hash__ = None  # type: ignore[assignment]  # compared by value
@@ -51,48 +100,52 @@ class Detector:
 
     def _reference(self, start: float) -> _Reference | None:
         usable = [r for r in self.refs if r.end <= start][-self.reference_windows :]
-        if not usable:
+        estimate = self.model_error == "estimate"
+        if len(usable) < (2 if estimate else 1):
             return None
         base = usable[-1].up
         e = tangent_basis(base)
-        info = np.zeros((2, 2))
-        rhs = np.zeros(2)
-        for r in usable:
-            i2 = e @ r.information @ e.T
-            d = e @ r.up / float(base @ r.up)  # gnomonic coordinates about `base`
-            info += i2
-            rhs += i2 @ d
-        mean = np.linalg.solve(info, rhs)
+        # Gnomonic coordinates about `base` and the tangent covariances.
+        x = np.array([e @ r.up / float(base @ r.up) for r in usable])
+        cov = np.linalg.inv(np.array([e @ r.information @ e.T for r in usable]))
+        if estimate:
+            dof = 2.0 * (len(usable) - 1)
+            _, _, q = _weighted_mean(x, cov, 0.0)
+            spread = float(np.sum((x - x.mean(axis=0)) ** 2))
+            variance = (
+                paule_mandel(lambda v: _weighted_mean(x, cov, v)[2] - dof, spread / dof)
+                if q > dof
+                else 0.0
+            )
+        else:
+            dof, variance = math.inf, float(self.model_error) ** 2
+        mean, mean_cov, _ = _weighted_mean(x, cov, variance)
         up = np.asarray(base + e.T @ mean, dtype=np.float64)
         up /= np.linalg.norm(up)
-        return _Reference(up, e.T @ info @ e, usable[-1].end)
+        f = tangent_basis(up)
+        return _Reference(up, f @ e.T @ mean_cov @ e @ f.T, variance, dof)
 
-    def step(
-        self, win: Window, start: float, end: float
-    ) -> tuple[bool, float, float, bool, NDArray[np.float64]]:
-        """Test one window; return (tested, chi2, angle, alarm, reference up)."""
+    def step(self, win: Window, start: float, end: float) -> Verdict:
+        """Test one window and update the segment."""
         ref = self._reference(start) if win.determined else None
-        tested, chi2, angle, alarm = False, 0.0, 0.0, False
-        ref_up = win.up
+        verdict = Verdict(False, 0.0, 1.0, 0.0, False, win.up, 0.0)
         if ref is not None:
-            tested = True
-            ref_up = ref.up
             cos = float(np.clip(ref.up @ win.up, -1.0, 1.0))
             angle = math.atan2(float(np.linalg.norm(np.cross(ref.up, win.up))), cos)
             e = tangent_basis(ref.up)
-            cov = np.linalg.inv(e @ win.information @ e.T) + np.linalg.inv(
-                e @ ref.information @ e.T
-            )
+            cov = np.linalg.inv(e @ win.information @ e.T) + ref.variance * np.eye(2) + ref.cov
             if cos > 0:
                 d = e @ win.up / cos
                 chi2 = float(d @ np.linalg.solve(cov, d))
+                p = chi2_sf(chi2, 2) if math.isinf(ref.dof) else f_sf(0.5 * chi2, 2, ref.dof)
             else:  # more than 90° away: the tangent coordinates do not reach it
-                chi2 = math.inf
-            alarm = chi2 > self.threshold and angle > self.min_change
-        if alarm:
+                chi2, p = math.inf, 0.0
+            alarm = p < self.significance and angle > self.min_change
+            verdict = Verdict(True, chi2, p, angle, alarm, ref.up, math.sqrt(ref.variance))
+        if verdict.alarm:
             self.refs = []
             self.segment_start = end
         elif win.determined and start >= self.segment_start:
-            self.refs.append(_Reference(win.up, win.information, end))
+            self.refs.append(_Entry(win.up, win.information, end))
             self.refs = self.refs[-(self.reference_windows + self.overlap) :]
-        return tested, chi2, angle, alarm, ref_up
+        return verdict

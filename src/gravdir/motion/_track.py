@@ -14,17 +14,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_count, check_option, check_positive
 from gravdir._hac import DEFAULT_BANDWIDTH
+from gravdir._model_error import check_model_error
 from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._detect import Detector
+from gravdir.motion._detect import Detector, Verdict
 from gravdir.motion._excite import overflow_error
 from gravdir.motion._fixed import (
     FixedModel,
@@ -56,6 +57,8 @@ DEFAULT_MIN_CHANGE = math.radians(0.25)
 # Default window, s: six Bartlett bandwidths (1 s), so that the sandwich of one window is
 # low by at most about 16 % (the fixed-b bias 1 - b + b²/3 at b = 1/6, *Tracking* page).
 DEFAULT_WINDOW = 6.0
+# Default size of the change test per window and the default number of reference windows.
+DEFAULT_SIGNIFICANCE, DEFAULT_REFERENCE_WINDOWS = 1e-4, 20
 _OVERFLOW = (
     "Expected `torque`, `velocity` and `acceleration` at a scale that keeps the model's torques "
     "and their squares finite, got an overflow."
@@ -88,21 +91,30 @@ class UpTrack(UpResult):
         deviation (:attr:`up_std_deg`, in radians) of at most `max_std`; only determined
         windows are tested or enter a reference.
     tested : ndarray of bool, shape (W,)
-        Whether the window was compared with a reference (not the first of a segment).
+        Whether the window was compared with a reference (not one of the first windows of a
+        segment: one before it is needed, two with `model_error_std` estimated).
     change_chi2 : ndarray, shape (W,)
-        Chi-square (2 dof) of the window's difference from its reference; 0 where not tested.
+        Squared Mahalanobis distance of the window from its reference (covariance the window's,
+        the model error's and the reference's); 0 where not tested.
+    change_p : ndarray, shape (W,)
+        Its p-value: chi-square with 2 degrees of freedom where the model error is given,
+        F(2, ν) of ``change_chi2 / 2`` where it is estimated from ``R`` reference windows
+        (``ν = 2 (R - 1)``); 1 where not tested.
     change_angle : ndarray, shape (W,)
         Angle between the window's `up` and its reference, rad; 0 where not tested.
     alarm : ndarray of bool, shape (W,)
-        ``change_chi2 > threshold`` and ``change_angle > min_change``.
+        ``change_p < significance`` and ``change_angle > min_change``.
     reference_up : ndarray, shape (W, 3)
         The reference each window was compared with (the window's own `up` where not tested).
+    model_error_std : ndarray, shape (W,)
+        Model-error standard deviation per tangent direction the window was tested with, rad
+        (given, or estimated from its reference windows); 0 where not tested.
     up_rate : ndarray, shape (W, 3)
         Rate of change of `up` within each window, tangent to it, rad/s (zero without `drift`).
     window, hop : float
         Window length and spacing of window starts, s.
-    threshold : float
-        Chi-square threshold, :math:`-2 \\ln p` for the false-alarm probability `p` per window.
+    significance : float
+        Probability per tested window without a change of an alarm on the test alone.
     min_change : float
         Smallest change reported, rad.
     max_std : float
@@ -123,23 +135,25 @@ class UpTrack(UpResult):
     determined: NDArray[np.bool_]
     tested: NDArray[np.bool_]
     change_chi2: NDArray[np.float64]
+    change_p: NDArray[np.float64]
     change_angle: NDArray[np.float64]
     alarm: NDArray[np.bool_]
     reference_up: NDArray[np.float64]
+    model_error_std: NDArray[np.float64]
     up_rate: NDArray[np.float64]
     window: float
     hop: float
-    threshold: float
+    significance: float
     min_change: float
     max_std: float
     drift: bool
 
     _units: ClassVar[Mapping[str, str]] = {
         **dict.fromkeys(("time_centre", "time_start", "time_end", "window", "hop"), "s"),
-        **dict.fromkeys(("n_samples", "determined", "tested", "change_chi2", "alarm"), ""),
-        **{"reference_up": "", "threshold": "", "drift": "", "alarm_times": "s"},
+        **dict.fromkeys(("n_samples", "determined", "tested", "change_chi2", "change_p"), ""),
+        **{"alarm": "", "reference_up": "", "significance": "", "drift": "", "alarm_times": "s"},
         **{"residual_rms": "N·m", "change_angle": "rad", "min_change": "rad", "up_rate": "rad/s"},
-        "max_std": "rad",
+        **{"max_std": "rad", "model_error_std": "rad"},
     }
 
     @property
@@ -171,17 +185,18 @@ class _Settings(NamedTuple):
     window: float
     hop: float
     min_speed: float
-    threshold: float
+    significance: float
     min_change: float
     max_std: float
     reference_windows: int
     drift: bool
     bandwidth: float | None  # of the Bartlett sandwich, s; None: the white-noise form
+    model_error: float | Literal["estimate"]
 
 
 def _settings(*args: Any) -> _Settings:
     window, hop, min_speed, significance, min_change, max_std, reference_windows, drift = args[:8]
-    covariance, bandwidth = args[8:]
+    covariance, bandwidth, model_error_std = args[8:]
     w = check_positive(window, "window")
     h = w if hop is None else check_positive(hop, "hop")
     if h > w or w / h > 1000:
@@ -214,12 +229,13 @@ def _settings(*args: Any) -> _Settings:
         w,
         h,
         speed,
-        -2.0 * math.log(prob),
+        prob,
         change,
         largest,
         count,
         bool(drift),
         b if covariance == "hac" else None,
+        check_model_error(model_error_std),
     )
 
 
@@ -267,7 +283,7 @@ def _samples(
 
 
 def _assemble(
-    rows: list[tuple[Window, float, float, tuple[bool, float, float, bool, NDArray[np.float64]]]],
+    rows: list[tuple[Window, float, float, Verdict]],
     settings: _Settings,
     n: int,
     fingerprint: frozenset[str],
@@ -284,15 +300,17 @@ def _assemble(
         np.array([r[0].n_samples for r in rows], dtype=np.int64),
         np.array([r[0].residual_rms for r in rows], dtype=np.float64).reshape(w, n),
         np.array([r[0].determined for r in rows], dtype=bool),
-        np.array([r[3][0] for r in rows], dtype=bool),
-        np.array([r[3][1] for r in rows], dtype=np.float64),
-        np.array([r[3][2] for r in rows], dtype=np.float64),
-        np.array([r[3][3] for r in rows], dtype=bool),
-        np.array([r[3][4] for r in rows], dtype=np.float64).reshape(w, 3),
+        np.array([r[3].tested for r in rows], dtype=bool),
+        np.array([r[3].chi2 for r in rows], dtype=np.float64),
+        np.array([r[3].p_value for r in rows], dtype=np.float64),
+        np.array([r[3].angle for r in rows], dtype=np.float64),
+        np.array([r[3].alarm for r in rows], dtype=bool),
+        np.array([r[3].reference_up for r in rows], dtype=np.float64).reshape(w, 3),
+        np.array([r[3].model_error_std for r in rows], dtype=np.float64),
         np.array([r[0].rate for r in rows], dtype=np.float64).reshape(w, 3),
         settings.window,
         settings.hop,
-        settings.threshold,
+        settings.significance,
         settings.min_change,
         settings.max_std,
         settings.drift,
@@ -309,7 +327,7 @@ class UpTracker:
         The identification whose inertial parameters, gains, joint parameters and noise levels
         are held fixed (:func:`gravdir.estimate_up_from_motion`).
     window, hop, min_speed, significance, min_change, max_std, reference_windows, drift, \
-covariance, bandwidth
+covariance, bandwidth, model_error_std
         As for :func:`track_up`.
 
     Raises
@@ -360,13 +378,14 @@ covariance, bandwidth
         window: float = DEFAULT_WINDOW,
         hop: float | None = None,
         min_speed: float = DEFAULT_MIN_SPEED,
-        significance: float = 1e-6,
+        significance: float = DEFAULT_SIGNIFICANCE,
         min_change: float = DEFAULT_MIN_CHANGE,
         max_std: float = DEFAULT_MAX_STD,
-        reference_windows: int = 5,
+        reference_windows: int = DEFAULT_REFERENCE_WINDOWS,
         drift: bool = False,
         covariance: CovarianceOption = "hac",
         bandwidth: float = DEFAULT_BANDWIDTH,
+        model_error_std: float | Literal["estimate"] = "estimate",
     ) -> None:
         self._model = fixed_model(fit)
         self._settings = _settings(
@@ -380,10 +399,12 @@ covariance, bandwidth
             drift,
             covariance,
             bandwidth,
+            model_error_std,
         )
         s = self._settings
+        overlap = math.ceil(s.window / s.hop - 1e-9)
         self._detector = Detector(
-            s.threshold, s.min_change, s.reference_windows, math.ceil(s.window / s.hop - 1e-9)
+            s.significance, s.min_change, s.reference_windows, overlap, s.model_error
         )
         self._hidden = hidden_directions(self._model)
         self._buffer: WindowSamples | None = None
@@ -507,13 +528,14 @@ def track_up(
     window: float = DEFAULT_WINDOW,
     hop: float | None = None,
     min_speed: float = DEFAULT_MIN_SPEED,
-    significance: float = 1e-6,
+    significance: float = DEFAULT_SIGNIFICANCE,
     min_change: float = DEFAULT_MIN_CHANGE,
     max_std: float = DEFAULT_MAX_STD,
-    reference_windows: int = 5,
+    reference_windows: int = DEFAULT_REFERENCE_WINDOWS,
     drift: bool = False,
     covariance: CovarianceOption = "hac",
     bandwidth: float = DEFAULT_BANDWIDTH,
+    model_error_std: float | Literal["estimate"] = "estimate",
 ) -> UpTrack:
     """Track `up` over sliding windows of a motion log, the arm's parameters identified once.
 
@@ -548,8 +570,9 @@ def track_up(
         A joint's sample is left out where its speed is below this, rad/s (default 0.02, as
         :func:`gravdir.estimate_up_from_motion`): near a reversal the drive sticks.
     significance : float, optional
-        Probability, per tested window without a change, that the chi-square test fires on
-        noise alone (default 1e-6); the threshold is :math:`-2 \\ln p`.
+        Probability, per tested window without a change, that the test fires (default 1e-4:
+        with 6 s windows, 0.06 an hour): the window raises an alarm where its `change_p` is
+        below it.
     min_change : float, optional
         Smallest change of `up` reported, rad (default 0.25° in radians): guards against model
         error, which the chi-square test does not see.
@@ -559,7 +582,9 @@ def track_up(
         starting from rest, a nudge) is reported undetermined: it is neither tested nor part of a
         reference.
     reference_windows : int, optional
-        How many earlier windows of the segment form the reference (default 5, at most 1000).
+        How many earlier windows of the segment form the reference (default 20, at most 1000):
+        with `model_error_std` estimated, the more the better the estimate and the stronger
+        the test (``ν = 2 (R - 1)``).
     drift : bool, optional
         Whether each window also estimates a constant rate of change of `up` (default False):
         `up` then refers to the window's centre even while the base tilts steadily (without it
@@ -574,6 +599,14 @@ def track_up(
         Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1, as
         :func:`gravdir.estimate_up_from_motion`), its lags counted at each window's median
         interval; at most half the `window`.
+    model_error_std : float or "estimate", optional
+        Model-error standard deviation of a window, per tangent direction, rad: the error the
+        stretch of trajectory in a window fixes, which no within-window covariance sees (the
+        windows of one real log scatter about each other by about twice their sandwich
+        standard deviations). ``"estimate"`` (default) estimates it from the reference windows'
+        scatter (the Paule--Mandel rule of :func:`gravdir.fuse_up`) and refers the change test
+        to F(2, ν); a number (0 for none) is added to every window and keeps the chi-square
+        reference.
 
     Returns
     -------
@@ -658,6 +691,7 @@ def track_up(
         drift=drift,
         covariance=covariance,
         bandwidth=bandwidth,
+        model_error_std=model_error_std,
     )
     t = _check_time(time, -math.inf)
     if float(t[-1] - t[0]) < tracker._settings.window:
