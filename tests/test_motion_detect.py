@@ -36,7 +36,7 @@ def _window(rng: np.random.Generator, model_error: float, shift: float = 0.0) ->
     axes = np.stack([_A, _B])
     information = axes.T @ np.diag(1.0 / own**2) @ axes
     p = np.eye(3) - np.outer(up, up)  # in the window's own tangent plane
-    return Window(up, p @ information @ p, np.zeros(1), 100, True, np.zeros(3))
+    return Window(up, p @ information @ p, np.zeros(1), 100, True, np.zeros(3), math.inf)
 
 
 def _rejections(model_error_std, model_error: float, shift: float, seed: int) -> np.ndarray:
@@ -78,9 +78,36 @@ def test_a_given_model_error_is_a_chi_square_test_and_detects_a_large_change():
 
 @pytest.mark.parametrize("model_error_std", ["estimate", 1e-3])
 def test_the_first_windows_of_a_segment_are_not_tested(model_error_std):
-    """One window before is enough with the model error given, two with it estimated."""
+    """One window before is enough with the model error given, five with it estimated (its
+    variance then has 8 degrees of freedom)."""
     rng = np.random.default_rng(4)
     detector = Detector(1e-4, 0.0, 20, 1, model_error_std)
-    tested = [detector.step(_window(rng, 1e-3), float(k), k + 1.0).tested for k in range(4)]
-    first = 1 if model_error_std != "estimate" else 2
-    assert tested == [False] * first + [True] * (4 - first)
+    tested = [detector.step(_window(rng, 1e-3), float(k), k + 1.0).tested for k in range(7)]
+    first = 1 if model_error_std != "estimate" else 5
+    assert tested == [False] * first + [True] * (7 - first)
+
+
+def test_a_window_covariance_estimated_from_the_window_widens_the_reference_distribution():
+    """Each window reports its covariance scaled by a chi-square draw of 9 degrees of freedom
+    over 9 (a sandwich over six bandwidths), no model error: with its degrees of freedom the
+    test rejects at 1 % in at most 2 % of the runs; taken as known (inf), in about four times
+    as many (a chi-square over an independent chi-square of 9 degrees of freedom over 9 is
+    2 F(2, 9), which exceeds the chi-square's 1 % point 9.21 with probability 0.042)."""
+    rng = np.random.default_rng(8)
+
+    def p_values(dof: float) -> np.ndarray:
+        out = []
+        for _ in range(600):
+            detector = Detector(0.0, 0.0, 20, 1, 0.0)
+            for k in range(21):
+                win = _window(rng, 0.0)
+                scale = rng.chisquare(9) / 9
+                win = win._replace(information=win.information / scale, dof=dof)
+                verdict = detector.step(win, float(k), k + 1.0)
+            out.append(verdict.p_value)
+        return np.array(out)
+
+    with_dof = np.mean(p_values(9.0) < 0.01)
+    known = np.mean(p_values(math.inf) < 0.01)
+    assert with_dof <= 0.02
+    assert known >= 0.025

@@ -98,11 +98,13 @@ def test_the_tracker_stays_quiet_and_says_which_windows_it_cannot_judge():
     """Parameters identified on one development log by the stated rule (quadratic friction),
     the tracker over the others and the push log with its defaults (6 s windows, the Bartlett
     sandwich per window, the model error estimated from the reference windows). No alarm on a
-    robot that was not moved. Every determined window has a standard deviation of at most 2°
-    (`max_std`) and lies within 45° of its log's own estimate; windows where the arm rests,
-    starts or stops are undetermined, as is every window of the push log (the arm stands while
-    a person nudges it) and of the payload log (the identification does not know the payload:
-    its torques misfit by several N·m, and the sandwich says so). On the three moving logs
+    robot that was not moved, and no window tested: a log of 22-31 s holds at most five 6 s
+    windows, and a test with the model error estimated needs five reference windows before it.
+    Every determined window has a standard deviation of at most 2° (`max_std`) and lies within
+    45° of its log's own estimate; windows where the arm rests, starts or stops are
+    undetermined, as is every window of the push log (the arm stands while a person nudges it)
+    and of the payload log (the identification does not know the payload: its torques misfit by
+    several N·m, and the sandwich says so). On the three moving logs
     without payload at least half the windows are determined.
 
     The white-noise form of the same windows, tested by chi-square as before, raises alarms (it
@@ -119,7 +121,8 @@ def test_the_tracker_stays_quiet_and_says_which_windows_it_cannot_judge():
         )
         white_alarms += int(white.alarm.sum())
         assert not track.alarm.any(), name
-        assert np.all(track.change_p[track.tested] > 0.01), name
+        # At most five 6 s windows, fewer than a model error is estimated from and one to test.
+        assert not track.tested.any(), name
         assert np.all(track.up_std_deg[track.determined] <= 2.0)
         if name in (PUSH_LOG, "20_01_13_load_2600"):
             assert not np.any(track.determined), name

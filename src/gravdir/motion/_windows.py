@@ -7,6 +7,7 @@ one or the Bartlett sandwich of its scores (the *Tracking* page of the documenta
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -41,6 +42,7 @@ class Window(NamedTuple):
     n_samples: int
     determined: bool
     rate: NDArray[np.float64]
+    dof: float  # of the covariance behind `information` (inf: known, the white-noise form)
 
 
 def solve_windows(
@@ -97,7 +99,11 @@ def solve_windows(
         e = tangent_basis(u)
         info2 = e @ hess[k] @ e.T
         if bandwidth is not None:
-            info2 = _sandwich_information(s, fitted, w, e, info2, nuisance_parts[k], bandwidth)
+            info2, dof = _sandwich_information(
+                s, fitted, w, e, info2, nuisance_parts[k], bandwidth
+            )
+        else:
+            dof = math.inf
         vals = np.linalg.eigvalsh(info2)
         determined = bool(
             vals[0] > _RANK_TOL * max(vals[1], 0.0)
@@ -106,7 +112,8 @@ def solve_windows(
         )
         info3 = e.T @ info2 @ e
         rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
-        out.append(Window(u, 0.5 * (info3 + info3.T), std, int(count.sum()), determined, rate))
+        info3 = 0.5 * (info3 + info3.T)
+        out.append(Window(u, info3, std, int(count.sum()), determined, rate, dof))
     return out
 
 
@@ -118,14 +125,15 @@ def _sandwich_information(
     info2: NDArray[np.float64],
     nuisance: tuple[NDArray[np.float64], ...],
     bandwidth: float,
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64], float]:
     """The tangent information of one window from the Bartlett sandwich ``P M P``: ``P`` the
     inverse of the white-noise information `info2`, ``M`` the long-run covariance of the
     per-sample scores of the two tangent directions, the nuisance parameters profiled out of
-    them (``g - H_un H_nn^+ h``). Zero where `info2` is not positive definite."""
+    them (``g - H_un H_nn^+ h``), and the degrees of freedom of the sandwich. Zero where `info2`
+    is not positive definite."""
     vals = np.linalg.eigvalsh(info2)
     if not (vals[1] > 0 and vals[0] > _RANK_TOL * vals[1]) or s.time.size < 2:
-        return np.zeros((2, 2))
+        return np.zeros((2, 2)), math.inf
     solve, h_un, _, nu = nuisance
     weighted = s.used * w * (s.residual - fitted)
     score = np.einsum("tja,tj->ta", s.slope, weighted)
@@ -138,9 +146,12 @@ def _sandwich_information(
     cov = bread @ meat.result() @ bread
     cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
     if not cov_vals[0] > 0:
-        return np.zeros((2, 2))
+        return np.zeros((2, 2)), math.inf
     info = np.linalg.inv(0.5 * (cov + cov.T))
-    return np.asarray(0.5 * (info + info.T), dtype=np.float64)
+    # Andrews (1991): the Bartlett estimate's variance is about (4/3) b times its square, b the
+    # bandwidth over the stretch; a scaled chi-square with as much has 1.5 / b degrees of freedom.
+    dof = 1.5 * s.time.size / (lags + 1)
+    return np.asarray(0.5 * (info + info.T), dtype=np.float64), dof
 
 
 def take(s: WindowSamples, lo: int, hi: int) -> WindowSamples:
