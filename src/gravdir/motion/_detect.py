@@ -33,21 +33,33 @@ MIN_ESTIMATE_WINDOWS = 5
 class _Entry(NamedTuple):
     up: NDArray[np.float64]
     information: NDArray[np.float64]
+    white: NDArray[np.float64]
+    start: float
     end: float
     dof: float  # of the window's covariance
+    id: int  # its place in the log's sequence of determined windows
+
+
+class _Part(NamedTuple):
+    """A covariance (2, 2) and the degrees of freedom it is estimated with (inf: known)."""
+
+    cov: NDArray[np.float64]
+    dof: float
 
 
 class _Reference(NamedTuple):
     up: NDArray[np.float64]
-    cov: NDArray[np.float64]  # (2, 2) in the tangent basis of `up`
+    own: _Part  # the reference mean's covariance from its windows' own ones
+    tau: NDArray[np.float64]  # ... from the model error, (2, 2) in the tangent basis of `up`
     variance: float  # the model-error variance, rad², per tangent direction
-    dof: float  # of the estimate behind `cov` and the variance
+    dof: float  # of the variance (inf where given)
 
 
 class Verdict(NamedTuple):
-    """One window's test: whether it was tested, its statistic, p-value, the denominator
-    degrees of freedom of its F reference (inf: chi-square), its angle to the reference, the
-    alarm, the reference's `up` and the model-error standard deviation used."""
+    """One window's test: whether it was tested, its statistic, p-value (over every change time
+    tried), the denominator degrees of freedom of its F reference (inf: chi-square), the angle
+    of the changed windows' mean to the reference, the alarm, the reference's `up`, the
+    model-error standard deviation used and how many windows the mean holds."""
 
     tested: bool
     chi2: float
@@ -57,6 +69,51 @@ class Verdict(NamedTuple):
     alarm: bool
     reference_up: NDArray[np.float64]
     model_error_std: float
+    n_windows: int
+
+
+def _satterthwaite(*parts: _Part) -> float:
+    """Degrees of freedom of a sum of covariances each estimated with its own (Satterthwaite,
+    on their traces): ``(sum tr C)^2 / sum (tr C)^2 / dof``; inf where every part is known."""
+    total = sum(float(np.trace(p.cov)) for p in parts)
+    spread = sum(float(np.trace(p.cov)) ** 2 / p.dof for p in parts if math.isfinite(p.dof))
+    return total**2 / spread if spread > 0 else math.inf
+
+
+def _tangent(
+    entries: list[_Entry], up: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], ...] | None:
+    """Gnomonic coordinates (R, 2) of the windows about `up`, their own covariances and their
+    white-noise ones (R, 2, 2); None where one lies 90° or more away."""
+    e = tangent_basis(up)
+    ups = np.array([w.up for w in entries])
+    cos = ups @ up
+    if np.any(cos <= 0):
+        return None
+    own = np.linalg.inv(np.array([e @ w.information @ e.T for w in entries]))
+    white = np.linalg.inv(np.array([e @ w.white @ e.T for w in entries]))
+    return ups @ e.T / cos[:, None], own, white
+
+
+def _fixed_weight_mean(
+    x: NDArray[np.float64],
+    own: NDArray[np.float64],
+    white: NDArray[np.float64],
+    dofs: list[float],
+    variance: float,
+) -> tuple[NDArray[np.float64], _Part, NDArray[np.float64]]:
+    """The mean of tangent points `x` with the weights ``(white + variance I)^-1`` (fixed: the
+    white-noise covariances are not estimated), its covariance from the windows' own ones
+    ``T sum W C W T`` (linear in them, so unbiased where they are, with its Satterthwaite
+    degrees of freedom), and from the model error ``variance T sum W W T``;
+    ``T = (sum W)^-1``."""
+    w = np.linalg.inv(white + variance * np.eye(2))
+    t = np.linalg.inv(w.sum(axis=0))
+    mean = t @ np.einsum("rab,rb->a", w, x)
+    pieces = [_Part(t @ wi @ ci @ wi @ t, dof) for wi, ci, dof in zip(w, own, dofs, strict=True)]
+    own_cov = np.sum([p.cov for p in pieces], axis=0)
+    tau = variance * t @ np.einsum("rab,rbc->ac", w, w) @ t
+    return mean, _Part(own_cov, _satterthwaite(*pieces)), tau
 
 
 def _weighted_mean(
@@ -72,27 +129,22 @@ def _weighted_mean(
     return mean, mean_cov, float(np.einsum("ra,rab,rb->", d, weights, d))
 
 
-def _satterthwaite(*parts: tuple[NDArray[np.float64], float]) -> float:
-    """Degrees of freedom of a sum of covariances each estimated with its own (Satterthwaite,
-    on their traces): ``(sum tr C)^2 / sum (tr C)^2 / dof``; inf where every part is known."""
-    total = sum(float(np.trace(c)) for c, _ in parts)
-    spread = sum(float(np.trace(c)) ** 2 / dof for c, dof in parts if math.isfinite(dof))
-    return total**2 / spread if spread > 0 else math.inf
-
-
 class Detector:
-    """The change detector's state: the windows of the current segment that form the reference.
+    """The change detector's state: the determined windows of the current segment.
 
-    A window is compared with the weighted mean of the last `reference_windows` earlier windows
-    of its segment that do not overlap it, each widened by the model-error variance (given, or
-    estimated from their scatter). It raises an alarm when the angle between them exceeds
-    `min_change` *and* the p-value of their difference falls below `significance`: F(2, ν), ν
-    the Satterthwaite degrees of freedom of the sum of the window's covariance (a sandwich is
-    estimated from the window itself) and the reference's (estimated, with the variance, from
-    the ``R`` reference windows: ``2 (R - 1)``; a window with fewer than
-    :data:`MIN_ESTIMATE_WINDOWS` before it is not tested); chi-square where every part is
-    known. After an alarm the segment restarts with the windows that start after the alarming
-    window ends.
+    For each new determined window and each earlier window ``j`` of a chain of windows that do
+    not overlap, back to `reference_windows` of them, the weighted mean of the windows from
+    ``j`` to the new one is compared with the reference of ``j``: the weighted mean of the last
+    `reference_windows` windows that end before ``j`` starts, each widened by the model-error
+    variance (given, or estimated from their scatter; cached per ``j``). The test of one
+    candidate refers its statistic to F(2, ν), ν the Satterthwaite degrees of freedom of the
+    sum of the windows' own covariances (each sandwich estimated from its window) and the
+    reference's (estimated, with the variance, from its ``R`` windows: ``2 (R - 1)``; no
+    reference from fewer than :data:`MIN_ESTIMATE_WINDOWS`); chi-square where every part is
+    known. The window's p-value is the smallest over the candidates times their number
+    (Bonferroni), and it raises an alarm when that is below `significance` *and* the angle of
+    the best candidate's mean to its reference exceeds `min_change`. After an alarm the segment
+    restarts with the windows that start after the alarming window ends.
     """
 
     def __init__(
@@ -108,7 +160,9 @@ class Detector:
         self.reference_windows = reference_windows
         self.overlap = overlap  # how many later windows overlap a window
         self.model_error = model_error
-        self.refs: list[_Entry] = []
+        self.entries: list[_Entry] = []
+        self.references: dict[int, _Reference | None] = {}
+        self.count = 0
         self.segment_start = -np.inf
 
     __hash__ = None  # type: ignore[assignment]  # compared by value
@@ -116,56 +170,91 @@ class Detector:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and _equal(vars(self), vars(other))
 
-    def _reference(self, start: float) -> _Reference | None:
-        usable = [r for r in self.refs if r.end <= start][-self.reference_windows :]
+    def _reference(self, first: _Entry) -> _Reference | None:
+        """The reference of a change that starts with window `first` (cached)."""
+        if first.id in self.references:
+            return self.references[first.id]
+        usable = [r for r in self.entries if r.end <= first.start][-self.reference_windows :]
         estimate = self.model_error == "estimate"
-        if len(usable) < (MIN_ESTIMATE_WINDOWS if estimate else 1):
-            return None
-        base = usable[-1].up
-        e = tangent_basis(base)
-        # Gnomonic coordinates about `base` and the tangent covariances.
-        x = np.array([e @ r.up / float(base @ r.up) for r in usable])
-        cov = np.linalg.inv(np.array([e @ r.information @ e.T for r in usable]))
-        if estimate:
-            dof = 2.0 * (len(usable) - 1)
-            _, _, q = _weighted_mean(x, cov, 0.0)
-            spread = float(np.sum((x - x.mean(axis=0)) ** 2))
-            variance = (
-                paule_mandel(lambda v: _weighted_mean(x, cov, v)[2] - dof, spread / dof)
-                if q > dof
-                else 0.0
-            )
-        else:  # the windows' own covariances are all that is estimated
-            dof, variance = float(sum(r.dof for r in usable)), float(self.model_error) ** 2
-        mean, mean_cov, _ = _weighted_mean(x, cov, variance)
-        up = np.asarray(base + e.T @ mean, dtype=np.float64)
-        up /= np.linalg.norm(up)
-        f = tangent_basis(up)
-        return _Reference(up, f @ e.T @ mean_cov @ e @ f.T, variance, dof)
+        ref = None
+        points = _tangent(usable, usable[-1].up) if usable else None
+        if points is not None and len(usable) >= (MIN_ESTIMATE_WINDOWS if estimate else 1):
+            x, own, white = points
+            if estimate:
+                dof = 2.0 * (len(usable) - 1)
+                q = _weighted_mean(x, own, 0.0)[2]
+                spread = float(np.sum((x - x.mean(axis=0)) ** 2))
+                variance = (
+                    paule_mandel(lambda v: _weighted_mean(x, own, v)[2] - dof, spread / dof)
+                    if q > dof
+                    else 0.0
+                )
+            else:
+                dof, variance = math.inf, float(self.model_error) ** 2
+            dofs = [r.dof for r in usable]
+            mean, own_part, tau = _fixed_weight_mean(x, own, white, dofs, variance)
+            e = tangent_basis(usable[-1].up)
+            up = np.asarray(usable[-1].up + e.T @ mean, dtype=np.float64)
+            up /= np.linalg.norm(up)
+            f = tangent_basis(up)
+            move = f @ e.T  # from the tangent basis of the last window to that of `up`
+            ref = _Reference(
+                up, _Part(move @ own_part.cov @ move.T, own_part.dof), move @ tau @ move.T,
+                variance, dof,
+            )  # fmt: skip
+        self.references[first.id] = ref
+        return ref
+
+    def _candidate(self, ref: _Reference, post: list[_Entry]) -> tuple[float, float, float, float]:
+        """(chi2, p-value, dof, angle) of the mean of the windows `post` against `ref`."""
+        points = _tangent(post, ref.up)
+        if points is None:  # more than 90° away: the tangent coordinates do not reach it
+            return math.inf, 0.0, math.inf, math.pi / 2
+        x, own, white = points
+        dofs = [w.dof for w in post]
+        mean, own_part, tau = _fixed_weight_mean(x, own, white, dofs, ref.variance)
+        total = own_part.cov + tau + ref.own.cov + ref.tau
+        dof = _satterthwaite(own_part, ref.own, _Part(tau + ref.tau, ref.dof))
+        chi2 = float(mean @ np.linalg.solve(total, mean))
+        p = chi2_sf(chi2, 2) if math.isinf(dof) else f_sf(0.5 * chi2, 2, dof)
+        return chi2, float(p), dof, math.atan(float(np.linalg.norm(mean)))
 
     def step(self, win: Window, start: float, end: float) -> Verdict:
         """Test one window and update the segment."""
-        ref = self._reference(start) if win.determined else None
-        verdict = Verdict(False, 0.0, 1.0, math.inf, 0.0, False, win.up, 0.0)
-        if ref is not None:
-            cos = float(np.clip(ref.up @ win.up, -1.0, 1.0))
-            angle = math.atan2(float(np.linalg.norm(np.cross(ref.up, win.up))), cos)
-            e = tangent_basis(ref.up)
-            own = np.asarray(np.linalg.inv(e @ win.information @ e.T), dtype=np.float64)
-            rest = ref.variance * np.eye(2) + ref.cov
-            dof = _satterthwaite((own, win.dof), (rest, ref.dof))
-            if cos > 0:
-                d = e @ win.up / cos
-                chi2 = float(d @ np.linalg.solve(own + rest, d))
-                p = chi2_sf(chi2, 2) if math.isinf(dof) else f_sf(0.5 * chi2, 2, dof)
-            else:  # more than 90° away: the tangent coordinates do not reach it
-                chi2, p = math.inf, 0.0
+        verdict = Verdict(False, 0.0, 1.0, math.inf, 0.0, False, win.up, 0.0, 0)
+        if not win.determined or start < self.segment_start:
+            return verdict
+        new = _Entry(win.up, win.information, win.white, start, end, win.dof, self.count)
+        self.count += 1
+        chain = [new]  # the windows that do not overlap, back from the new one
+        for entry in reversed(self.entries):
+            if len(chain) == self.reference_windows:
+                break
+            if entry.end <= chain[-1].start:
+                chain.append(entry)
+        best: tuple[float, ...] | None = None
+        tried = 0
+        for m in range(1, len(chain) + 1):
+            ref = self._reference(chain[m - 1])
+            if ref is None:
+                continue
+            tried += 1
+            result = (*self._candidate(ref, chain[:m]), m)
+            if best is None or result[1] < best[1]:
+                best, best_ref = result, ref
+        if best is not None:
+            chi2, p, dof, angle, count = best
+            p = min(1.0, tried * p)
             alarm = p < self.significance and angle > self.min_change
-            verdict = Verdict(True, chi2, p, dof, angle, alarm, ref.up, math.sqrt(ref.variance))
+            tau = best_ref.variance**0.5
+            verdict = Verdict(True, chi2, p, dof, angle, alarm, best_ref.up, tau, int(count))
         if verdict.alarm:
-            self.refs = []
+            self.entries, self.references = [], {}
             self.segment_start = end
-        elif win.determined and start >= self.segment_start:
-            self.refs.append(_Entry(win.up, win.information, end, win.dof))
-            self.refs = self.refs[-(self.reference_windows + self.overlap) :]
+            return verdict
+        self.entries.append(new)
+        keep = 2 * self.reference_windows + self.overlap + 1
+        self.entries = self.entries[-keep:]
+        alive = {entry.id for entry in self.entries}
+        self.references = {k: v for k, v in self.references.items() if k in alive}
         return verdict

@@ -94,17 +94,22 @@ class UpTrack(UpResult):
         Whether the window was compared with a reference (not one of the first windows of a
         segment: one before it is needed, two with `model_error_std` estimated).
     change_chi2 : ndarray, shape (W,)
-        Squared Mahalanobis distance of the window from its reference (covariance the window's,
-        the model error's and the reference's); 0 where not tested.
+        Squared Mahalanobis distance from its reference of the mean of the last
+        `change_windows` windows (the change time that fits best; covariance the windows', the
+        model error's and the reference's); 0 where not tested.
+    change_windows : ndarray of int, shape (W,)
+        How many windows, this one the last, that mean holds (1: the window alone); 0 where not
+        tested.
     change_p : ndarray, shape (W,)
-        Its p-value: F(2, ν) of ``change_chi2 / 2``, ν = `change_dof`; 1 where not tested.
+        Its p-value over every change time tried: the smallest F(2, ν) tail of
+        ``change_chi2 / 2`` (ν = `change_dof`) times the number tried; 1 where not tested.
     change_dof : ndarray, shape (W,)
         Denominator degrees of freedom of that F reference: the Satterthwaite combination of
         the window's sandwich (about 1.5 times the window over the bandwidth) and the reference
         (``2 (R - 1)`` with the model error estimated from ``R`` windows); inf (chi-square with
         2 degrees of freedom) where every covariance is known, and where not tested.
     change_angle : ndarray, shape (W,)
-        Angle between the window's `up` and its reference, rad; 0 where not tested.
+        Angle between that mean and its reference, rad; 0 where not tested.
     alarm : ndarray of bool, shape (W,)
         ``change_p < significance`` and ``change_angle > min_change``.
     reference_up : ndarray, shape (W, 3)
@@ -140,6 +145,7 @@ class UpTrack(UpResult):
     change_chi2: NDArray[np.float64]
     change_p: NDArray[np.float64]
     change_dof: NDArray[np.float64]
+    change_windows: NDArray[np.int64]
     change_angle: NDArray[np.float64]
     alarm: NDArray[np.bool_]
     reference_up: NDArray[np.float64]
@@ -155,7 +161,7 @@ class UpTrack(UpResult):
     _units: ClassVar[Mapping[str, str]] = {
         **dict.fromkeys(("time_centre", "time_start", "time_end", "window", "hop"), "s"),
         **dict.fromkeys(("n_samples", "determined", "tested", "change_chi2", "change_p"), ""),
-        "change_dof": "",
+        **{"change_dof": "", "change_windows": ""},
         **{"alarm": "", "reference_up": "", "significance": "", "drift": "", "alarm_times": "s"},
         **{"residual_rms": "N·m", "change_angle": "rad", "min_change": "rad", "up_rate": "rad/s"},
         **{"max_std": "rad", "model_error_std": "rad"},
@@ -309,6 +315,7 @@ def _assemble(
         np.array([r[3].chi2 for r in rows], dtype=np.float64),
         np.array([r[3].p_value for r in rows], dtype=np.float64),
         np.array([r[3].dof for r in rows], dtype=np.float64),
+        np.array([r[3].n_windows for r in rows], dtype=np.int64),
         np.array([r[3].angle for r in rows], dtype=np.float64),
         np.array([r[3].alarm for r in rows], dtype=bool),
         np.array([r[3].reference_up for r in rows], dtype=np.float64).reshape(w, 3),

@@ -43,6 +43,7 @@ class Window(NamedTuple):
     determined: bool
     rate: NDArray[np.float64]
     dof: float  # of the covariance behind `information` (inf: known, the white-noise form)
+    white: NDArray[np.float64]  # the white-noise information (a fixed weight, not estimated)
 
 
 def solve_windows(
@@ -98,6 +99,7 @@ def solve_windows(
         std = np.sqrt(sq / np.maximum(count, 1.0))
         e = tangent_basis(u)
         info2 = e @ hess[k] @ e.T
+        white = 0.5 * (e.T @ info2 @ e + (e.T @ info2 @ e).T)
         if bandwidth is not None:
             info2, dof = _sandwich_information(
                 s, fitted, w, e, info2, nuisance_parts[k], bandwidth
@@ -113,7 +115,7 @@ def solve_windows(
         info3 = e.T @ info2 @ e
         rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
         info3 = 0.5 * (info3 + info3.T)
-        out.append(Window(u, info3, std, int(count.sum()), determined, rate, dof))
+        out.append(Window(u, info3, std, int(count.sum()), determined, rate, dof, white))
     return out
 
 
