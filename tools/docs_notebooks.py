@@ -12,6 +12,11 @@ published too, as ``examples/<name>.ipynb``.
 A cell that raises fails the build with the cell's traceback. No notebook template is used, so the
 pages carry no script or stylesheet of their own (no require.js, no MathJax from a CDN).
 
+An example that needs what the documentation build does not install is shown without being
+executed, its page saying why (``NOT_EXECUTED``): ``examples/fleet.py`` starts a Dask cluster of
+worker processes, needs the ``fleet`` extra, and runs in a CI step of its own, in a venv that
+has it.
+
 A page may include an executed example in place of the line ``<!-- example: NAME -->``: its cells
 and outputs without its title (``docs/getting_started.md`` shows the quickstart that way).
 
@@ -48,6 +53,14 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ADDRESS_REPR = re.compile(r"^<.* at 0x[0-9a-fA-F]+>$", re.DOTALL)
 _NOQA = re.compile(r"[ \t]+# noqa\b.*$", re.MULTILINE)
 _KERNEL_ENV = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+# Examples shown but not executed by the build, with the reason their page states.
+NOT_EXECUTED = {
+    "fleet": (
+        "it starts a Dask cluster of two worker processes and needs the `fleet` extra "
+        "(`pip install -e '.[fleet]'`), which the documentation build does not install; CI runs "
+        "it in a step of its own, in a venv that has the extra"
+    ),
+}
 
 
 @dataclass
@@ -206,6 +219,15 @@ def render(name: str, nb: nbformat.NotebookNode, prefix: str = "", demote: int =
 
 
 def _page(rendered: Rendered) -> str:
+    if rendered.name in NOT_EXECUTED:
+        note = (
+            f'!!! note "Not run when this site was built"\n'
+            f"    This page is `examples/{rendered.name}.py` shown as a notebook without its "
+            f"outputs: {NOT_EXECUTED[rendered.name]}. Download the "
+            f"[notebook]({rendered.name}.ipynb), or run the script from a checkout: "
+            f"`python examples/{rendered.name}.py`."
+        )
+        return f"# {rendered.title}\n\n{note}\n\n{rendered.body}"
     note = (
         f'!!! note "Run when this site was built"\n'
         f"    This page is `examples/{rendered.name}.py` executed as a notebook while the "
@@ -226,7 +248,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         raise PluginError(f"no example scripts in {source}")
     for script in scripts:
         name = script.stem
-        rendered = render(name, execute(script, root))
+        if name in NOT_EXECUTED:
+            notebook: nbformat.NotebookNode = jupytext.read(script)
+            rendered = render(name, notebook)
+        else:
+            rendered = render(name, execute(script, root))
         _RENDERED[name] = rendered
         files.append(File.generated(config, f"{SITE_DIR}/{name}.md", content=_page(rendered)))
         files.append(File.generated(config, f"{SITE_DIR}/{name}.ipynb", content=rendered.notebook))
