@@ -149,7 +149,8 @@ def display_unit(unit: str) -> tuple[str, float]:
 
 
 def _scaled(value: Any, factor: float) -> Any:
-    """A numeric value (number, array or tuple of numbers) times `factor`; others unchanged."""
+    """A float or float array times `factor`; any other value (an int, a string, a result)
+    unchanged."""
     if factor == 1.0 or isinstance(value, bool | np.bool_):
         return value
     if isinstance(value, np.ndarray | np.floating | float):
@@ -242,7 +243,10 @@ class Result:
                 continue
             value = getattr(self, f.name)
             unit, factor = display_unit(units.get(f.name, ""))
-            text = _format(_scaled(value, factor))
+            shown = _scaled(value, factor)
+            if shown is value:  # not converted (not a float): written in its declared unit
+                unit = units.get(f.name, "")
+            text = _format(shown)
             numeric = isinstance(value, np.ndarray | np.number | float | int) and not isinstance(
                 value, bool | np.bool_
             )
