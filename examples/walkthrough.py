@@ -22,7 +22,7 @@
 # UR5e-like description written for gravdir, with realistic sensor errors; the drive gains
 # (newton-metres per ampere) are synthetic too. Everything after the first cell uses only
 # what a user holds: the table, the URDF text, the drive gains and each gear's ripple order.
-# Needs pandas (`pip install 'gravdir[examples]'`).
+# Needs pandas (`pip install -e '.[examples]'`).
 
 # %%
 import numpy as np

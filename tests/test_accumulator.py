@@ -429,6 +429,28 @@ def test_state_size_does_not_grow_with_the_number_of_samples():
     assert acc.n == 30_000
 
 
+def test_a_call_holds_no_memory_after_it_returns():
+    """What `add`'s docstring states: the state is allocated by the first call; a later call's
+    temporaries (of the size of its chunk) are freed when it returns, however large the chunk."""
+    import tracemalloc
+
+    rng = np.random.default_rng(17)
+    q, torque, v, _ = sweep_data(rng, (), 100_000)
+    acc = SweepAccumulator(min_speed=MIN_SPEED)
+    acc.add(q[:10], velocity=v[:10], torque=torque[:10])
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        acc.add(q[10:], velocity=v[10:], torque=torque[10:])
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    chunk_bytes = q[10:].nbytes
+    assert peak - before >= chunk_bytes // 2  # the call did allocate temporaries of its chunk
+    assert held - before < 4096  # and none of them is held afterwards
+
+
 def test_separate_accumulators_in_threads_merge_to_the_concatenated_fit():
     rng = np.random.default_rng(16)
     q, torque, v, _ = sweep_data(rng, (2,), 1200)

@@ -633,7 +633,7 @@ def test_plot_imports_without_matplotlib_and_names_the_extra_when_called():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
-    assert "pip install 'gravdir[plot]'" in out.stdout
+    assert "pip install -e '.[plot]'" in out.stdout
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from test_contract import FACTORIES, _public_result_types
 
 import gravdir._results as results_module
-from gravdir._results import Result, UpResult, result_units
+from gravdir._results import Result, UpResult, display_unit, result_units
 from gravdir.controllers import GravityDirection
 
 NUMERIC_ANNOTATION = re.compile(r"float|complex|NDArray|ndarray|ArrayLike")
@@ -83,7 +83,7 @@ def _fmt(x: Any) -> str:
         return "NaN"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return format(x, ".6g")
+    return format(x + 0.0, ".6g")  # a negative zero is shown as 0
 
 
 def _expected_numbers(value: Any) -> list[str]:
@@ -199,6 +199,13 @@ def _check_up(obj: UpResult, rows: dict[str, tuple[str, str, str]]) -> None:
             assert "not determined" in rows[row][2]
 
 
+def _shown(value: Any, unit: str) -> Any:
+    """`value` as the table shows a field of declared `unit`: an angle in degrees."""
+    factor = display_unit(unit)[1]
+    arr = np.asarray(value)
+    return arr * factor if factor != 1.0 and arr.dtype.kind == "f" else value
+
+
 def _check_table(obj: Result) -> None:
     rows, text = _html_rows(obj)
     md_rows, md_text = _markdown_rows(obj)
@@ -222,12 +229,15 @@ def _check_table(obj: Result) -> None:
             base = _companion_of(obj, f.name)
             assert base is not None and rows[base][2].startswith("± "), (f.name, rows.get(base))
             if f.name.endswith("_std") and np.size(value) <= MAX_WRITTEN:
-                assert all(s in rows[base][2] for s in _expected_numbers(value)), f.name
+                std_unit = units.get(f.name, units.get(base, ""))
+                expected = _expected_numbers(_shown(value, std_unit))
+                assert all(s in rows[base][2] for s in expected), f.name
             continue
         cell, unit, unc = rows[f.name]
         if _is_numeric(value):
-            assert unit == units.get(f.name, ""), f.name
-            assert all(s in cell for s in _expected_numbers(value)), (f.name, cell)
+            assert unit == display_unit(units.get(f.name, ""))[0], f.name
+            shown = _shown(value, units.get(f.name, ""))
+            assert all(s in cell for s in _expected_numbers(shown)), (f.name, cell)
         elif isinstance(value, str):
             assert cell == value
         elif isinstance(value, Result):
@@ -235,13 +245,14 @@ def _check_table(obj: Result) -> None:
         columns = getattr(obj, "column_names", ())
         if f.name in columns and not hasattr(obj, f.name + "_std"):
             k = columns.index(f.name)
-            from_cov = np.sqrt(np.asarray(obj.covariance)[..., k, k])
+            from_cov = _shown(np.sqrt(np.asarray(obj.covariance)[..., k, k]), units.get(f.name, ""))
             assert all(s in unc for s in _expected_numbers(from_cov)), (f.name, unc)
         std = getattr(obj, f.name + "_std", None)
         if std is not None and np.shape(std) == np.shape(value) and np.size(std) <= MAX_WRITTEN:
-            assert all(s in unc for s in _expected_numbers(std)), (f.name, unc)
+            std_unit = units.get(f.name + "_std", units.get(f.name, ""))
+            assert all(s in unc for s in _expected_numbers(_shown(std, std_unit))), (f.name, unc)
             if units.get(f.name):
-                assert unc.endswith(units.get(f.name + "_std", units[f.name]))
+                assert unc.endswith(display_unit(std_unit)[0])
     for cells in rows.values():
         for cell in cells:
             if "NaN" in cell:  # never a silent NaN

@@ -652,7 +652,8 @@ def test_repr_shows_units_and_uncertainty():
     assert "amplitude=" in text and "±" in text and "°" in text
     assert "load_coefficient=" in text
     zeros = repr(fit_sweep(q, velocity=v, torque=torque).zeros())
-    assert zeros.startswith("SweepZeros(unstable=") and zeros.count("±") == 2
+    # The same three quantities as its notebook table: both zeros and their one σ, in degrees.
+    assert zeros.startswith("SweepZeros(unstable=") and ", std=" in zeros and "°" in zeros
     batch = fit_sweep(np.stack([q, q]), velocity=v, torque=torque)
     assert repr(batch).startswith("SweepFit(batch shape (2,)")
     assert "°" in repr(batch.zeros())
@@ -1414,3 +1415,27 @@ def test_positional_series_fail_loudly():
     for call in calls:
         with pytest.raises(TypeError, match="positional argument"):
             call()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("load_friction", ["signed", "abs"])
+def test_load_coefficient_std_matches_the_scatter(load_friction):
+    """`load_coefficient_std` (the delta method for the signed columns, the column variance
+    for "abs") agrees with the spread of the coefficient over 200 seeded noise draws."""
+    rng = np.random.default_rng(26)
+    n = 1200
+    q = np.concatenate([np.linspace(0.2, 2.0, n // 2), np.linspace(2.0, 0.2, n // 2)])
+    v = np.concatenate([np.full(n // 2, 0.5), np.full(n // 2, -0.5)]) * (1 + 0.5 * np.sin(3 * q))
+    gravity = 20.0 * np.sin(q + 0.3)
+    clean = gravity + 0.1 + 1.5 * np.sign(v) + 0.4 * v + 0.05 * np.abs(gravity) * np.sign(v)
+    mus, stds = [], []
+    for _ in range(200):
+        fit = fit_sweep(
+            q, velocity=v, torque=clean + rng.normal(0.0, 0.3, n), load_friction=load_friction
+        )
+        mus.append(float(fit.load_coefficient))
+        stds.append(float(fit.load_coefficient_std))
+    # The spread of 200 draws is known to about 5% (one sigma): 15% is three of those.
+    assert np.mean(stds) == pytest.approx(np.std(mus), rel=0.15)
+    assert np.mean(mus) == pytest.approx(0.05, abs=4 * np.mean(stds) / np.sqrt(200))
+    none = fit_sweep(q, velocity=v, torque=clean)
+    assert float(none.load_coefficient_std) == 0.0

@@ -80,7 +80,7 @@ def test_missing_hypothesis_names_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode != 0
     assert "ImportError" in out.stderr
-    assert "pip install gravdir[testing]" in out.stderr
+    assert "pip install -e '.[testing]'" in out.stderr
 
 
 # ------------------------------------------------------------------------------ the world

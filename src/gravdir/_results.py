@@ -12,7 +12,9 @@ Results are frozen dataclasses that derive from :class:`Result` and are declared
 - says what it is in its ``repr``;
 - shows itself in a notebook as a compact table (``_repr_html_``, ``_repr_markdown_``): each
   field's value with its unit (from the class's ``_units``) and its uncertainty (the field's
-  ``_std`` or ``_cov`` companion), then its flags; arrays and batches summarised, not dumped.
+  ``_std`` or ``_cov`` companion), then its flags; arrays and batches summarised, not dumped;
+- shows each quantity in one unit in both displays, text and table (:func:`display_unit`): a
+  field in radians and its uncertainty in degrees, every other unit as declared.
 
 A gravity-direction result derives from :class:`UpResult`: it carries `up` and its Fisher
 information `up_information` (3×3, in the tangent plane of `up`), from which `up_cov` and
@@ -130,6 +132,35 @@ def _plain(value: Any) -> Any:
     return repr(value)
 
 
+def display_unit(unit: str) -> tuple[str, float]:
+    """The unit a field of unit `unit` is shown in, and the factor that converts it.
+
+    One rule for every display of a result (its ``repr`` and its notebook table): an angle
+    (``"rad"``) is shown in degrees, every other unit as declared.
+
+    Examples
+    --------
+    >>> display_unit("rad"), display_unit("N·m")
+    (('deg', 57.29577951308232), ('N·m', 1.0))
+    """
+    if unit == "rad":
+        return "deg", 180.0 / math.pi
+    return unit, 1.0
+
+
+def _scaled(value: Any, factor: float) -> Any:
+    """A float or float array times `factor`; any other value (an int, a string, a result)
+    unchanged."""
+    if factor == 1.0 or isinstance(value, bool | np.bool_):
+        return value
+    if isinstance(value, np.ndarray | np.floating | float):
+        arr = np.asarray(value)
+        if arr.dtype.kind == "f":
+            out = arr * factor
+            return out if isinstance(value, np.ndarray) else float(out)
+    return value
+
+
 def _format(value: Any) -> str:
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
@@ -196,8 +227,8 @@ class Result:
         <BLANKLINE>
         | field | value | unit | uncertainty (1σ) |
         |---|---|---|---|
-        | `tilt` | 0.643501 | rad |  |
-        | `azimuth` | 1.5708 | rad |  |
+        | `tilt` | 36.8699 | deg |  |
+        | `azimuth` | 90 | deg |  |
         <BLANKLINE>
         flags: `azimuth_defined` = True
         <BLANKLINE>
@@ -205,12 +236,24 @@ class Result:
         return _render_markdown(self)
 
     def __repr__(self) -> str:
-        body = ", ".join(
-            f"{f.name}={_format(getattr(self, f.name))}"
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if f.repr
-        )
-        return f"{type(self).__name__}({body})"
+        units = result_units(type(self))
+        parts = []
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if not f.repr:
+                continue
+            value = getattr(self, f.name)
+            unit, factor = display_unit(units.get(f.name, ""))
+            shown = _scaled(value, factor)
+            if shown is value:  # not converted (not a float): written in its declared unit
+                unit = units.get(f.name, "")
+            text = _format(shown)
+            numeric = isinstance(value, np.ndarray | np.number | float | int) and not isinstance(
+                value, bool | np.bool_
+            )
+            if unit and numeric:
+                text += "°" if unit == "deg" else f" {unit}"
+            parts.append(f"{f.name}={text}")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -363,7 +406,7 @@ def _number(x: Any) -> str:
         return "NaN"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
-    return f"{v:.6g}"
+    return f"{v + 0.0:.6g}"  # + 0.0: a negative zero is written 0, not -0
 
 
 def _nested(arr: NDArray[Any]) -> str:
@@ -381,6 +424,8 @@ def _array_text(arr: NDArray[Any]) -> str:
         return text if arr.ndim <= 1 else f"{text}, shape {arr.shape}"
     if arr.dtype.kind not in "fciu":
         return f"array of {arr.dtype}, shape {arr.shape}"
+    if arr.size == 0:
+        return f"empty, shape {arr.shape}"
     nan = int(np.count_nonzero(np.isnan(arr))) if arr.dtype.kind in "fc" else 0
     note = f" ({nan} NaN: {_NOT_DETERMINED})" if nan else ""
     if arr.size <= _SHOWN_ELEMENTS:
@@ -452,12 +497,14 @@ def _attribute(result: Result, name: str) -> Any:
         return None
 
 
-def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[str, list[str]]:
-    """The uncertainty of field `name` and the companions it comes from.
+def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[Any, str, list[str]]:
+    """The standard deviation of field `name`, its unit, and the companions it comes from.
 
     Looked up in order: a ``<name>_std`` or ``<name>_std_deg`` field or property of the value's
     shape; a ``<name>_cov`` of shape (..., k, k) for a value (..., k), or of the value's shape
-    (a variance); the diagonal of ``covariance`` where `name` is one of ``column_names``.
+    (a variance); the diagonal of ``covariance`` where `name` is one of ``column_names``, or the
+    entry of ``parameters_std`` where it is one of ``parameter_names``. The standard deviation
+    is None where none is found.
     """
     unit = units.get(name, "")
     shape = np.shape(_attribute(result, name))
@@ -465,7 +512,7 @@ def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[str
         std = _attribute(result, name + suffix)
         if std is not None and np.shape(std) == shape:
             used = [name + suffix] + ([name + "_cov"] if hasattr(result, name + "_cov") else [])
-            return _uncertainty_text(std, units.get(name + suffix, default)), used
+            return std, units.get(name + suffix, default), used
     cov = _attribute(result, name + "_cov")
     if isinstance(cov, np.ndarray) and cov.dtype.kind == "f":
         if len(shape) >= 1 and cov.shape == shape + shape[-1:]:
@@ -473,8 +520,8 @@ def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[str
         elif cov.shape == shape:
             std = np.sqrt(np.abs(cov))
         else:
-            return "", []
-        return _uncertainty_text(std, unit), [name + "_cov"]
+            return None, "", []
+        return std, unit, [name + "_cov"]
     columns = _attribute(result, "column_names")
     cov = _attribute(result, "covariance")
     if (
@@ -485,8 +532,37 @@ def _companion(result: Result, name: str, units: Mapping[str, str]) -> tuple[str
         and cov.shape[:-2] == shape
     ):
         k = columns.index(name)
-        return _uncertainty_text(np.sqrt(np.abs(cov[..., k, k])), unit), []
-    return "", []
+        return np.sqrt(np.abs(cov[..., k, k])), unit, []
+    names = _attribute(result, "parameter_names")
+    stds = _attribute(result, "parameters_std")
+    if (
+        isinstance(names, tuple)
+        and name in names
+        and isinstance(stds, np.ndarray)
+        and stds.shape[-1:] == (len(names),)
+        and stds.shape[:-1] == shape
+    ):
+        return stds[..., names.index(name)], unit, []
+    return None, "", []
+
+
+def _row(
+    name: str, value: Any, units: Mapping[str, str], spread: tuple[Any, str]
+) -> tuple[str, str, str, str]:
+    """The table row of field `name`: value and uncertainty each in the unit the display rule
+    (:func:`display_unit`) gives its declared unit, so an angle and its σ are in degrees."""
+    unit, factor = display_unit(units.get(name, ""))
+    if isinstance(value, tuple | list) and value and factor != 1.0 and all(
+        isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in value
+    ):
+        value = np.asarray(value, dtype=np.float64)
+    std, std_unit = spread
+    if std is None:
+        uncertainty = ""
+    else:
+        std_unit, std_factor = display_unit(std_unit)
+        uncertainty = _uncertainty_text(_scaled(np.asarray(std), std_factor), std_unit)
+    return name, _value_text(_scaled(value, factor)), unit, uncertainty
 
 
 def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
@@ -557,11 +633,11 @@ def _table(result: Result) -> tuple[str, list[tuple[str, str, str, str]], list[t
         rows.extend(_up_rows(result))
         used |= {"up", "up_information", "up_cov", "up_std_deg"}
     shown = names + [n for n in units if n not in names]
-    companions: dict[str, tuple[str, list[str]]] = {}
+    companions: dict[str, tuple[Any, str, list[str]]] = {}
     for name in shown:
         if name not in used and name not in companions:
             companions[name] = _companion(result, name, units)
-            used.update(companions[name][1])
+            used.update(companions[name][2])
     for name in shown:
         if name in used:
             continue
@@ -569,7 +645,8 @@ def _table(result: Result) -> tuple[str, list[tuple[str, str, str, str]], list[t
         if _is_flag(value, batch):
             flags.append((name, _value_text(value)))
             continue
-        rows.append((name, _value_text(value), units.get(name, ""), companions[name][0]))
+        std, std_unit, _ = companions[name]
+        rows.append(_row(name, value, units, (std, std_unit)))
     title = cls.__name__ + (f" — batch of shape {batch}" if batch else "")
     return title, rows, flags
 

@@ -4,7 +4,7 @@
 the :class:`~gravdir.kinematics.SerialChain` every estimator takes, for users who already hold a
 pinocchio model; :func:`gravdir.urdf.chain_from_urdf` does the same from URDF text without it.
 
-pinocchio is optional: ``pip install 'gravdir[pinocchio]'`` installs it. Its package on PyPI is
+pinocchio is optional: ``pip install -e '.[pinocchio]'`` installs it. Its package on PyPI is
 ``pin``; the PyPI package named ``pinocchio`` is an unrelated plugin of the nose test runner. It
 is imported when :func:`chain_from_pinocchio` is called, never when gravdir is imported.
 
@@ -50,7 +50,7 @@ _REVOLUTE = (
 )
 # Largest coordinate accepted, in the model's length unit (as in gravdir.kinematics).
 _MAX_LENGTH = 1e100
-_INSTALL = "pip install 'gravdir[pinocchio]'"
+_INSTALL = "pip install -e '.[pinocchio]'"
 
 
 def _pinocchio() -> Any:
@@ -122,7 +122,7 @@ def chain_from_pinocchio(
 ) -> SerialChain:
     """The serial chain from `base_frame` to `tip_frame` of a pinocchio model.
 
-    Needs pinocchio (``pip install 'gravdir[pinocchio]'``; the PyPI package is ``pin``).
+    Needs pinocchio (``pip install -e '.[pinocchio]'``; the PyPI package is ``pin``).
 
     Parameters
     ----------

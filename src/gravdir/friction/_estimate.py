@@ -6,7 +6,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,6 +21,7 @@ from gravdir._checks import (
 )
 from gravdir._imports import IMPORT_LOCK
 from gravdir._results import Result, warn_not_converged
+from gravdir._scalars import float_if_scalar
 from gravdir.errors import GravdirWarning, InsufficientDataError
 from gravdir.friction._columns import (
     MODEL_NAMES,
@@ -152,10 +153,11 @@ class FrictionFit(Result):
         *,
         acceleration: ArrayLike | None = None,
         load: ArrayLike | None = None,
-    ) -> NDArray[np.float64]:
+    ) -> Any:
         """Torque of the fitted model (friction plus inertia), shape of `velocity`.
 
-        Gravity torque is not included: `load` only feeds a load-dependent friction term.
+        Gravity torque is not included: `load` only feeds a load-dependent friction term. A
+        Python ``float`` for one velocity given as a number; an array otherwise.
 
         Raises
         ------
@@ -175,7 +177,7 @@ class FrictionFit(Result):
             check_same_shape(velocity=v, acceleration=a)
             inertia = self.inertia
             out = finite_torque(lambda: out + inertia * a, "`velocity` and `acceleration`")
-        return out
+        return float_if_scalar(velocity, out)
 
     def __repr__(self) -> str:
         terms = ", ".join(

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_positive, check_same_shape
 from gravdir._results import Result
+from gravdir._scalars import float_if_scalar
 from gravdir.friction._inputs import check_real, ignore_underflow
 
 __all__ = [
@@ -139,10 +140,11 @@ class CoulombViscousFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(
-        self, velocity: ArrayLike, *, load: ArrayLike | None = None
-    ) -> NDArray[np.float64]:
+    def evaluate(self, velocity: ArrayLike, *, load: ArrayLike | None = None) -> Any:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
+
+        A Python ``float`` for one velocity given as a number; an array of the shape of
+        `velocity` otherwise.
 
         ``sgn(0) = 0``: at rest the curve gives the offset only (stiction is not modelled).
 
@@ -153,7 +155,8 @@ class CoulombViscousFriction(_FrictionCurve):
         """
         v = check_array(velocity, "velocity")
         _check_load(load)
-        return finite_torque(lambda: self.offset + self.coulomb * np.sign(v) + self.viscous * v)
+        out = finite_torque(lambda: self.offset + self.coulomb * np.sign(v) + self.viscous * v)
+        return float_if_scalar(velocity, out)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -210,10 +213,11 @@ class StribeckFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(
-        self, velocity: ArrayLike, *, load: ArrayLike | None = None
-    ) -> NDArray[np.float64]:
+    def evaluate(self, velocity: ArrayLike, *, load: ArrayLike | None = None) -> Any:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
+
+        A Python ``float`` for one velocity given as a number; an array of the shape of
+        `velocity` otherwise.
 
         Raises
         ------
@@ -229,7 +233,7 @@ class StribeckFriction(_FrictionCurve):
             out: NDArray[np.float64] = self.offset + level * np.sign(v) + self.viscous * v
             return out
 
-        return finite_torque(torque)
+        return float_if_scalar(velocity, finite_torque(torque))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -299,10 +303,11 @@ class AsymmetricStribeckFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(
-        self, velocity: ArrayLike, *, load: ArrayLike | None = None
-    ) -> NDArray[np.float64]:
+    def evaluate(self, velocity: ArrayLike, *, load: ArrayLike | None = None) -> Any:
         """Friction torque at `velocity` (shape ``(...)``); `load` is accepted and not used.
+
+        A Python ``float`` for one velocity given as a number; an array of the shape of
+        `velocity` otherwise.
 
         Raises
         ------
@@ -323,7 +328,7 @@ class AsymmetricStribeckFriction(_FrictionCurve):
             ) + np.where(v < 0, -neg + self.viscous_negative * v, 0.0)
             return out
 
-        return finite_torque(torque)
+        return float_if_scalar(velocity, finite_torque(torque))
 
 
 BaseFrictionModel: TypeAlias = (
@@ -380,10 +385,11 @@ class LoadDependentFriction(_FrictionCurve):
         super().__post_init__()
 
     @ignore_underflow
-    def evaluate(
-        self, velocity: ArrayLike, *, load: ArrayLike | None = None
-    ) -> NDArray[np.float64]:
+    def evaluate(self, velocity: ArrayLike, *, load: ArrayLike | None = None) -> Any:
         """Friction torque at `velocity` under gravity torque `load` (sign ignored), broadcast.
+
+        A Python ``float`` for one velocity and one load given as numbers; an array of the
+        broadcast shape otherwise.
 
         Raises
         ------
@@ -399,9 +405,10 @@ class LoadDependentFriction(_FrictionCurve):
         g = check_array(load, "load")
         check_same_shape(velocity=v, load=g)
         base = self.base.evaluate(v)
-        return finite_torque(
+        out = finite_torque(
             lambda: base + self.load_coefficient * np.abs(g) * np.sign(v), "`velocity` and `load`"
         )
+        return float_if_scalar(velocity, out)
 
 
 FrictionModel: TypeAlias = (

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_count, check_positive
 from gravdir._results import Result
+from gravdir._scalars import float_if_scalar
 from gravdir.kinematic_error._common import (
     MAX_MOTOR_ANGLE,
     MAX_ORDER,
@@ -231,7 +233,7 @@ class KinematicErrorModel(Result):
         """Complex phasors :math:`c_k = a_k - i b_k`, shape (k,)."""
         return self.coefficients[:, 0] - 1j * self.coefficients[:, 1]
 
-    def correction(self, motor_angle: ArrayLike) -> NDArray[np.float64]:
+    def correction(self, motor_angle: ArrayLike) -> Any:
         """Correction :math:`u(\\theta)` in radians of motor angle, same shape as `motor_angle`.
 
         Parameters
@@ -241,8 +243,10 @@ class KinematicErrorModel(Result):
 
         Returns
         -------
-        ndarray of float64
-            :math:`u(\\theta)`, the shape of `motor_angle` (a 0-d array for one angle).
+        float or ndarray of float64
+            :math:`u(\\theta)`: a Python ``float`` for one angle given as a number (``float``,
+            ``int`` or a NumPy scalar), an array of the shape of `motor_angle` otherwise (a 0-d
+            array for a 0-d array).
 
         Raises
         ------
@@ -263,24 +267,27 @@ class KinematicErrorModel(Result):
         --------
         >>> m = KinematicErrorModel([1.0, 2.0], [[0.01, 0.0], [0.0, 0.002]])
         >>> u = m.correction(0.5)
-        >>> u.shape, bool(abs(u - m.correction([0.5])[0]) < 1e-15)
-        ((), True)
+        >>> type(u).__name__, bool(abs(u - m.correction([0.5])[0]) < 1e-15)
+        ('float', True)
+        >>> m.correction([0.0, 0.5]).shape, m.correction(np.array(0.5)).shape
+        ((2,), ())
         """
         if type(motor_angle) in _SCALAR_TYPES:
             theta = motor_angle
             # False for NaN and beyond ±1e9 rad (a huge int is compared exactly, not converted):
             # those take the array path, which raises.
             if -MAX_MOTOR_ANGLE <= theta <= MAX_MOTOR_ANGLE:  # type: ignore[operator]
-                return np.array(self._scalar_correction(float(theta)))  # type: ignore[arg-type]
+                return self._scalar_correction(float(theta))  # type: ignore[arg-type]
         return self.derivative(motor_angle, 0)
 
-    def derivative(self, motor_angle: ArrayLike, n: int = 1) -> NDArray[np.float64]:
+    def derivative(self, motor_angle: ArrayLike, n: int = 1) -> Any:
         """The `n`-th derivative :math:`d^n u / d\\theta^n` (``n = 0`` is the correction itself).
 
         A velocity command is corrected by :math:`\\dot u = u'(\\theta)\\,\\dot\\theta`, an
         acceleration command by :math:`u''\\dot\\theta^2 + u'\\ddot\\theta`. `motor_angle` must
         lie within ±1e9 rad and `n` from 0 to 64; a derivative too large for float64 raises
-        ``ValueError``.
+        ``ValueError``. As for :meth:`correction`, one angle given as a number gives a Python
+        ``float``, an array gives an array of its shape.
         """
         k = check_count(n, "n", minimum=0, maximum=MAX_DERIVATIVE)
         theta = _check_motor_angle(motor_angle)
@@ -293,7 +300,7 @@ class KinematicErrorModel(Result):
             _require_finite(
                 part, f"Expected `n` = {k} to give a derivative float64 can hold, got overflow."
             )
-        return out
+        return float_if_scalar(motor_angle, out)
 
     def __repr__(self) -> str:
         amp = np.degrees(np.hypot(self.coefficients[:, 0], self.coefficients[:, 1]))

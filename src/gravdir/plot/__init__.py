@@ -1,6 +1,6 @@
 """Optional matplotlib views of gravdir results.
 
-Install the ``plot`` extra (``pip install 'gravdir[plot]'``). matplotlib is imported only when a
+Install the ``plot`` extra (``pip install -e '.[plot]'``). matplotlib is imported only when a
 function here is called, so neither ``import gravdir`` nor ``import gravdir.plot`` needs it; a
 call without it raises an ImportError that names the extra.
 

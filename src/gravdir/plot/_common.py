@@ -35,7 +35,7 @@ def pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ImportError(
-            "gravdir.plot needs matplotlib, which is not installed: pip install 'gravdir[plot]'"
+            "gravdir.plot needs matplotlib, which is not installed: pip install -e '.[plot]'"
         ) from exc
     return plt
 

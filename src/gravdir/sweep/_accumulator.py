@@ -363,6 +363,24 @@ class SweepAccumulator:
             disagree with each other or with the batch shape, `acceleration` given or missing
             against `inertia`). The chunk is then left out whole. Too little data is never an
             error here: see :attr:`ready`.
+
+        Notes
+        -----
+        Memory: the accumulator's state has a fixed size, allocated by the first call and never
+        again: a buffer of 512 samples per sweep for each input (3 arrays, 4 with
+        `acceleration`), the :math:`(p+1)\\times(p+1)` triangular factor of the design matrix
+        augmented with the torque (:math:`p` coefficients) and a few numbers per sweep. It
+        does not grow with the number of samples, and no sample is kept beyond the buffer.
+
+        A call copies its samples into the buffer. While it runs it allocates temporaries of
+        the size of its chunk: a float64 copy of each input that is not already a float64 array
+        of at least one dimension (a Python float becomes a 1-element array) and the magnitudes
+        of `torque` and `velocity` (and `acceleration`) for the finiteness check. Each time the
+        buffer fills (every 512 samples per sweep) the call folds it into the factor, which
+        allocates a :math:`(p+1+512)\\times(p+1)` block per sweep and temporaries of the
+        buffer's size for its QR factorisation. Every temporary is freed when the call returns:
+        :math:`O(m + 512\\,p)` memory per sweep during a call of :math:`m` samples, none held
+        after it.
         """
         if (acceleration is None) == self._inertia:
             need = "requires" if self._inertia else "takes no"

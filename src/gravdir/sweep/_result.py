@@ -155,12 +155,6 @@ class SweepZeros(Result):
     std: NDArray[np.float64]
 
     def __repr__(self) -> str:
-        if np.ndim(self.unstable) == 0:
-            std = _degrees(self.std, ".2g")
-            return (
-                f"SweepZeros(unstable={_degrees(self.unstable, '.4f')} ± {std}, "
-                f"stable={_degrees(self.stable, '.4f')} ± {std})"
-            )
         return (
             f"SweepZeros(unstable={_degrees(self.unstable, '.4f')}, "
             f"stable={_degrees(self.stable, '.4f')}, std={_degrees(self.std, '.2g')})"
@@ -360,6 +354,39 @@ class SweepFit(Fingerprinted):
         return out
 
     @property
+    def load_coefficient_std(self) -> NDArray[np.float64]:
+        """Standard deviation of ``load_coefficient``, shape (...); zero where none was fitted.
+
+        For ``load_friction="abs"`` the variance of its ``"load_abs"`` column (infinite where
+        the coefficient was held at zero for want of a gravity sinusoid). For
+        ``load_friction="signed"``, where :math:`\\mu = s\\,(d a + e b)/A^2` with
+        :math:`s = \\pm 1`, the first-order propagation of the covariance of
+        :math:`(a, b, d, e)` (the sign drops out of the variance). Zero, like
+        ``load_coefficient`` itself, where the fit had no load column.
+        """
+        names = self.column_names
+        if "load_abs" in names:
+            k = names.index("load_abs")
+            out: NDArray[np.float64] = np.sqrt(self.covariance[..., k, k])
+            return out
+        if "load_sin" not in names:
+            return np.zeros_like(self.amplitude)
+        index = [1, 2, names.index("load_sin"), names.index("load_cos")]
+        beta = self.coefficients[..., index]
+        cov = self.covariance[..., index, :][..., index]
+        a, b, d, e = (beta[..., i] for i in range(4))
+        amp2 = a * a + b * b
+        safe = np.where(amp2 > 0, amp2, 1.0)
+        dot = (d * a + e * b) / safe
+        jac = np.stack(
+            [(d - 2.0 * a * dot) / safe, (e - 2.0 * b * dot) / safe, a / safe, b / safe], -1
+        )
+        with np.errstate(over="ignore", invalid="ignore"):
+            var = np.einsum("...i,...ij,...j->...", jac, cov, jac)
+        std: NDArray[np.float64] = np.where(amp2 > 0, np.sqrt(np.maximum(var, 0.0)), np.inf)
+        return std
+
+    @property
     def phase_std(self) -> NDArray[np.float64]:
         """Standard deviation of ``phase`` in radians, shape (...); infinite where A = 0."""
         return np.sqrt(self.amplitude_phase_covariance[..., 1, 1])
@@ -433,11 +460,11 @@ class SweepFit(Fingerprinted):
         load = ""
         if "inertia" in self.column_names:
             load = f"inertia={float(self.inertia):.4g} ± {float(self.inertia_std):.2g} kg·m², "
-        if "load_abs" in self.column_names:
-            std = float(np.sqrt(self.covariance[-1, -1]))
-            load += f"load_coefficient={float(self.load_coefficient):.4g} ± {std:.2g}, "
-        elif "load_sin" in self.column_names:
-            load += f"load_coefficient={float(self.load_coefficient):.4g}, "
+        if "load_abs" in self.column_names or "load_sin" in self.column_names:
+            load += (
+                f"load_coefficient={float(self.load_coefficient):.4g} "
+                f"± {float(self.load_coefficient_std):.2g}, "
+            )
         stalled = "" if self.converged else f", converged=False after {int(self.n_iter)} steps"
         return (
             f"SweepFit(amplitude={float(self.amplitude):.6g} ± {float(self.amplitude_std):.2g}, "

@@ -70,7 +70,7 @@ class ModelError(Result):
     def __repr__(self) -> str:
         return (
             f"ModelError(n_joints={self.quadratic.size}, harmonics={self.sine.shape[1]}, "
-            f"quadratic={np.round(self.quadratic, 4)} N·m/(rad/s)²)"
+            f"quadratic={np.round(self.quadratic, 4)} N·m·s²/rad²)"
         )
 
     def torque(self, q: ArrayLike, velocity: ArrayLike) -> NDArray[np.float64]:

@@ -99,7 +99,7 @@ class FourierTrajectory(Result):
         n_samples, n = self.q.shape
         return (
             f"FourierTrajectory(n_joints={n}, n_samples={n_samples}, "
-            f"duration={float(self.time[-1] - self.time[0]):.6g} s, "
+            f"time_span={float(self.time[-1] - self.time[0]):.6g} s, "
             f"base_frequency={self.base_frequency:.6g} Hz, harmonics={self.sine.shape[1]})"
         )
 
@@ -380,8 +380,8 @@ class MotionLog(Result):
         return (
             f"MotionLog(n_joints={n}, n_samples={n_samples}, gains={np.round(self.gains, 4)}, "
             f"noise_std={np.round(self.noise_std, 6)} N·m, "
-            f"encoder_noise_std={self.encoder_noise_std:.3g} rad, "
-            f"corrupted_rows={self.corrupted_rows.size})"
+            f"encoder_noise_std={np.degrees(self.encoder_noise_std):.3g}°, "
+            f"n_corrupted_rows={self.corrupted_rows.size})"
         )
 
 

@@ -24,7 +24,7 @@ try:
     import hypothesis  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "gravdir.testing needs hypothesis: install the extra with `pip install gravdir[testing]`."
+        "gravdir.testing needs hypothesis: install the extra with `pip install -e '.[testing]'`."
     ) from exc
 
 from gravdir.testing._assertions import (

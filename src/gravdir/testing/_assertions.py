@@ -34,6 +34,7 @@ def _quiet(func: _F) -> _F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # a failed check points at the caller's line, as `assert` does
         with np.errstate(all="ignore"):
             return func(*args, **kwargs)
 
@@ -237,6 +238,7 @@ def assert_within_uncertainty(
     ...     print(str(err).split(";")[0])
     `value` = 1.05 lies 5 standard deviations from the truth 1
     """
+    __tracebackhide__ = True  # pytest shows the caller's frame, not gravdir's
     v, s, t = _floats(value, "value"), _floats(std, "std"), _floats(truth, "truth")
     if (s < 0).any():
         raise ValueError(f"Expected `std` non-negative and not NaN, got {s}.")
@@ -320,6 +322,7 @@ def assert_up_consistent(
     ...     print(str(err).split(";")[0])
     `up` lies 10 standard deviations (Mahalanobis) from the truth
     """
+    __tracebackhide__ = True  # pytest shows the caller's frame, not gravdir's
     if not hasattr(result, "up"):
         raise ValueError(f"Expected `result` to have `up`, got a {type(result).__name__}.")
     up = _unit(result.up, "result.up")
@@ -389,6 +392,7 @@ def assert_covariance_honest(errors: ArrayLike, covariances: ArrayLike, *, p: fl
     ...     print(str(err).split(":")[0])
     The `covariances` are too small (over-confident)
     """
+    __tracebackhide__ = True  # pytest shows the caller's frame, not gravdir's
     e = check_array(errors, "errors")
     c = check_array(covariances, "covariances")
     if e.ndim != 2 or c.shape != (*e.shape, e.shape[1]) or e.shape[0] < 1:
@@ -469,6 +473,7 @@ def assert_up_covariance_honest(
     ...     print(str(err)[:38])
     The `covariances` are too small (over-
     """
+    __tracebackhide__ = True  # pytest shows the caller's frame, not gravdir's
     items = list(results)
     if not items:
         raise ValueError("Expected `results` to hold at least one estimate, got none.")
@@ -547,6 +552,7 @@ def assert_tilt_azimuth_consistent(
     ...     print(str(err)[:9])
     `azimuth`
     """
+    __tracebackhide__ = True  # pytest shows the caller's frame, not gravdir's
     tilt, azimuth = check_scalar(tilt, "tilt"), check_scalar(azimuth, "azimuth")
     u = _unit(true_up, "true_up")
     c = _floats(up_cov, "up_cov")
