@@ -76,8 +76,9 @@ CASE_MODULES = [
 CALL_SECONDS = 10
 WALL_SECONDS = 60
 LONG = os.environ.get("GRAVDIR_FUZZ", "") == "long"
-# Field names where an infinity is an honest "unknown": uncertainties, bounds and conditions.
-INFINITE_OK = re.compile(r"std|cov|var|condition|bound|chi2|spread|snr|margin|error|candidates")
+# Field names where an infinity is an honest "unknown" or "known exactly": uncertainties, bounds,
+# conditions and degrees of freedom (inf: a covariance known, not estimated).
+INFINITE_OK = re.compile(r"std|cov|var|condition|bound|chi2|spread|snr|margin|error|candidates|dof")
 
 
 def _load_cases() -> tuple[dict[str, Callable[[], tuple[tuple, dict]]], dict[str, str]]:

@@ -234,13 +234,13 @@ def test_importing_gravdir_does_not_import_pinocchio():
 
 def test_chain_from_pinocchio_says_how_to_install_pinocchio(monkeypatch):
     monkeypatch.setitem(sys.modules, "pinocchio", None)  # makes `import pinocchio` fail
-    with pytest.raises(ImportError, match=r"pip install 'gravdir\[pinocchio\]'.*`pin`"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[pinocchio\]'.*`pin`"):
         gravdir.chain_from_pinocchio(object())
 
 
 def test_chain_from_pinocchio_detects_the_unrelated_pinocchio_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "pinocchio", types.ModuleType("pinocchio"))
-    with pytest.raises(ImportError, match=r"not the robotics library.*gravdir\[pinocchio\]"):
+    with pytest.raises(ImportError, match=r"not the robotics library.*-e '\.\[pinocchio\]'"):
         gravdir.chain_from_pinocchio(object())
 
 
