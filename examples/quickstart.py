@@ -127,9 +127,9 @@ estimate  # noqa: B018 (a notebook shows a cell's last expression)
 # Only a simulation knows the true `up`. An honest σ is right on average, not an upper bound on
 # every draw: for a 2-D direction the squared error in units of the covariance,
 # $e^\top C^{+} e$ with $C$ = `up_cov`, is chi-square with two degrees of freedom (mean 2), and
-# since `up_std_deg` is the root-mean-square error, the squared ratio of the error to it averages
-# 1. On 30 other seeds (0–29) of this script the two means were 1.97 and 0.99, and one draw in 30
-# erred by more than twice `up_std_deg`: a single draw of 2σ or more is rare, not a fault.
+# since `up_std_deg` is the root-mean-square error, the squared ratio of the error to it has
+# mean 1. On 30 other seeds (0–29) of this script the two means were 1.97 and 0.99, and one draw
+# in 30 erred by more than twice `up_std_deg`: a single draw of 2σ or more is rare, not a fault.
 
 # %%
 from scipy.stats import chi2
