@@ -43,7 +43,12 @@ from gravdir import (
     joint_acceleration,
     track_up,
 )
-from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, random_model_error
+from gravdir.synthetic import (
+    UR5E_LIKE_URDF,
+    arm_from_urdf,
+    random_model_error,
+    up_from_base_tilt,
+)
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 
 warnings.simplefilter("ignore", GravdirWarning)
@@ -64,19 +69,25 @@ def angle(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b)))
 
 
-def world(k: int, phenomena: bool) -> list[dict]:
-    """K logs of one robot: the trajectory, its log and the q̈ a user derives from it."""
-    robot = np.random.default_rng(7)
-    tilt, azimuth = np.radians(3.0), 0.7
-    up = np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)])
+def robot() -> tuple:
+    """The robot of this world (seeded): `up` of its base (tilted 3°), the arm on it, its
+    joints' gain, offset, Coulomb and viscous errors and its unmodelled torque."""
+    rng = np.random.default_rng(7)
+    up = up_from_base_tilt(np.radians(3.0), 0.7)
     arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up)
     sensor = {
-        "gains": robot.uniform(0.9, 1.1, 6),
-        "offsets": robot.uniform(-1.0, 1.0, 6),
-        "coulomb": robot.uniform(1.0, 5.0, 6),
-        "viscous": robot.uniform(0.5, 3.0, 6),
+        "gains": rng.uniform(0.9, 1.1, 6),
+        "offsets": rng.uniform(-1.0, 1.0, 6),
+        "coulomb": rng.uniform(1.0, 5.0, 6),
+        "viscous": rng.uniform(0.5, 3.0, 6),
     }
-    error = random_model_error(6, rng=robot, quadratic=QUADRATIC, harmonic_std=HARMONIC)
+    error = random_model_error(6, rng=rng, quadratic=QUADRATIC, harmonic_std=HARMONIC)
+    return up, arm, sensor, error
+
+
+def world(k: int, phenomena: bool) -> list[dict]:
+    """K logs of one robot: the trajectory, its log and the q̈ a user derives from it."""
+    up, arm, sensor, error = robot()
     logs = []
     for i in range(k):
         rng = np.random.default_rng(100 + i)

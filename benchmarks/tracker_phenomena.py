@@ -24,44 +24,22 @@ import warnings
 import numpy as np
 from real_phenomena import (
     CHAIN,
-    HARMONIC,
     HOME,
     OFFSETS,
     PHENOMENA_TRAJECTORY,
-    QUADRATIC,
     RATE,
     WHITE,
+    robot,
 )
 
 from gravdir import GravdirWarning, estimate_up_from_motion, track_up
-from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, random_model_error
+from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 
 warnings.simplefilter("ignore", GravdirWarning)
 PIECE = 600.0  # s of one trajectory
 FORMER = {"window": 2.0, "covariance": "white", "drift": True, "model_error_std": 0.0,
           "significance": 1e-6, "reference_windows": 5}  # fmt: skip
-
-
-def up_of(tilt: float, azimuth: float) -> np.ndarray:
-    return np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)])
-
-
-TILT, AZIMUTH = np.radians(3.0), 0.7
-
-
-def robot() -> tuple:
-    """The arm on its base, its joint errors and its unmodelled torque (seeded)."""
-    rng = np.random.default_rng(7)
-    arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up_of(TILT, AZIMUTH))
-    sensor = {
-        "gains": rng.uniform(0.9, 1.1, 6),
-        "offsets": rng.uniform(-1.0, 1.0, 6),
-        "coulomb": rng.uniform(1.0, 5.0, 6),
-        "viscous": rng.uniform(0.5, 3.0, 6),
-    }
-    error = random_model_error(6, rng=rng, quadratic=QUADRATIC, harmonic_std=HARMONIC)
-    return arm, sensor, error
 
 
 def log_of(arm, sensor, error, duration: float, rng: np.random.Generator, step=None, **trajectory):
@@ -79,7 +57,7 @@ def log_of(arm, sensor, error, duration: float, rng: np.random.Generator, step=N
 
 
 def main(hours: float) -> None:
-    arm, sensor, error = robot()
+    up, arm, sensor, error = robot()
     first = log_of(arm, sensor, error, 30.0, np.random.default_rng(100))
     fit = estimate_up_from_motion(
         CHAIN, first.time, q=first.q, velocity=first.velocity, torque=first.torque,
@@ -102,9 +80,9 @@ def main(hours: float) -> None:
     latencies: list[str] = []
     for _ in range(6):
         azimuth = rng.uniform(-np.pi, np.pi)
-        v = np.cross(up_of(TILT, AZIMUTH), [np.cos(azimuth), np.sin(azimuth), 0.0])
+        v = np.cross(up, [np.cos(azimuth), np.sin(azimuth), 0.0])
         v /= np.linalg.norm(v)  # a unit tangent of `up` in a random direction
-        turned = up_of(TILT, AZIMUTH) * np.cos(np.radians(1.0)) + v * np.sin(np.radians(1.0))
+        turned = up * np.cos(np.radians(1.0)) + v * np.sin(np.radians(1.0))
         other = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=turned)
         t_step = rng.uniform(250.0, 350.0)
         log = log_of(arm, sensor, error, PIECE, rng, step=(t_step, other),
