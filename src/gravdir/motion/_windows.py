@@ -99,7 +99,7 @@ def solve_windows(
         std = np.sqrt(sq / np.maximum(count, 1.0))
         e = tangent_basis(u)
         info2 = e @ hess[k] @ e.T
-        white = 0.5 * (e.T @ info2 @ e + (e.T @ info2 @ e).T)
+        white = _lift(info2, e)
         if bandwidth is not None:
             info2, dof = _sandwich_information(
                 s, fitted, w, e, info2, nuisance_parts[k], bandwidth
@@ -112,11 +112,16 @@ def solve_windows(
             and vals[1] > 0
             and float(np.sum(1.0 / vals)) <= max_std**2
         )
-        info3 = e.T @ info2 @ e
         rate = (change - (change @ u) * u) / (0.5 * (bounds[k][1] - bounds[k][0]))
-        info3 = 0.5 * (info3 + info3.T)
+        info3 = _lift(info2, e)
         out.append(Window(u, info3, std, int(count.sum()), determined, rate, dof, white))
     return out
+
+
+def _lift(info2: NDArray[np.float64], e: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A tangent information (2, 2) in basis `e` (2, 3) as the symmetric (3, 3) one."""
+    info3 = e.T @ info2 @ e
+    return np.asarray(0.5 * (info3 + info3.T), dtype=np.float64)
 
 
 def _sandwich_information(
