@@ -25,12 +25,13 @@ from _newton_euler import unit as _unit
 
 from gravdir import chain_from_urdf
 from gravdir.dynamics import (
+    _rest_regressors,
     base_parameters,
     inertial_parameters,
     inverse_dynamics_regressor,
     joint_regressor,
 )
-from gravdir.kinematics import SerialChain
+from gravdir.kinematics import SerialChain, link_frames
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
 from gravdir.urdf import inertials_from_urdf
 
@@ -78,6 +79,37 @@ def test_regressor_matches_independent_newton_euler(kind: str, seed: int) -> Non
     scale = np.max(np.abs(want))
     assert scale > 1.0  # the case is not trivially zero
     assert np.max(np.abs(got - want)) <= TOL * scale
+
+
+@pytest.mark.parametrize("kind", ["dh", "poe"])
+@pytest.mark.parametrize("seed", range(4))
+def test_rest_regressors_give_the_holding_torque_of_every_base_acceleration(
+    kind: str, seed: int
+) -> None:
+    """The motion estimator's regressors at rest (`_rest_regressors`, the design's gravity
+    blocks) against the plain-loop Newton-Euler reference at rest, one base axis at a time, and
+    against the general regressor with zero velocity and acceleration."""
+    rng = np.random.default_rng([seed, kind == "dh", 7])
+    n = int(rng.integers(1, 8))
+    chain = _random_chain(rng, n, kind)
+    mass, com, inertia = _random_bodies(rng, n)
+    pi = inertial_parameters(mass, com, inertia)
+    q = rng.uniform(-np.pi, np.pi, (4, n))
+    rest = _rest_regressors(link_frames(chain, q))
+    assert rest.shape == (3, 4, n, 10 * n)
+    zero = np.zeros(n)
+    for k in range(3):
+        want = np.array(
+            [
+                _reference_torque(chain, q[s], zero, zero, mass, com, inertia, np.eye(3)[k])
+                for s in range(4)
+            ]
+        )
+        np.testing.assert_allclose(rest[k] @ pi, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    general = inverse_dynamics_regressor(
+        chain, q, 0 * q, 0 * q, base_acceleration=np.eye(3)[:, None]
+    )
+    np.testing.assert_allclose(rest, general, rtol=0, atol=1e-13 * np.abs(general).max())
 
 
 def test_batched_reference_equals_the_per_sample_one() -> None:

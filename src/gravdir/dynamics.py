@@ -29,7 +29,7 @@ from gravdir._checks import (
 )
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._results import Result
-from gravdir.kinematics import SerialChain, link_frames
+from gravdir.kinematics import ChainFrames, SerialChain, link_frames
 
 __all__ = [
     "BaseParameters",
@@ -41,7 +41,6 @@ __all__ = [
 
 N_LINK_PARAMETERS = 10
 N_JOINT_PARAMETERS = 4
-
 
 
 def _skew(w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -197,14 +196,27 @@ def inverse_dynamics_regressor(
     qq = np.broadcast_to(qq, batch + (n,))
     qd = np.broadcast_to(qd, batch + (n,))
     qdd = np.broadcast_to(qdd, batch + (n,))
-    frames = link_frames(chain, qq)
+    y = _regressor_of_frames(link_frames(chain, qq), qd, qdd, np.broadcast_to(a0, batch + (3,)))
+    return _refuse_overflow(y, "`q`, `velocity`, `acceleration` and the base acceleration")
+
+
+def _regressor_of_frames(
+    frames: ChainFrames,
+    qd: NDArray[np.float64],
+    qdd: NDArray[np.float64],
+    base_acceleration: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """:func:`inverse_dynamics_regressor` from the chain's link frames at the samples, with the
+    velocities, accelerations and base accelerations checked and broadcast by the caller
+    (batch + (n,) twice, batch + (3,)); no check of its own."""
     rot, org = frames.rotations, frames.origins
     z, p = frames.joint_axes, frames.joint_points
+    n, batch = rot.shape[-3], rot.shape[:-3]
     y = np.zeros(batch + (n, N_LINK_PARAMETERS * n))
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         w = np.zeros(batch + (3,))
         wd = np.zeros(batch + (3,))
-        acc = np.broadcast_to(a0, batch + (3,))
+        acc = base_acceleration
         o_prev = p[..., 0, :]
         for i in range(n):
             d = p[..., i, :] - o_prev
@@ -233,7 +245,39 @@ def inverse_dynamics_regressor(
             lever = np.cross(z[..., : i + 1, :], org[..., i, None, :] - p[..., : i + 1, :])
             block = z[..., : i + 1, :] @ yn + lever @ yf
             y[..., : i + 1, N_LINK_PARAMETERS * i : N_LINK_PARAMETERS * (i + 1)] = block
-    return _refuse_overflow(y, "`q`, `velocity`, `acceleration` and the base acceleration")
+    return y
+
+
+def _rest_regressors(frames: ChainFrames) -> NDArray[np.float64]:
+    """The regressors of the chain at rest under a unit base acceleration along each base axis:
+    ``out[k]`` is :func:`inverse_dynamics_regressor` at the link `frames` (batch ``...``) with
+    zero velocity and acceleration and base acceleration ``e_k``; shape (3, ..., n, 10 n).
+
+    At rest the recursion of :func:`inverse_dynamics_regressor` leaves every link the base
+    acceleration ``a`` and no angular motion, so link ``i``'s force is ``m a`` and its moment
+    about its origin ``-a x (R_i h)`` (``h`` its first moment in its frame). Joint ``j <= i``
+    takes ``z_j . (n + (o_i - p_j) x f)``: column ``m`` holds ``(z_j x (o_i - p_j)) . a`` and
+    the three of ``h`` the row ``(a x z_j)^T R_i``; the inertia columns are zero. Derivation:
+    *Gravity from ordinary motion* page, "The regressor at rest". One pass over the links,
+    without the velocity terms the general recursion forms.
+    """
+    rot, org = frames.rotations, frames.origins
+    z, p = frames.joint_axes, frames.joint_points
+    n = rot.shape[-3]
+    y = np.zeros((3,) + rot.shape[:-3] + (n, N_LINK_PARAMETERS * n))
+    for i in range(n):
+        col = N_LINK_PARAMETERS * i
+        zj = z[..., : i + 1, :]
+        y[:, ..., : i + 1, col] = np.moveaxis(
+            np.cross(zj, org[..., i, None, :] - p[..., : i + 1, :]), -1, 0
+        )
+        # (e_k x z_j)^T R_i, row by row: e_0 x z = (0, -z_2, z_1) and its cyclic shifts.
+        r = rot[..., i, None, :, :]  # rows R_i[c, :]
+        z0, z1, z2 = zj[..., 0, None], zj[..., 1, None], zj[..., 2, None]
+        y[0, ..., : i + 1, col + 1 : col + 4] = z1 * r[..., 2, :] - z2 * r[..., 1, :]
+        y[1, ..., : i + 1, col + 1 : col + 4] = z2 * r[..., 0, :] - z0 * r[..., 2, :]
+        y[2, ..., : i + 1, col + 1 : col + 4] = z0 * r[..., 1, :] - z1 * r[..., 0, :]
+    return y
 
 
 def inertial_parameters(

@@ -29,8 +29,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir.dynamics import BaseParameters, inverse_dynamics_regressor
-from gravdir.kinematics import SerialChain
+from gravdir.dynamics import BaseParameters, _regressor_of_frames, _rest_regressors
+from gravdir.kinematics import SerialChain, link_frames
 
 # Values of the regressor rows formed at once (samples x joints x columns, 16 MB): 2000 samples
 # of a 6-joint arm, fewer of a longer chain, so that the memory of a call does not grow with the
@@ -118,14 +118,20 @@ def _rows(
     qdd: NDArray[np.float64],
     base_acceleration: NDArray[np.float64] | None,
 ) -> NDArray[np.float64]:
-    """``A`` of every joint for a chunk of samples: shape (n, samples, 4 p + 5)."""
+    """``A`` of every joint for a chunk of samples: shape (n, samples, 4 p + 5). Values beyond
+    the float range come out infinite, without a warning: the callers' sums refuse them."""
     keep = base.independent
-    y0 = inverse_dynamics_regressor(chain, q, qd, qdd, base_acceleration=base_acceleration)
-    zero = np.zeros_like(q)
-    yk = inverse_dynamics_regressor(chain, q, zero, zero, base_acceleration=np.eye(3)[:, None])
-    blocks = [y0[..., keep]] + [yk[k][..., keep] for k in range(3)]
-    a = np.concatenate(blocks, axis=-1)  # (samples, n, 4p)
-    return np.concatenate([a, joint_columns(qd, qdd)], axis=-1).transpose(1, 0, 2)
+    p = base.rank
+    frames = link_frames(chain, q)
+    acc = np.zeros(q.shape[:-1] + (3,)) if base_acceleration is None else base_acceleration
+    a = np.empty((chain.n_joints, q.shape[0], 4 * p + N_JOINT_COLUMNS))
+    with np.errstate(over="ignore", invalid="ignore"):
+        a[..., :p] = np.swapaxes(_regressor_of_frames(frames, qd, qdd, acc)[..., keep], 0, 1)
+        yk = _rest_regressors(frames)
+        for k in range(3):
+            a[..., (k + 1) * p : (k + 2) * p] = np.swapaxes(yk[k][..., keep], 0, 1)
+        a[..., 4 * p :] = np.swapaxes(joint_columns(qd, qdd), 0, 1)
+    return a
 
 
 def _pseudo_weights(
@@ -133,6 +139,39 @@ def _pseudo_weights(
 ) -> NDArray[np.float64]:
     """The weights (N, 2 n) of the pseudo-joints: driving samples first, then braking ones."""
     return np.concatenate([weights * driving, weights * ~driving], axis=1)
+
+
+def _accumulate(
+    j: int,
+    a: NDArray[np.float64],
+    w: NDArray[np.float64],
+    torques: NDArray[np.float64] | None,
+    gram: NDArray[np.float64],
+    gram_sq: NDArray[np.float64] | None,
+    cross: NDArray[np.float64],
+    tt: NDArray[np.float64],
+    n_rows: int,
+) -> None:
+    """Add the rows `a` (s, m) of (pseudo-)joint `j` with weights `w` (s,) to its blocks; the
+    torques (M, s, n_rows) or None. Rows of zero weight are left out before the products."""
+    used = w > 0
+    if not used.any():
+        return
+    if not used.all():
+        a, w = a[used], w[used]
+    # B^T B with B = sqrt(W) A: one product of a matrix with its own transpose, which NumPy
+    # hands to BLAS's syrk (half the multiplications of A^T (W A)).
+    root = a * np.sqrt(w)[:, None]
+    gram[j] += root.T @ root
+    wa = a * w[:, None]
+    if gram_sq is not None:
+        gram_sq[j] += wa.T @ wa
+    if torques is not None:
+        t = torques[:, :, j % n_rows]
+        if not used.all():
+            t = t[:, used]
+        cross[:, j] += t @ wa
+        tt[:, j] += (t * t) @ w
 
 
 def build_designs(
@@ -156,11 +195,11 @@ def build_designs(
     both with the joint parameters of joint ``j``: the load-friction model of
     :func:`gravdir.estimate_up_from_motion`.
     """
-    n = chain.n_joints
+    n_rows = chain.n_joints
     split = driving is not None
     if driving is not None:
         weights = _pseudo_weights(weights, driving)
-        n = 2 * n
+    n = weights.shape[1]  # (pseudo-)joints
     m = 4 * base.rank + N_JOINT_COLUMNS
     n_logs = 1 if torques is None else torques.shape[0]
     gram = np.zeros((n, m, m))
@@ -168,27 +207,20 @@ def build_designs(
     gram_sq = np.zeros((n, m, m)) if fractional else None
     cross = np.zeros((n_logs, n, m))
     tt = np.zeros((n_logs, n))
-    chunk = max(1, _CHUNK_VALUES // (n * m))
+    chunk = max(1, _CHUNK_VALUES // (n_rows * m))
     for start in range(0, q.shape[0], chunk):
-        sl = slice(start, start + chunk)
-        w = weights[sl].T  # (n, s)
-        if not np.any(w > 0):
+        # Only the samples some (pseudo-)joint uses: a weight of zero adds nothing.
+        w = weights[start : start + chunk].T  # (n, s)
+        rows = start + np.flatnonzero(np.any(w > 0, axis=0))
+        if not rows.size:
             continue
-        acc = None if base_acceleration is None else base_acceleration[sl]
-        a = _rows(chain, base, q[sl], qd[sl], qdd[sl], acc)
-        if split:
-            a = np.concatenate([a, a])
+        w = w[:, rows - start]
+        acc = None if base_acceleration is None else base_acceleration[rows]
+        a = _rows(chain, base, q[rows], qd[rows], qdd[rows], acc)
+        t = None if torques is None else torques[:, rows]  # (M, s, n_rows)
         with np.errstate(over="ignore", invalid="ignore"):
-            wa = a * w[..., None]
-            gram += np.swapaxes(wa, 1, 2) @ a
-            if gram_sq is not None:
-                gram_sq += np.swapaxes(wa * w[..., None], 1, 2) @ a
-            if torques is not None:
-                t = np.swapaxes(torques[:, sl], 1, 2)  # (M, n, s)
-                if split:
-                    t = np.concatenate([t, t], axis=1)
-                cross += (t[:, :, None, :] @ wa[None])[:, :, 0, :]
-                tt += np.sum(w * t * t, axis=-1)
+            for j in range(n):
+                _accumulate(j, a[j % n_rows], w[j], t, gram, gram_sq, cross, tt, n_rows)
     if not (np.isfinite(gram).all() and np.isfinite(cross).all()):
         raise ValueError(
             "Expected `q`, `velocity`, `acceleration` and `base_acceleration` to keep the sums "
