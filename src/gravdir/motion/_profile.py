@@ -102,9 +102,10 @@ def maximise_likelihood(
     states = [refine(design, layout, dirs, u, k0, _inv_var(sigma), iters, tol) for u in first]
     if np.isfinite(other).any():
         u = grid_pts[int(np.argmin(other))]
-        states.append(
-            refine(design, layout, dirs, u, k0, _inv_var(sigma), min(iters, _OTHER_ITER), tol)
-        )
+        other_iter = min(iters, _OTHER_ITER)
+        # Often that point is a start already refined with as many iterations: the same run.
+        if other_iter < iters or not any(np.array_equal(u, f) for f in first):
+            states.append(refine(design, layout, dirs, u, k0, _inv_var(sigma), other_iter, tol))
     best = min(states, key=lambda s: s.cost)
     if floor is not None:
         # Maximum likelihood with a noise level per joint: the levels are the RMS residuals at
