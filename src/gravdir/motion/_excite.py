@@ -29,7 +29,7 @@ from gravdir._results import Result
 from gravdir._sphere import cov_from_up_information, tangent_basis
 from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
 from gravdir.errors import DegenerateGeometryError
-from gravdir.kinematics import SerialChain
+from gravdir.kinematics import SerialChain, link_frames
 from gravdir.motion._design import gain_basis, joint_columns
 from gravdir.motion._fixed import gravity_columns
 from gravdir.motion._inputs import (
@@ -118,7 +118,8 @@ def _rows(
         qdd.reshape(flat),
         base_acceleration=prob.gravity * prob.up,
     ).reshape(*lead, n, -1)
-    cols = gravity_columns(prob.chain, q.reshape(flat), prob.theta).reshape(*lead, n, 3)
+    frames = link_frames(prob.chain, q.reshape(flat))
+    cols = gravity_columns(frames, prob.theta).reshape(*lead, n, 3)
     rigid = y @ prob.theta
     eye = np.eye(n)
     tangent = (prob.gains * prob.gravity)[:, None] * (cols @ prob.tangent.T)

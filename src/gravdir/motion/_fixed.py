@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 
 from gravdir._checks import check_array, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir.dynamics import inverse_dynamics_regressor
-from gravdir.kinematics import SerialChain, link_frames
+from gravdir.dynamics import _regressor_of_frames, _rest_regressors
+from gravdir.kinematics import ChainFrames, SerialChain, link_frames
 from gravdir.motion._design import joint_torque
 from gravdir.motion._inputs import check_chain, check_joint_parameters
 from gravdir.motion._load import load_sign
@@ -88,20 +88,19 @@ def fixed_model(fit: Any) -> FixedModel:
     return FixedModel(theta, gains, joint, noise, unit, fingerprint, chain, gravity, load, ripple)
 
 
-def gravity_columns(
-    chain: SerialChain, q: NDArray[np.float64], theta: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Joint torques per unit base acceleration at rest, (N, n, 3): ``tau_j = B_j . a0``.
+def gravity_columns(frames: ChainFrames, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Joint torques per unit base acceleration at rest, (N, n, 3): ``tau_j = B_j . a0``, at
+    the chain's link `frames` (:func:`~gravdir.kinematics.link_frames` of N samples).
 
     With the arm at rest under a base acceleration :math:`a_0`, link ``i`` carries the force
     :math:`m_i a_0` at its origin and the moment :math:`(R_i h_i) \\times a_0`, so
     :math:`\\tau_j = (z_j \\times s_j) \\cdot a_0` with :math:`s_j = \\sum_{i \\ge j} m_i (o_i -
-    p_j) + R_i h_i`: the inverse-dynamics regressor at zero speed and acceleration, times
-    :math:`\\theta`, written without the regressor.
+    p_j) + R_i h_i`: the inverse-dynamics regressor at zero speed and acceleration
+    (``gravdir.dynamics._rest_regressors``) times :math:`\\theta`, summed over the links
+    without forming it.
     """
-    n = chain.n_joints
+    n = frames.origins.shape[-2]
     par = theta.reshape(n, 10)
-    frames = link_frames(chain, q)
     with np.errstate(under="ignore"):
         h = np.einsum("...iab,ib->...ia", frames.rotations, par[:, 1:4])
         s = par[:, 0, None] * frames.origins + h
@@ -133,13 +132,12 @@ def affine_torque(
     n_samples, n = q.shape
     offset = np.empty((n_samples, n))
     slope = np.empty((n_samples, n, 3))
-    zero = np.zeros(3)
     for lo in range(0, n_samples, _CHUNK):
         sl = slice(lo, min(lo + _CHUNK, n_samples))
-        y = inverse_dynamics_regressor(
-            model.chain, q[sl], velocity[sl], acceleration[sl], base_acceleration=zero
-        )
-        cols = gravity_columns(model.chain, q[sl], model.theta)
+        zero = np.zeros((sl.stop - lo, 3))
+        frames = link_frames(model.chain, q[sl])
+        y = _regressor_of_frames(frames, velocity[sl], acceleration[sl], zero)
+        cols = gravity_columns(frames, model.theta)
         rigid = y @ model.theta
         if base_acceleration is not None:
             rigid = rigid + np.einsum("tjk,tk->tj", cols, base_acceleration[sl])
@@ -170,9 +168,11 @@ def hidden_directions(model: FixedModel, tol: float = 0.02) -> NDArray[np.float6
     """
     n = model.chain.n_joints
     q = np.random.default_rng(0).uniform(-np.pi, np.pi, (60, n))
+    index = (10 * np.arange(n)[:, None] + np.arange(4)).reshape(-1)  # masses, first moments
     unit = np.zeros((4 * n, 10 * n))
-    unit[np.arange(4 * n), (10 * np.arange(n)[:, None] + np.arange(4)).reshape(-1)] = 1.0
-    cols = np.stack([gravity_columns(model.chain, q, th) for th in unit], axis=-1)
+    unit[np.arange(4 * n), index] = 1.0
+    # Each column's torque per unit base acceleration at rest, (t, j, axis, column).
+    cols = np.moveaxis(_rest_regressors(link_frames(model.chain, q))[..., index], 0, 2)
     cols *= (model.gains / model.noise_std)[:, None, None]
     ups = np.random.default_rng(1).normal(size=(6, 3))
     ups /= np.linalg.norm(ups, axis=-1, keepdims=True)  # the average effect over 6 directions:

@@ -25,6 +25,7 @@ from gravdir._model_error import check_model_error
 from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
 from gravdir.errors import InsufficientDataError
+from gravdir.kinematics import link_frames
 from gravdir.motion._detect import Detector, Verdict
 from gravdir.motion._excite import overflow_error
 from gravdir.motion._fixed import (
@@ -285,11 +286,13 @@ def _samples(
         raise ValueError("Expected `torque` and the model's torques to be finite, got an overflow.")
     used = ((np.abs(qd) >= settings.min_speed) & counts[:, None]).astype(np.float64)
     scale = (model.gains * model.gravity)[:, None]
-    hidden_slope = (
-        np.concatenate([scale * gravity_columns(model.chain, qq, th) for th in hidden.T], axis=-1)
-        if hidden.shape[-1]
-        else np.zeros((n_samples, n, 0))
-    )
+    if hidden.shape[-1]:
+        frames = link_frames(model.chain, qq)
+        hidden_slope = np.concatenate(
+            [scale * gravity_columns(frames, th) for th in hidden.T], axis=-1
+        )
+    else:
+        hidden_slope = np.zeros((n_samples, n, 0))
     return WindowSamples(time, residual, slope, used, hidden_slope)
 
 
