@@ -19,12 +19,22 @@ for the UR5e-like URDF arm: explicit transforms and cross products, not the regr
    ripple as well), eight logs, with the defaults and with the load-friction term or the ripple
    search switched off.
 
+6. Cost (``--cost``): CPU seconds per second of log of ``estimate_up_from_motion`` with its
+   defaults (q'' derived from the stamps, the ripple search and the load-friction passes) on a
+   60 s, 100 Hz log of the UR5e-like arm with the realistic sensor errors, and on a 60 s, 1 kHz
+   log of a seeded 7-joint DH chain (link lengths, offsets and twists drawn as in
+   ``benchmarks/motion_joints.py``) with gains, offsets, friction and noise; and of ``track_up``
+   over each log with the parameters of that estimate. Medians of three interleaved runs in one
+   process, after one call on a short log (the first call imports SciPy's signal module).
+
 Run: ``python benchmarks/motion.py [draws]`` (default 100 draws for parts 2-3; about 20 minutes
-on two shared cores); ``python benchmarks/motion.py --realistic N`` runs part 5 alone on N logs.
+on two shared cores); ``python benchmarks/motion.py --realistic N`` runs part 5 alone on N logs;
+``OPENBLAS_NUM_THREADS=1 python benchmarks/motion.py --cost`` part 6 alone (about two minutes).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -33,17 +43,19 @@ import numpy as np
 
 from gravdir import (
     GravdirWarning,
+    chain_from_dh,
     chain_from_urdf,
     estimate_up,
     estimate_up_from_motion,
     fit_sweep,
     joint_sweep_from_chain,
 )
-from gravdir.dynamics import base_parameters, inertial_parameters
-from gravdir.motion import crlb_up_from_motion
-from gravdir.motion._design import build_designs
+from gravdir.dynamics import base_parameters, inertial_parameters, inverse_dynamics_regressor
+from gravdir.motion import crlb_up_from_motion, track_up
+from gravdir.motion._design import build_design, build_designs
 from gravdir.motion._estimate import _fit, _Search
-from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, sample_weights
+from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, friction_mask, sample_weights
+from gravdir.sweep import joint_acceleration
 from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, realistic_sensors
 from gravdir.synthetic.motion import fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
@@ -269,8 +281,90 @@ def realistic(draws: int) -> None:
               f"{np.median(r[:, 3 * i + 2]):.1f} s per log")  # fmt: skip
 
 
+def _ur_log(duration: float, rate: float) -> tuple[object, tuple[np.ndarray, ...]]:
+    """A log of the UR5e-like arm with the realistic sensor errors, tilt 12 degrees."""
+    rng = np.random.default_rng([77, int(rate)])
+    arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up_from(np.radians(12.0), 0.7))
+    home = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
+    traj = fourier_trajectory(6, duration, rate, rng=rng, q0=home + rng.uniform(-0.3, 0.3, 6))
+    tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
+    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
+    logged = np.stack(
+        [s.measure(traj.q[:, j], traj.velocity[:, j], tau[:, j], rng) for j, s in
+         enumerate(sensors)], axis=-1,
+    )  # fmt: skip
+    return CHAIN, (traj.time, traj.q, traj.velocity, logged)
+
+
+def _seven_joint_log(duration: float, rate: float) -> tuple[object, tuple[np.ndarray, ...]]:
+    """A log of a seeded 7-joint DH chain: gains, offsets, friction, noise, encoder noise."""
+    n = 7
+    rng = np.random.default_rng([0, n])
+    alpha = rng.choice([-np.pi / 2, np.pi / 2], n) + rng.uniform(-0.3, 0.3, n)
+    chain = chain_from_dh(rng.uniform(0.0, 0.2, n), np.zeros(n), rng.uniform(0.05, 0.3, n), alpha)
+    pi = inertial_parameters(
+        rng.uniform(0.5, 3.0, n),
+        rng.uniform(-0.1, 0.1, (n, 3)),
+        np.array([np.diag(rng.uniform(0.005, 0.05, 3)) for _ in range(n)]),
+    )
+    up = up_from(np.radians(12.0), 0.7)
+    traj = fourier_trajectory(n, duration, rate, rng=rng)
+    tau = inverse_dynamics_regressor(chain, traj.q, traj.velocity, traj.acceleration, up=up) @ pi
+    peak = np.abs(tau).max(axis=0)
+    log = motion_log(
+        traj, tau, rng=rng, noise_std=0.005 * peak, encoder_noise_std=1e-5,
+        **sensor_errors(rng, peak),
+    )  # fmt: skip
+    return chain, (log.time, log.q, log.velocity, log.torque)
+
+
+def cost(runs: int = 3) -> None:
+    threads = os.environ.get("OPENBLAS_NUM_THREADS")
+    print(f"\n6. CPU seconds per second of log (medians of {runs} interleaved runs; "
+          f"OPENBLAS_NUM_THREADS={threads})")  # fmt: skip
+    cases = {
+        "60 s, 100 Hz, 6 joints (UR5e-like, realistic sensors)": _ur_log(60.0, 100.0),
+        "60 s, 1 kHz, 7 joints (DH chain)": _seven_joint_log(60.0, 1000.0),
+    }
+    warm_chain, (t, q, qd, tau) = _ur_log(5.0, 100.0)
+    estimate_up_from_motion(warm_chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
+    spent: dict[tuple[str, str], list[float]] = {}
+    for _ in range(runs):
+        for label, (chain, (t, q, qd, tau)) in cases.items():
+            seconds = float(t[-1] - t[0])
+            t0 = time.process_time()
+            est = estimate_up_from_motion(chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
+            t1 = time.process_time()
+            track_up(est, t, q=q, velocity=qd, torque=tau)
+            t2 = time.process_time()
+            qdd = joint_acceleration(t, velocity=qd, axis=0)
+            weights = sample_weights(qd, tau, 0.02, None, None, DEFAULT_SPEED_TAPER)
+            t3 = time.process_time()
+            build_design(
+                chain, base_parameters(chain), q, qd, qdd, weights, tau, None, G,  # type: ignore[arg-type]
+                friction_mask("coulomb-viscous"),
+            )  # fmt: skip
+            t4 = time.process_time()
+            spent.setdefault((label, "estimate_up_from_motion"), []).append((t1 - t0) / seconds)
+            spent.setdefault((label, "track_up"), []).append((t2 - t1) / seconds)
+            spent.setdefault((label, "one design build"), []).append((t4 - t3) / seconds)
+    targets = {"estimate_up_from_motion": {0: 0.1, 1: 0.5}, "track_up": {0: 0.02, 1: 0.02}}
+    for i, label in enumerate(cases):
+        floor = float(np.median(spent[(label, "one design build")]))
+        print(f"   {label}:")
+        print(f"      one design build (the floor) {floor:.4f} s per s of log")
+        for call in ("estimate_up_from_motion", "track_up"):
+            median = float(np.median(spent[(label, call)]))
+            target = targets[call][i]
+            print(f"      {call} {median:.4f} s per s of log, {median / floor:.1f}x the floor "
+                  f"(target <= {target}: {median / target:.2f} of it)")  # fmt: skip
+
+
 def main() -> None:
     draws = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100
+    if "--cost" in sys.argv:
+        cost()
+        return
     if "--realistic" in sys.argv:
         realistic(int(sys.argv[sys.argv.index("--realistic") + 1]))
         return
