@@ -295,7 +295,10 @@ class KinematicErrorModel(Result):
             arg = theta[..., None] * self.orders
             # d^n/dθ^n Re(c e^{iqθ}) = Re(c (iq)^n e^{iqθ})
             factor = self.phasors * (1j * self.orders) ** k
-            out = np.asarray(np.real(np.exp(1j * arg) @ factor), dtype=np.float64)
+            # A sum over the few orders, without BLAS: a matrix-vector product of 1000 angles
+            # would be split over BLAS threads, twice as slow on a busy machine.
+            terms = np.einsum("...k,k->...", np.exp(1j * arg), factor)
+            out = np.asarray(np.real(terms), dtype=np.float64)
         for part in (factor, out):
             _require_finite(
                 part, f"Expected `n` = {k} to give a derivative float64 can hold, got overflow."
