@@ -15,6 +15,7 @@ from gravdir._hac import DEFAULT_BANDWIDTH, autocorrelation_time
 from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir._results import data_fingerprint, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
+from gravdir._threads import with_one_blas_thread
 from gravdir.dynamics import BaseParameters, base_parameters
 from gravdir.errors import GravdirWarning
 from gravdir.kinematics import SerialChain
@@ -63,6 +64,7 @@ _MAX_ITER = 10_000
 _MAX_RIPPLE = 20
 
 
+@with_one_blas_thread
 def estimate_up_from_motion(
     chain: SerialChain,
     time: ArrayLike,

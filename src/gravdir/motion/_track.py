@@ -24,6 +24,7 @@ from gravdir._hac import DEFAULT_BANDWIDTH
 from gravdir._model_error import check_model_error
 from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
+from gravdir._threads import with_one_blas_thread
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematics import link_frames
 from gravdir.motion._detect import Detector, Verdict
@@ -436,6 +437,7 @@ covariance, bandwidth, model_error_std
         """Two trackers are equal when their fit, settings, buffer and detector state are."""
         return type(other) is type(self) and _equal(vars(self), vars(other))
 
+    @with_one_blas_thread
     def update(
         self,
         time: ArrayLike,
@@ -531,6 +533,7 @@ covariance, bandwidth, model_error_std
         return track
 
 
+@with_one_blas_thread
 def track_up(
     fit: Any,
     time: ArrayLike,
