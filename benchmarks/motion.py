@@ -51,13 +51,14 @@ from gravdir import (
     joint_sweep_from_chain,
 )
 from gravdir.dynamics import base_parameters, inertial_parameters, inverse_dynamics_regressor
+from gravdir.kinematics import SerialChain
 from gravdir.motion import crlb_up_from_motion, track_up
 from gravdir.motion._design import build_design, build_designs
 from gravdir.motion._estimate import _fit, _Search
 from gravdir.motion._inputs import DEFAULT_SPEED_TAPER, friction_mask, sample_weights
 from gravdir.sweep import joint_acceleration
-from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, realistic_sensors
-from gravdir.synthetic.motion import fourier_trajectory, motion_log
+from gravdir.synthetic import UR5E_LIKE_URDF, SyntheticUrdfArm, arm_from_urdf, realistic_sensors
+from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
 
 warnings.simplefilter("ignore", GravdirWarning)
@@ -83,6 +84,31 @@ def sensor_errors(rng: np.random.Generator, peak: np.ndarray) -> dict[str, np.nd
         "coulomb": rng.uniform(0.02, 0.10, n) * peak,
         "viscous": rng.uniform(0.0, 0.05, n) * peak,
     }
+
+
+def random_dh_arm(rng: np.random.Generator, n: int) -> tuple[SerialChain, np.ndarray]:
+    """A DH chain of `n` joints with drawn link lengths, offsets and twists, and its drawn
+    inertial parameters (the arms of this file's seven-joint log and of motion_joints.py)."""
+    alpha = rng.choice([-np.pi / 2, np.pi / 2], n) + rng.uniform(-0.3, 0.3, n)
+    chain = chain_from_dh(rng.uniform(0.0, 0.2, n), np.zeros(n), rng.uniform(0.05, 0.3, n), alpha)
+    pi = inertial_parameters(
+        rng.uniform(0.5, 3.0, n),
+        rng.uniform(-0.1, 0.1, (n, 3)),
+        np.array([np.diag(rng.uniform(0.005, 0.05, 3)) for _ in range(n)]),
+    )
+    return chain, pi
+
+
+def realistic_torque(
+    arm: SyntheticUrdfArm, traj: FourierTrajectory, rng: np.random.Generator
+) -> np.ndarray:
+    """The torques `arm` logs along `traj` through one ``realistic_sensors`` sensor per joint."""
+    tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
+    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
+    return np.stack(
+        [s.measure(traj.q[:, j], traj.velocity[:, j], tau[:, j], rng) for j, s in
+         enumerate(sensors)], axis=-1,
+    )  # fmt: skip
 
 
 def torque_only(rng: np.random.Generator, draws: int) -> None:
@@ -254,12 +280,7 @@ def realistic(draws: int) -> None:
         up = up_from(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
         arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up)
         traj = fourier_trajectory(6, 20.0, 1000.0, rng=rng, q0=home + rng.uniform(-0.3, 0.3, 6))
-        tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
-        sensors = realistic_sensors(rng, arm.peak_gravity_torque())
-        logged = np.stack(
-            [s.measure(traj.q[:, j], traj.velocity[:, j], tau[:, j], rng) for j, s in
-             enumerate(sensors)], axis=-1,
-        )  # fmt: skip
+        logged = realistic_torque(arm, traj, rng)
         row = []
         for _, options in REALISTIC_OPTIONS:
             t0 = time.perf_counter()
@@ -287,26 +308,14 @@ def _ur_log(duration: float, rate: float) -> tuple[object, tuple[np.ndarray, ...
     arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=up_from(np.radians(12.0), 0.7))
     home = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
     traj = fourier_trajectory(6, duration, rate, rng=rng, q0=home + rng.uniform(-0.3, 0.3, 6))
-    tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
-    sensors = realistic_sensors(rng, arm.peak_gravity_torque())
-    logged = np.stack(
-        [s.measure(traj.q[:, j], traj.velocity[:, j], tau[:, j], rng) for j, s in
-         enumerate(sensors)], axis=-1,
-    )  # fmt: skip
-    return CHAIN, (traj.time, traj.q, traj.velocity, logged)
+    return CHAIN, (traj.time, traj.q, traj.velocity, realistic_torque(arm, traj, rng))
 
 
 def _seven_joint_log(duration: float, rate: float) -> tuple[object, tuple[np.ndarray, ...]]:
     """A log of a seeded 7-joint DH chain: gains, offsets, friction, noise, encoder noise."""
     n = 7
     rng = np.random.default_rng([0, n])
-    alpha = rng.choice([-np.pi / 2, np.pi / 2], n) + rng.uniform(-0.3, 0.3, n)
-    chain = chain_from_dh(rng.uniform(0.0, 0.2, n), np.zeros(n), rng.uniform(0.05, 0.3, n), alpha)
-    pi = inertial_parameters(
-        rng.uniform(0.5, 3.0, n),
-        rng.uniform(-0.1, 0.1, (n, 3)),
-        np.array([np.diag(rng.uniform(0.005, 0.05, 3)) for _ in range(n)]),
-    )
+    chain, pi = random_dh_arm(rng, n)
     up = up_from(np.radians(12.0), 0.7)
     traj = fourier_trajectory(n, duration, rate, rng=rng)
     tau = inverse_dynamics_regressor(chain, traj.q, traj.velocity, traj.acceleration, up=up) @ pi

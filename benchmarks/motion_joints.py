@@ -30,9 +30,10 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
+from motion import random_dh_arm  # noqa: E402  (benchmarks/motion.py)
 
-from gravdir import GravdirWarning, chain_from_dh, estimate_up_from_motion  # noqa: E402
-from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor  # noqa: E402
+from gravdir import GravdirWarning, estimate_up_from_motion  # noqa: E402
+from gravdir.dynamics import inverse_dynamics_regressor  # noqa: E402
 from gravdir.motion._inputs import MAX_JOINTS  # noqa: E402
 from gravdir.synthetic.motion import fourier_trajectory, motion_log  # noqa: E402
 
@@ -43,13 +44,7 @@ REFERENCE = 6  # a six-joint arm
 def log_of(n: int, seed: int = 0) -> tuple:
     """A chain of `n` joints and a noisy torque log of it."""
     rng = np.random.default_rng([seed, n])
-    alpha = rng.choice([-np.pi / 2, np.pi / 2], n) + rng.uniform(-0.3, 0.3, n)
-    chain = chain_from_dh(rng.uniform(0.0, 0.2, n), np.zeros(n), rng.uniform(0.05, 0.3, n), alpha)
-    pi = inertial_parameters(
-        rng.uniform(0.5, 3.0, n),
-        rng.uniform(-0.1, 0.1, (n, 3)),
-        np.array([np.diag(rng.uniform(0.005, 0.05, 3)) for _ in range(n)]),
-    )
+    chain, pi = random_dh_arm(rng, n)
     up = rng.normal(size=3)
     up /= np.linalg.norm(up)
     traj = fourier_trajectory(n, 4.0, 100.0, rng=rng)
