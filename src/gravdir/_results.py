@@ -35,7 +35,7 @@ import html
 import math
 import warnings
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -565,8 +565,21 @@ def _row(
     return name, _value_text(_scaled(value, factor)), unit, uncertainty
 
 
-def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
-    """`up`, tilt and azimuth with their standard deviations in degrees, for any batch shape.
+class UpSpread(NamedTuple):
+    """Tilt and azimuth of `up` with their standard deviations, degrees, over the batch shape;
+    `total` the RMS angle (``up_std_deg``), `vertical` where the azimuth is undefined (NaN
+    there). Non-finite `up` or information: NaN spreads."""
+
+    tilt: NDArray[np.float64]
+    tilt_std: NDArray[np.float64]
+    azimuth: NDArray[np.float64]
+    azimuth_std: NDArray[np.float64]
+    total: NDArray[np.float64]
+    vertical: NDArray[np.bool_]
+
+
+def up_spread(result: UpResult) -> UpSpread:
+    """The tilt and azimuth of `result` and their spreads, the numbers every display shows.
 
     The tangent-plane covariance follows from `up_information` as in
     :func:`cov_from_up_information`, vectorised over the batch: the variance along the direction
@@ -596,20 +609,42 @@ def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
         total = np.where(bad, np.nan, total)
         tilt_std = np.where(bad, np.nan, tilt_std)
         azimuth_std = np.where(bad, np.nan, azimuth_std)
-    azimuth_text = _array_text(np.asarray(azimuth))
-    azimuth_spread = _uncertainty_text(azimuth_std, "deg")
-    if np.any(vertical):
-        azimuth = np.where(vertical, np.nan, azimuth)
-        azimuth_std = np.where(vertical, np.nan, azimuth_std)
+    azimuth = np.where(vertical, np.nan, azimuth)
+    azimuth_std = np.where(vertical, np.nan, azimuth_std)
+    return UpSpread(tilt, tilt_std, azimuth, azimuth_std, total, vertical)
+
+
+def up_text(result: UpResult) -> str:
+    """``up=..., tilt=... ° ± ... °, azimuth=... ° ± ... °, up_std=... °`` of one result: the
+    text reprs' part of the numbers that its notebook table shows (:func:`up_spread`)."""
+    s = up_spread(result)
+    if bool(s.vertical):
+        azimuth = "azimuth undefined (up is vertical)"
+    else:
+        azimuth = f"azimuth={float(s.azimuth):.4f}° ± {float(s.azimuth_std):.3g}°"
+    return (
+        f"up={np.array2string(np.asarray(result.up), precision=6)}, "
+        f"tilt={float(s.tilt):.4f}° ± {float(s.tilt_std):.3g}°, {azimuth}, "
+        f"up_std={float(s.total):.3g}°"
+    )
+
+
+def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
+    """`up`, tilt and azimuth with their standard deviations in degrees, for any batch shape."""
+    u = np.asarray(result.up, dtype=np.float64)
+    s = up_spread(result)
+    azimuth_text = _array_text(np.asarray(s.azimuth))
+    azimuth_spread = _uncertainty_text(s.azimuth_std, "deg")
+    if np.any(s.vertical):
         azimuth_text = (
             "undefined (up is vertical)"
-            if np.all(vertical)
-            else _array_text(np.asarray(azimuth)) + " (undefined where up is vertical)"
+            if np.all(s.vertical)
+            else _array_text(np.asarray(s.azimuth)) + " (undefined where up is vertical)"
         )
-        azimuth_spread = "" if np.all(vertical) else _uncertainty_text(azimuth_std, "deg")
+        azimuth_spread = "" if np.all(s.vertical) else _uncertainty_text(s.azimuth_std, "deg")
     return [
-        ("up", _array_text(u), "", _uncertainty_text(total, "deg (rms angle)")),
-        ("tilt", _array_text(np.asarray(tilt)), "deg", _uncertainty_text(tilt_std, "deg")),
+        ("up", _array_text(u), "", _uncertainty_text(s.total, "deg (rms angle)")),
+        ("tilt", _array_text(np.asarray(s.tilt)), "deg", _uncertainty_text(s.tilt_std, "deg")),
         ("azimuth", azimuth_text, "deg", azimuth_spread),
     ]
 

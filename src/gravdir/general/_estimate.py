@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_direction
-from gravdir._results import UpResult, warn_not_converged
+from gravdir._results import UpResult, up_text, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir._tails import chi2_sf
 from gravdir.errors import DegenerateGeometryError, GravdirWarning, InsufficientDataError
@@ -142,11 +142,8 @@ class UpEstimate(UpResult):
     n_iter: int
 
     def __repr__(self) -> str:
-        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
-        azimuth = np.degrees(np.arctan2(self.up[1], self.up[0]))
         return (
-            f"UpEstimate(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
-            f"azimuth={azimuth:.4f}°, up_std={self.up_std_deg:.3g}°, "
+            f"UpEstimate({up_text(self)}, "
             f"condition={self.condition:.3g}, chi2={self.chi2:.3g} (dof {self.dof}), "
             f"groups={self.groups!r}, sign_rule={self.sign_rule!r}, "
             f"converged={self.converged})"

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._results import UpResult
+from gravdir._results import UpResult, up_text
 from gravdir.kinematics import SerialChain
 from gravdir.motion._inputs import check_base_acceleration, check_log
 from gravdir.motion._load import model_torque
@@ -147,10 +147,8 @@ class MotionFit(UpResult):
     }
 
     def __repr__(self) -> str:
-        tilt = np.degrees(np.arccos(np.clip(self.up[2], -1.0, 1.0)))
         return (
-            f"MotionFit(up={np.array2string(self.up, precision=6)}, tilt={tilt:.4f}°, "
-            f"up_std={self.up_std_deg:.3g}°, gains={np.array2string(self.gains, precision=4)}, "
+            f"MotionFit({up_text(self)}, gains={np.array2string(self.gains, precision=4)}, "
             f"residual_rms={np.array2string(self.residual_rms, precision=3)} N·m, "
             f"sign_margin={self.sign_margin:.3g}σ, n_used={self.n_used.tolist()}, "
             f"converged={self.converged})"
