@@ -629,6 +629,18 @@ def up_text(result: UpResult) -> str:
     )
 
 
+def up_title(result: UpResult) -> str:
+    """``tilt ... ° ± ... °, azimuth ... ° ± ... °`` of one result, for a figure's title: the
+    numbers of :func:`up_text` without the field names."""
+    s = up_spread(result)
+    azimuth = (
+        "azimuth undefined (up is vertical)"
+        if bool(s.vertical)
+        else f"azimuth {float(s.azimuth):.3f}° ± {float(s.azimuth_std):.3g}°"
+    )
+    return f"tilt {float(s.tilt):.4f}° ± {float(s.tilt_std):.3g}°, {azimuth}"
+
+
 def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:
     """`up`, tilt and azimuth with their standard deviations in degrees, for any batch shape."""
     u = np.asarray(result.up, dtype=np.float64)

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import UpResult
+from gravdir._results import UpResult, up_title
 from gravdir._sphere import tangent_basis
 from gravdir.general import JointSweep, UpEstimate
 from gravdir.plot._common import legend_outside, panels
@@ -309,11 +309,8 @@ def _draw(
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("towards larger tilt [deg]")
     ax.set_ylabel("up × that direction [deg]")
-    tilt = float(np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
-    azimuth = float(np.degrees(np.arctan2(up[1], up[0])))
     ax.set_title(
-        f"{type(result).__name__}: tilt {tilt:.4f}°, azimuth {azimuth:.3f}°, "
-        f"up_std_deg {result.up_std_deg:.3g}°",
+        f"{type(result).__name__}: {up_title(result)}, up_std_deg {result.up_std_deg:.3g}°",
         fontsize="medium",
     )
     legend_outside(ax)
