@@ -6,7 +6,8 @@ fresh interpreter in an empty temporary directory (no file of this repository is
 the Agg backend of matplotlib and one BLAS thread. A block that raises fails its page's test.
 ``docs/testing.md`` is left to ``tests/test_docs_testing_page.py``, which runs its blocks as a
 reader's pytest file. A page needing a package the ``test`` extra does not install is skipped
-where that package is absent.
+where that package is absent, unless its variable asks for it; ``.ci/run`` runs those pages in the
+venvs that have the package, with the variable set, so that every page runs in CI.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 # Pages whose blocks another test runs.
 COVERED_ELSEWHERE = {"docs/testing.md"}
 # Pages whose blocks import a package outside the `test` extra: (package, where it comes from,
-# the variable that makes its absence fail, as in tests/test_pinocchio.py and tests/test_fleet.py).
+# the variable that makes its absence fail, as in tests/test_pinocchio.py and tests/test_fleet.py;
+# .ci/run sets each where it runs the page).
 NEEDS = {
     "docs/fleet.md": ("distributed", "the fleet extra", "GRAVDIR_REQUIRE_DASK"),
-    "docs/synthetic.md": ("pandas", "the examples or docs extra", None),
+    "docs/synthetic.md": ("pandas", "the examples or docs extra", "GRAVDIR_REQUIRE_PANDAS"),
     "docs/urdf.md": ("pinocchio", "the pinocchio extra", "GRAVDIR_REQUIRE_PINOCCHIO"),
-    "docs/walkthrough.md": ("pandas", "the examples or docs extra", None),
+    "docs/walkthrough.md": ("pandas", "the examples or docs extra", "GRAVDIR_REQUIRE_PANDAS"),
 }
 
 
