@@ -15,7 +15,7 @@ from gravdir._hac import DEFAULT_BANDWIDTH, autocorrelation_time
 from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir._results import data_fingerprint, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
-from gravdir._threads import with_one_blas_thread
+from gravdir._threads import one_blas_thread
 from gravdir.dynamics import BaseParameters, base_parameters
 from gravdir.errors import GravdirWarning
 from gravdir.kinematics import SerialChain
@@ -64,7 +64,6 @@ _MAX_ITER = 10_000
 _MAX_RIPPLE = 20
 
 
-@with_one_blas_thread
 def estimate_up_from_motion(
     chain: SerialChain,
     time: ArrayLike,
@@ -290,8 +289,9 @@ def estimate_up_from_motion(
         chain, base, samples, g, mask, unit, fixed_gains, sigma_given, search, n_used,
         data_fingerprint(samples.torque), lags,
     )  # fmt: skip
-    # Sums of tiny regressor products may underflow to zero: harmless.
-    with np.errstate(under="ignore"):
+    # Sums of tiny regressor products may underflow to zero: harmless. BLAS on one thread
+    # (gravdir._threads), inside the body so that the warnings' stack levels stay the caller's.
+    with np.errstate(under="ignore"), one_blas_thread():
         design = problem.design(samples.torque)
         plain = problem.fit(design)
         if not plain.fit.up_determined:
