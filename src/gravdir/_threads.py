@@ -21,15 +21,12 @@ the outermost call's limit.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 from gravdir._imports import IMPORT_LOCK
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 # The environment variable that leaves the BLAS thread limits alone, and its value.
 ENV = "GRAVDIR_BLAS_THREADS"
@@ -82,13 +79,3 @@ def one_blas_thread() -> Iterator[None]:
                     _state["limiter"].restore_original_limits()
                     _state["limiter"] = None
 
-
-def with_one_blas_thread(function: F) -> F:
-    """`function`, run within :func:`one_blas_thread`."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with one_blas_thread():
-            return function(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]

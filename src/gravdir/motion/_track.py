@@ -24,7 +24,7 @@ from gravdir._hac import DEFAULT_BANDWIDTH
 from gravdir._model_error import check_model_error
 from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
-from gravdir._threads import with_one_blas_thread
+from gravdir._threads import one_blas_thread
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematics import link_frames
 from gravdir.motion._detect import Detector, Verdict
@@ -437,7 +437,6 @@ covariance, bandwidth, model_error_std
         """Two trackers are equal when their fit, settings, buffer and detector state are."""
         return type(other) is type(self) and _equal(vars(self), vars(other))
 
-    @with_one_blas_thread
     def update(
         self,
         time: ArrayLike,
@@ -483,16 +482,24 @@ covariance, bandwidth, model_error_std
         *log: Any,
     ) -> UpTrack:
         t = _check_time(time, self._last)
-        with np.errstate(under="ignore", over="raise", invalid="raise"), overflow_error(_OVERFLOW):
-            part = _samples(self._model, self._settings, self._hidden, t, *log)
-        buf = self._buffer
-        if buf is None:
-            self._t0 = float(t[0])
-        else:
-            part = WindowSamples(*(np.concatenate([x, y]) for x, y in zip(buf, part, strict=True)))
-        self._buffer = part
-        self._last = float(t[-1])
-        return self._emit(data_fingerprint(np.asarray(log[2], dtype=np.float64)))
+        # BLAS on one thread for the samples and the windows' solves (gravdir._threads): both
+        # track_up and update come through here.
+        with one_blas_thread():
+            with (
+                np.errstate(under="ignore", over="raise", invalid="raise"),
+                overflow_error(_OVERFLOW),
+            ):
+                part = _samples(self._model, self._settings, self._hidden, t, *log)
+            buf = self._buffer
+            if buf is None:
+                self._t0 = float(t[0])
+            else:
+                part = WindowSamples(
+                    *(np.concatenate([x, y]) for x, y in zip(buf, part, strict=True))
+                )
+            self._buffer = part
+            self._last = float(t[-1])
+            return self._emit(data_fingerprint(np.asarray(log[2], dtype=np.float64)))
 
     def _emit(self, fingerprint: frozenset[str]) -> UpTrack:
         s, buf = self._settings, self._buffer
@@ -533,7 +540,6 @@ covariance, bandwidth, model_error_std
         return track
 
 
-@with_one_blas_thread
 def track_up(
     fit: Any,
     time: ArrayLike,
