@@ -27,7 +27,12 @@ from gravdir._imports import IMPORT_LOCK
 from gravdir._options import Friction
 from gravdir._results import Result
 from gravdir._sphere import cov_from_up_information, tangent_basis
-from gravdir.dynamics import BaseParameters, base_parameters, inverse_dynamics_regressor
+from gravdir.dynamics import (
+    BaseParameters,
+    _refuse_overflow,
+    _regressor_of_frames,
+    base_parameters,
+)
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain, link_frames
 from gravdir.motion._design import gain_basis, joint_columns
@@ -111,14 +116,13 @@ def _rows(
     n = prob.chain.n_joints
     lead = q.shape[:-1]
     flat = (-1, n)
-    y = inverse_dynamics_regressor(
-        prob.chain,
-        q.reshape(flat),
-        qd.reshape(flat),
-        qdd.reshape(flat),
-        base_acceleration=prob.gravity * prob.up,
-    ).reshape(*lead, n, -1)
+    # The link frames once, for the regressor and the gravity columns.
     frames = link_frames(prob.chain, q.reshape(flat))
+    acc = np.broadcast_to(prob.gravity * prob.up, frames.origins.shape[:-2] + (3,))
+    y = _refuse_overflow(
+        _regressor_of_frames(frames, qd.reshape(flat), qdd.reshape(flat), acc),
+        "`q`, `velocity`, `acceleration` and the base acceleration",
+    ).reshape(*lead, n, -1)
     cols = gravity_columns(frames, prob.theta).reshape(*lead, n, 3)
     rigid = y @ prob.theta
     eye = np.eye(n)
