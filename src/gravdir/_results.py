@@ -614,31 +614,23 @@ def up_spread(result: UpResult) -> UpSpread:
     return UpSpread(tilt, tilt_std, azimuth, azimuth_std, total, vertical)
 
 
-def up_text(result: UpResult) -> str:
-    """``up=..., tilt=... ° ± ... °, azimuth=... ° ± ... °, up_std=... °`` of one result: the
-    text reprs' part of the numbers that its notebook table shows (:func:`up_spread`)."""
-    s = up_spread(result)
-    if bool(s.vertical):
+def tilt_azimuth_text(spread: UpSpread) -> str:
+    """``tilt=... ° ± ... °, azimuth=... ° ± ... °`` of one result's :func:`up_spread` (the
+    numbers of its notebook table): what its text repr and the figures' titles show."""
+    if bool(spread.vertical):
         azimuth = "azimuth undefined (up is vertical)"
     else:
-        azimuth = f"azimuth={float(s.azimuth):.4f}° ± {float(s.azimuth_std):.3g}°"
+        azimuth = f"azimuth={float(spread.azimuth):.4f}° ± {float(spread.azimuth_std):.3g}°"
+    return f"tilt={float(spread.tilt):.4f}° ± {float(spread.tilt_std):.3g}°, {azimuth}"
+
+
+def up_text(result: UpResult) -> str:
+    """``up=..., tilt=..., azimuth=..., up_std=...`` of one result, for its text repr."""
+    spread = up_spread(result)
     return (
         f"up={np.array2string(np.asarray(result.up), precision=6)}, "
-        f"tilt={float(s.tilt):.4f}° ± {float(s.tilt_std):.3g}°, {azimuth}, "
-        f"up_std={float(s.total):.3g}°"
+        f"{tilt_azimuth_text(spread)}, up_std={float(spread.total):.3g}°"
     )
-
-
-def up_title(result: UpResult) -> str:
-    """``tilt ... ° ± ... °, azimuth ... ° ± ... °`` of one result, for a figure's title: the
-    numbers of :func:`up_text` without the field names."""
-    s = up_spread(result)
-    azimuth = (
-        "azimuth undefined (up is vertical)"
-        if bool(s.vertical)
-        else f"azimuth {float(s.azimuth):.3f}° ± {float(s.azimuth_std):.3g}°"
-    )
-    return f"tilt {float(s.tilt):.4f}° ± {float(s.tilt_std):.3g}°, {azimuth}"
 
 
 def _up_rows(result: UpResult) -> list[tuple[str, str, str, str]]:

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import up_title
+from gravdir._results import tilt_azimuth_text, up_spread
 from gravdir._sphere import tangent_basis
 from gravdir.plot._common import check_label, legend_outside, panels
 from gravdir.touch import PlaneFit, ToolPlaneFit
@@ -212,7 +212,7 @@ def _draw(
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel(f"in-plane, towards larger tilt [{unit}]")
     ax.set_ylabel(f"in-plane, up × that [{unit}]")
-    title = f"{type(fit).__name__}: {up_title(fit)}"
+    title = f"{type(fit).__name__}: {tilt_azimuth_text(up_spread(fit))}"
     if isinstance(fit, ToolPlaneFit):
         tip = ", ".join(f"{t:.4g}" for t in fit.tool_tip)
         title += f"\ntool tip ({tip}) {unit}, weak-axis std {float(fit.weak_axis_std):.2g} {unit}"

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
-from gravdir._results import UpResult, up_title
+from gravdir._results import UpResult, tilt_azimuth_text, up_spread
 from gravdir._sphere import tangent_basis
 from gravdir.general import JointSweep, UpEstimate
 from gravdir.plot._common import legend_outside, panels
@@ -310,7 +310,8 @@ def _draw(
     ax.set_xlabel("towards larger tilt [deg]")
     ax.set_ylabel("up × that direction [deg]")
     ax.set_title(
-        f"{type(result).__name__}: {up_title(result)}, up_std_deg {result.up_std_deg:.3g}°",
+        f"{type(result).__name__}: {tilt_azimuth_text(up_spread(result))}, "
+        f"up_std_deg {result.up_std_deg:.3g}°",
         fontsize="medium",
     )
     legend_outside(ax)
