@@ -157,8 +157,10 @@ def _accumulate(
     used = w > 0
     if not used.any():
         return
+    t = None if torques is None else torques[:, :, j % n_rows]
     if not used.all():
         a, w = a[used], w[used]
+        t = None if t is None else t[:, used]
     # B^T B with B = sqrt(W) A: one product of a matrix with its own transpose, which NumPy
     # hands to BLAS's syrk (half the multiplications of A^T (W A)).
     root = a * np.sqrt(w)[:, None]
@@ -166,10 +168,7 @@ def _accumulate(
     wa = a * w[:, None]
     if gram_sq is not None:
         gram_sq[j] += wa.T @ wa
-    if torques is not None:
-        t = torques[:, :, j % n_rows]
-        if not used.all():
-            t = t[:, used]
+    if t is not None:
         cross[:, j] += t @ wa
         tt[:, j] += (t * t) @ w
 
