@@ -35,6 +35,7 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -120,13 +121,18 @@ def print_import_times(times: dict[str, float], repeats: int, title: str) -> Non
         print(f"  {label:64s} {t * 1e3:7.1f} ms  {t / base:5.2f}x numpy + scipy.linalg")
 
 
-def correction_latency() -> None:
+def correction_model(rng: np.random.Generator) -> Any:
+    """A kinematic-error model on the default basis of a harmonic drive with 100 and 102 teeth."""
     from gravdir import KinematicErrorModel, harmonic_drive_orders
 
-    # The default basis of a harmonic drive with 100 and 102 teeth.
     orders = harmonic_drive_orders(100, 102)
+    return KinematicErrorModel(orders, rng.uniform(-1e-3, 1e-3, (orders.size, 2)))
+
+
+def correction_latency() -> None:
     rng = np.random.default_rng(3)
-    model = KinematicErrorModel(orders, rng.uniform(-1e-3, 1e-3, (orders.size, 2)))
+    model = correction_model(rng)
+    orders = model.orders
     ns: dict[str, object] = {
         "m": model,
         "x": 0.7312,

@@ -327,6 +327,12 @@ def _seven_joint_log(duration: float, rate: float) -> tuple[object, tuple[np.nda
     return chain, (log.time, log.q, log.velocity, log.torque)
 
 
+def warm_up() -> None:
+    """One estimate on a short log: the first call imports SciPy's signal module."""
+    chain, (t, q, qd, tau) = _ur_log(5.0, 100.0)
+    estimate_up_from_motion(chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
+
+
 def cost(runs: int = 3) -> None:
     threads = os.environ.get("OPENBLAS_NUM_THREADS")
     print(f"\n6. CPU seconds per second of log (medians of {runs} interleaved runs; "
@@ -335,8 +341,7 @@ def cost(runs: int = 3) -> None:
         "60 s, 100 Hz, 6 joints (UR5e-like, realistic sensors)": _ur_log(60.0, 100.0),
         "60 s, 1 kHz, 7 joints (DH chain)": _seven_joint_log(60.0, 1000.0),
     }
-    warm_chain, (t, q, qd, tau) = _ur_log(5.0, 100.0)
-    estimate_up_from_motion(warm_chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
+    warm_up()
     spent: dict[tuple[str, str], list[float]] = {}
     for _ in range(runs):
         for label, (chain, (t, q, qd, tau)) in cases.items():

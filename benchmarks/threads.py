@@ -39,13 +39,7 @@ def child() -> None:
     import hot_paths  # its data and timer
     import motion  # the logs of benchmarks/motion.py --cost
 
-    from gravdir import (
-        KinematicErrorModel,
-        SweepAccumulator,
-        estimate_up_from_motion,
-        fit_sweep,
-        harmonic_drive_orders,
-    )
+    from gravdir import SweepAccumulator, estimate_up_from_motion, fit_sweep
     from gravdir.motion import track_up
 
     warnings.simplefilter("ignore")
@@ -63,8 +57,7 @@ def child() -> None:
         "100 Hz, 6 joints, 60 s": motion._ur_log(60.0, 100.0),
         "1 kHz, 7 joints, 20 s": motion._seven_joint_log(20.0, 1000.0),
     }
-    warm_chain, (t, q, qd, tau) = motion._ur_log(5.0, 100.0)
-    estimate_up_from_motion(warm_chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
+    motion.warm_up()
     for label, (chain, (t, q, qd, tau)) in logs.items():
         fit = estimate_up_from_motion(chain, t, q=q, velocity=qd, torque=tau)  # type: ignore[arg-type]
         wall(
@@ -75,9 +68,8 @@ def child() -> None:
         wall(f"track_up, {label}", lambda: track_up(fit, t, q=q, velocity=qd, torque=tau))  # noqa: B023
 
     # The data of benchmarks/hot_paths.py.
-    orders = harmonic_drive_orders(100, 102)
     rng = np.random.default_rng(3)
-    model = KinematicErrorModel(orders, rng.uniform(-1e-3, 1e-3, (orders.size, 2)))
+    model = hot_paths.correction_model(rng)
     q, torque, v = hot_paths.sweep_data(10_000)
     acc = SweepAccumulator(min_speed=0.05)
     acc.add(q, velocity=v, torque=torque)
