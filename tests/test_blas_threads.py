@@ -53,12 +53,15 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[set[int]]:
     return record
 
 
-def _log() -> tuple[np.ndarray, ...]:
+def _log(noise_correlation_time: float = 0.0) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(8)
     arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=[0.1, 0.0, np.sqrt(0.99)])
     traj = fourier_trajectory(6, 6.0, 100.0, rng=rng)
     tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
-    log = motion_log(traj, tau, rng=rng, noise_std=0.01 * (np.abs(tau).max(axis=0) + 0.5))
+    noise = 0.01 * (np.abs(tau).max(axis=0) + 0.5)
+    log = motion_log(
+        traj, tau, rng=rng, noise_std=noise, noise_correlation_time=noise_correlation_time
+    )
     return log.time, log.q, log.velocity, log.torque
 
 
@@ -147,14 +150,7 @@ def test_keep_leaves_the_limits_alone(
 def test_the_estimators_warnings_point_at_the_callers_line() -> None:
     """The limit wraps the estimator's work inside its body, not its call: a warning's stack
     level still names the caller's line, not gravdir's."""
-    rng = np.random.default_rng(8)
-    arm = arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=[0.1, 0.0, np.sqrt(0.99)])
-    traj = fourier_trajectory(6, 6.0, 100.0, rng=rng)
-    tau = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
-    noise = 0.01 * (np.abs(tau).max(axis=0) + 0.5)
-    log = motion_log(traj, tau, rng=rng, noise_std=noise, noise_correlation_time=0.1)
+    time, q, qd, tau = _log(noise_correlation_time=0.1)
     with pytest.warns(GravdirWarning) as caught:
-        estimate_up_from_motion(
-            CHAIN, log.time, q=log.q, velocity=log.velocity, torque=log.torque, covariance="white"
-        )
+        estimate_up_from_motion(CHAIN, time, q=q, velocity=qd, torque=tau, covariance="white")
     assert caught.list and {w.filename for w in caught.list} == {__file__}
