@@ -212,7 +212,7 @@ def fit_sweep_common_mode(
         grid_a = np.stack(grids).reshape(batch + (grids[0].size,))
         mean_a = np.stack(means).reshape(grid_a.shape)
         half_a = np.stack(halves).reshape(grid_a.shape)
-        x, names, gram = design(grid_a, grid_a, None, None, 0, False, ())
+        x, names, gram, _ = design(grid_a, grid_a, None, None, 0, False, ())
         beta, inv_gram, rss = solve_normal(x, mean_a, gram)
         m_pts = grids[0].size
         coulomb = half_a.mean(axis=-1)

@@ -23,7 +23,16 @@ from gravdir._checks import (
 )
 from gravdir._options import Friction, LoadFriction
 from gravdir.errors import GravdirWarning, InsufficientDataError
-from gravdir.sweep._solve import all_, all_finite, any_, batch_index, dot, extreme, total
+from gravdir.sweep._solve import (
+    all_,
+    all_finite,
+    any_,
+    batch_index,
+    dot,
+    extreme,
+    matvec,
+    total,
+)
 
 # The values of the shared `Friction` type a sweep fit implements: not the quadratic term, which
 # on a sweep (one speed per direction) is the Coulomb column times a constant.
@@ -445,20 +454,24 @@ def design(
     load_signed: bool,
     harmonics: tuple[float, ...],
     acceleration: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.float64], list[str], NDArray[np.float64]]:
-    """Design matrix with columns first, shape (..., p, n), its names and its Gram matrix.
+    torque: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], list[str], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Design matrix with columns first, shape (..., p, n), its names, its Gram matrix and
+    ``X' torque`` (..., p) (None without `torque`).
 
     ``velocity``, ``sgn`` (its sign, required for a sign column) and ``acceleration`` (the
     inertia column, None for none) arrive already zeroed at unused samples, which become zero
-    rows. Written in place into one array (:func:`fill_columns`), block by block
-    along the first batch axis with the Gram matrix of each block formed while it is in cache:
-    the batched fit is bound by memory traffic.
+    rows; `torque` may hold anything finite there. Written in place into one array
+    (:func:`fill_columns`), block by block along the first batch axis with the Gram matrix and
+    ``X' torque`` of each block formed while it is in cache: the batched fit is bound by memory
+    traffic.
     """
     columns = Columns(friction_terms, acceleration is not None, load_signed, harmonics)
     names = columns.names()
     p = len(names)
     x = np.empty(q.shape[:-1] + (p,) + q.shape[-1:])
     gram = np.empty(q.shape[:-1] + (p, p))
+    xty = None if torque is None else np.empty(q.shape[:-1] + (p,))
     if q.size == 0:
         # An empty batch: nothing to fill.
         blocks: list[Any] = []
@@ -477,7 +490,9 @@ def design(
             np.dot(xb, xb.T, out=gram)
         else:
             np.matmul(xb, np.swapaxes(xb, -1, -2), out=gram[b])
-    return x, names, gram
+        if xty is not None and torque is not None:
+            xty[b] = matvec(xb, torque[b])
+    return x, names, gram, xty
 
 
 class Design(NamedTuple):
@@ -493,6 +508,7 @@ class Design(NamedTuple):
     arc: NDArray[np.float64] | np.float64
     velocity_scale: Any  # the viscous column is velocity / velocity_scale (1.0: unscaled)
     acceleration_scale: Any = 1.0  # likewise for the inertia column
+    xty: NDArray[np.float64] | None = None  # X' torque where prepare was given the torque
 
 
 def _speed_mask(
@@ -576,12 +592,14 @@ def prepare(
     single_speed_rtol: float,
     aa: NDArray[np.float64] | None = None,
     keep: NDArray[np.bool_] | None = None,
+    torque: NDArray[np.float64] | None = None,
 ) -> Design:
     """Speed mask, the design matrix and its Gram matrix, and the checks on what they hold.
 
     `min_speed`, `min_arc` and `single_speed_rtol` arrive checked. `aa` is the joint
     acceleration (an inertia column), None for none; `keep` (..., n) marks the samples that
-    remain after NaN samples were omitted, None for all. Every check on the samples
+    remain after NaN samples were omitted, None for all; `torque` (..., n), finite, gives
+    ``Design.xty``. Every check on the samples
     (finiteness, units, the speed mask, directions, counts and the arc) comes before the design
     matrix is built.
     """
@@ -644,7 +662,7 @@ def prepare(
     if any_(arc < min_arc):
         shortest = float(np.min(arc))
         raise InsufficientDataError(refusal("arc", batch, arc < min_arc, min_arc, shortest))
-    x, names, gram = design(qq, vm, sgn, used, friction_terms, load_signed, orders, am)
+    x, names, gram, xty = design(qq, vm, sgn, used, friction_terms, load_signed, orders, am, torque)
     pinned = None
     if pin_viscous is not None:
         pinned = np.zeros(batch + (len(names),), dtype=bool)
@@ -661,6 +679,7 @@ def prepare(
             arc,
             velocity_scale,
             acceleration_scale,
+            xty,
         )
     return Design(
         x,
@@ -673,6 +692,7 @@ def prepare(
         np.float64(arc),
         velocity_scale,
         acceleration_scale,
+        xty,
     )
 
 

@@ -360,7 +360,7 @@ def _fit(
     and each sweep's, from :func:`~gravdir.sweep._nan.sample_fingerprints`)."""
     tt, torque_scale, yy = _scaled_torque(tt)
     d = prepare(
-        qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol, aa, keep
+        qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol, aa, keep, tt
     )
     y, yy = (tt, yy) if d.used is None else (tt * d.used, None)
     names = d.names
@@ -380,7 +380,7 @@ def _fit(
                 "fit_sweep (load_friction='abs', Gauss-Newton)", max_iter, stacklevel=4
             )
     else:
-        beta, inv_gram, rss = solve_normal(d.x, y, d.gram, pinned, yy)
+        beta, inv_gram, rss = solve_normal(d.x, y, d.gram, pinned, yy, d.xty)
         if beta.ndim > 1:
             converged = np.ones(beta.shape[:-1], dtype=bool)
             n_iter = np.zeros(beta.shape[:-1], dtype=np.int64)

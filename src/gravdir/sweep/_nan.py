@@ -89,8 +89,9 @@ def torque_sums(
     bits = np.ascontiguousarray(torque).view(np.uint64)
     if keep is not None:
         bits = np.where(keep, bits, np.uint64(0))
-    # Unsigned integer arithmetic wraps modulo 2^64 without a warning.
-    return np.add.reduce(bits, axis=-1), np.add.reduce(bits * bits, axis=-1)
+    # Unsigned integer arithmetic wraps modulo 2^64 without a warning; vecdot forms the sum of
+    # squares without a temporary of the samples' size.
+    return np.add.reduce(bits, axis=-1), np.vecdot(bits, bits)
 
 
 def multiset_digest(s1: int, s2: int, n: int) -> str:
@@ -105,12 +106,15 @@ def fingerprint_from_sums(s1: Any, s2: Any, counts: Any) -> tuple[frozenset[str]
     shape = np.shape(s1)
     if not shape:
         return frozenset((multiset_digest(int(s1), int(s2), int(counts)),)), None
-    flat = [
-        multiset_digest(int(a), int(b), int(c))
-        for a, b, c in zip(
-            np.ravel(s1), np.ravel(s2), np.ravel(np.broadcast_to(counts, shape)), strict=True
-        )
-    ]
+    # The mixing of multiset_digest for every sweep at once, in uint64 arithmetic, which wraps
+    # modulo 2^64 as its mask does.
+    n = np.broadcast_to(np.asarray(counts).astype(np.uint64), shape)
+    mixed = (
+        np.asarray(s1, dtype=np.uint64) * np.uint64(_MIX[0])
+        + np.asarray(s2, dtype=np.uint64) * np.uint64(_MIX[1])
+        + n * np.uint64(_MIX[2])
+    )
+    flat = [f"{d:016x}" for d in mixed.ravel().tolist()]
     column = np.empty(len(flat), dtype=object)
     column[:] = flat
     digests: NDArray[Any] = column.reshape(shape)

@@ -101,6 +101,7 @@ def solve_normal(
     gram: NDArray[np.float64] | None = None,
     pinned: NDArray[np.bool_] | None = None,
     yy: Any = None,
+    xty: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], Any]:
     """Least squares from equilibrated normal equations, refined once where ill-conditioned.
 
@@ -108,7 +109,7 @@ def solve_normal(
     ``pinned`` (..., p) marks coefficients held at exactly zero. Returns the coefficients
     (..., p), :math:`(X^T X)^{-1}` (..., p, p) with zero rows and columns for pinned
     coefficients, and the residual sum of squares (...) (a Python float for one sweep).
-    ``yy`` is ``y . y`` when the caller has it.
+    ``yy`` is ``y . y`` and ``xty`` is ``X' y`` when the caller has them.
 
     Raises
     ------
@@ -117,8 +118,9 @@ def solve_normal(
     """
     if gram is None:
         gram = x @ np.swapaxes(x, -1, -2)
-    rhs = matvec(x, y)
+    rhs = matvec(x, y) if xty is None else xty
     if pinned is not None:
+        rhs = rhs.copy()
         gram = gram.copy()
         keep = ~pinned
         gram *= keep[..., :, None] * keep[..., None, :]
