@@ -6,7 +6,8 @@
 # nonlinear form `c + A sin(q + phi) + F sgn(v)` (the sinusoid A sin(q + phi) of US 11,446,825 B2,
 # Equation 2) from its default start (all ones) and from an informed start;
 # fit_sweep fits the linear form of the same model. Printed: time ratios per sweep and for the
-# batch, the batch against numpy's bare `sin` and `cos` of the same angles, and how often
+# batch, the batch against numpy's bare `sin` and `cos` of the same angles and against the bare
+# per-sample passes of a batched fit (`bare_passes`: no check, no solve), and how often
 # curve_fit lands in a wrong minimum (residual RMS above fit_sweep's by more than 1e-6 relative,
 # or no convergence). Then the cost of the optional inertia column (`acceleration=`), which the
 # default path does not pay.
@@ -76,6 +77,35 @@ def median_per_call(fn, idx, repeat: int = 5) -> float:
     return float(np.median(runs))
 
 
+def bare_passes(q: np.ndarray, torque: np.ndarray, v: np.ndarray, step: int = 64) -> None:
+    """The per-sample work of a batched fit of the four columns [1, sin q, cos q, sgn v], with no
+    input check, option, solve or result: blocks of `step` sweeps through buffers reused while
+    in cache, each giving |v|'s largest and smallest value, q's extremes, the columns, their Gram
+    products and X'y (numpy's stacked matmul and matvec), and the torque's checksum sums."""
+    n_sweeps, n = q.shape
+    x = np.empty((step, 4, n))
+    x[:, 0] = 1.0
+    speed = np.empty((step, n))
+    gram, xty = np.empty((n_sweeps, 4, 4)), np.empty((n_sweeps, 4))
+    ext = np.empty((4, n_sweeps))
+    sums = np.empty((2, n_sweeps), dtype=np.uint64)
+    for i in range(0, n_sweeps, step):
+        b = slice(i, i + step)
+        qb, vb, tb = q[b], v[b], torque[b]
+        m = qb.shape[0]
+        xb, sb = x[:m], speed[:m]
+        np.abs(vb, out=sb)
+        ext[0, b], ext[1, b] = sb.max(axis=-1), sb.min(axis=-1)
+        ext[2, b], ext[3, b] = qb.max(axis=-1), qb.min(axis=-1)
+        np.sin(qb, out=xb[:, 1])
+        np.cos(qb, out=xb[:, 2])
+        np.sign(vb, out=xb[:, 3])
+        np.matmul(xb, np.swapaxes(xb, -1, -2), out=gram[b])
+        np.matvec(xb, tb, out=xty[b])
+        bits = tb.view(np.uint64)
+        sums[0, b], sums[1, b] = bits.sum(axis=-1), np.vecdot(bits, bits)
+
+
 def best_of(fn, repeat: int = 5) -> float:
     best = np.inf
     for _ in range(repeat):
@@ -93,6 +123,7 @@ def main() -> None:
     # Batch: one call for all sweeps.
     t_batch = best_of(lambda: fit_sweep(q, velocity=v, torque=torque))
     t_sincos = best_of(lambda: (np.sin(q), np.cos(q)))
+    t_bare = best_of(lambda: bare_passes(q, torque, v))
     batch = fit_sweep(q, velocity=v, torque=torque)
 
     # Per sweep: fit_sweep called once per sweep, as a controller would (median per call).
@@ -134,9 +165,11 @@ def main() -> None:
     print(f"curve_fit (default p0)        : {t_cf * 1e6:9.1f} us/sweep")
     print(f"fit_sweep, one batched call   : {t_batch / N_SWEEPS * 1e6:9.1f} us/sweep")
     print(f"numpy sin+cos of the angles   : {t_sincos / N_SWEEPS * 1e6:9.1f} us/sweep")
+    print(f"bare per-sample passes        : {t_bare / N_SWEEPS * 1e6:9.1f} us/sweep")
     print(f"ratio per sweep   (curve_fit / fit_sweep)        : {t_cf / t_single:6.1f}x")
     print(f"ratio for batch   (curve_fit x N / batched call) : {t_cf * N_SWEEPS / t_batch:6.1f}x")
     print(f"batch against sin+cos alone (fit / sin+cos)      : {t_batch / t_sincos:6.2f}x")
+    print(f"bare passes against sin+cos (bare / sin+cos)     : {t_bare / t_sincos:6.2f}x")
     print(
         f"curve_fit wrong minimum or no convergence: default start {wrong_naive}/{N_SWEEPS} "
         f"({100 * wrong_naive / N_SWEEPS:.1f}%), informed start {wrong_informed}/{N_SWEEPS}"
