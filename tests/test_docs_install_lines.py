@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from _tools import load_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 # Any pip install of something with an extra in brackets, whatever its quoting.
 INSTALL = re.compile(r"pip install(?: -\w+)*\s+(?:-e\s+)?(['\"]?)([\w.\-]*)\[([\w,\-]+)\]\1")
@@ -42,3 +44,42 @@ def test_the_pattern_catches_the_package_index_form():
         match = INSTALL.search(line)
         assert match is not None and not CHECKOUT.fullmatch(match.group(0))
     assert CHECKOUT.fullmatch("pip install -e '.[test,pinocchio]'")
+
+
+def test_every_extra_named_in_an_install_line_is_declared():
+    import tomllib
+
+    declared = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    )
+    named = {
+        extra
+        for path in _files()
+        for match in INSTALL.finditer(path.read_text(encoding="utf-8"))
+        for extra in match.group(3).split(",")
+    }
+    assert named >= {"test", "plot", "testing", "pinocchio", "fleet"}
+    assert named <= declared, f"extras named but not declared: {sorted(named - declared)}"
+
+
+def test_the_shell_blocks_ci_runs(tmp_path):
+    """tools/shell_blocks.py (run by .ci/run on a fresh copy) takes every bash block once, the
+    README's test commands left out because .ci/run's first step runs them verbatim."""
+    shell = load_tool("shell_blocks")
+    found = shell.blocks(ROOT)
+    texts = [b.text for b in found]
+    assert len(texts) == len(set(texts))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = shell.test_commands(readme)
+    assert len(commands) == 2 and all("pytest" in c for c in commands)
+    assert not commands & set(texts)
+    quickstart = [b for b in found if "examples/quickstart.py" in b.text]
+    assert [b.where for b in quickstart] == ["README.md:14"]
+    assert any("pip install -e '.[testing]'" in t for t in texts)
+    # A page with a new block is picked up; a repeated block is not run twice.
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text(readme)
+    page = "# A page\n\n```bash\necho one\n```\n\n```python\nx = 1\n```\n\n```bash\necho one\n```\n"
+    (tmp_path / "docs" / "page.md").write_text(page)
+    extra = [b for b in shell.blocks(tmp_path) if b.text == "echo one"]
+    assert extra == [shell.Block("echo one", "docs/page.md:4")]
