@@ -31,12 +31,11 @@ MIN_ESTIMATE_WINDOWS = 5
 
 
 class _Entry(NamedTuple):
-    up: NDArray[np.float64]
-    information: NDArray[np.float64]
-    white: NDArray[np.float64]
+    """A determined window in the detector's memory: its solve, its span and its place."""
+
+    window: Window
     start: float
     end: float
-    dof: float  # of the window's covariance
     id: int  # its place in the log's sequence of determined windows
 
 
@@ -86,12 +85,12 @@ def _tangent(
     """Gnomonic coordinates (R, 2) of the windows about `up`, their own covariances and their
     white-noise ones (R, 2, 2); None where one lies 90° or more away."""
     e = tangent_basis(up)
-    ups = np.array([w.up for w in entries])
+    ups = np.array([w.window.up for w in entries])
     cos = ups @ up
     if np.any(cos <= 0):
         return None
-    own = np.linalg.inv(np.array([e @ w.information @ e.T for w in entries]))
-    white = np.linalg.inv(np.array([e @ w.white @ e.T for w in entries]))
+    own = np.linalg.inv(np.array([e @ w.window.information @ e.T for w in entries]))
+    white = np.linalg.inv(np.array([e @ w.window.white @ e.T for w in entries]))
     return ups @ e.T / cos[:, None], own, white
 
 
@@ -177,7 +176,7 @@ class Detector:
         usable = [r for r in self.entries if r.end <= first.start][-self.reference_windows :]
         estimate = self.model_error == "estimate"
         ref = None
-        points = _tangent(usable, usable[-1].up) if usable else None
+        points = _tangent(usable, usable[-1].window.up) if usable else None
         if points is not None and len(usable) >= (MIN_ESTIMATE_WINDOWS if estimate else 1):
             x, own, white = points
             if estimate:
@@ -191,10 +190,10 @@ class Detector:
                 )
             else:
                 dof, variance = math.inf, float(self.model_error) ** 2
-            dofs = [r.dof for r in usable]
+            dofs = [r.window.dof for r in usable]
             mean, own_part, tau = _fixed_weight_mean(x, own, white, dofs, variance)
-            e = tangent_basis(usable[-1].up)
-            up = np.asarray(usable[-1].up + e.T @ mean, dtype=np.float64)
+            e = tangent_basis(usable[-1].window.up)
+            up = np.asarray(usable[-1].window.up + e.T @ mean, dtype=np.float64)
             up /= np.linalg.norm(up)
             f = tangent_basis(up)
             move = f @ e.T  # from the tangent basis of the last window to that of `up`
@@ -211,7 +210,7 @@ class Detector:
         if points is None:  # more than 90° away: the tangent coordinates do not reach it
             return math.inf, 0.0, math.inf, math.pi / 2
         x, own, white = points
-        dofs = [w.dof for w in post]
+        dofs = [w.window.dof for w in post]
         mean, own_part, tau = _fixed_weight_mean(x, own, white, dofs, ref.variance)
         total = own_part.cov + tau + ref.own.cov + ref.tau
         dof = _satterthwaite(own_part, ref.own, _Part(tau + ref.tau, ref.dof))
@@ -224,7 +223,7 @@ class Detector:
         verdict = Verdict(False, 0.0, 1.0, math.inf, 0.0, False, win.up, 0.0, 0)
         if not win.determined or start < self.segment_start:
             return verdict
-        new = _Entry(win.up, win.information, win.white, start, end, win.dof, self.count)
+        new = _Entry(win, start, end, self.count)
         self.count += 1
         chain = [new]  # the windows that do not overlap, back from the new one
         for entry in reversed(self.entries):
