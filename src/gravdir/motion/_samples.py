@@ -21,9 +21,10 @@ from gravdir._checks import (
 )
 from gravdir._hac import bartlett_lags
 from gravdir._options import Friction, LoadFriction
+from gravdir._time import check_time
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
-from gravdir.motion._inputs import check_log, check_time, friction_mask, sample_weights
+from gravdir.motion._inputs import check_log, friction_mask, sample_weights
 from gravdir.sweep import joint_acceleration
 
 # The `load_friction` options the estimator implements ("signed" is the sweep's column pair).

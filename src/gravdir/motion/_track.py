@@ -25,6 +25,7 @@ from gravdir._model_error import check_model_error
 from gravdir._options import CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
 from gravdir._threads import one_blas_thread
+from gravdir._time import check_time
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematics import link_frames
 from gravdir.motion._detect import Detector, Verdict
@@ -41,7 +42,6 @@ from gravdir.motion._inputs import (
     MAX_SAMPLES,
     check_base_acceleration,
     check_log,
-    check_time,
 )
 from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW, acceleration_from_log
 from gravdir.motion._windows import Window, WindowSamples, solve_windows, take

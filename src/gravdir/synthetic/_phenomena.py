@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array, check_count, check_per_joint, check_positive, check_scalar
 from gravdir._results import Result
+from gravdir._time import check_increasing
 from gravdir.synthetic._log import _blend
 from gravdir.synthetic._record import check_jitter
 from gravdir.synthetic._sweep import sample_times
@@ -226,10 +227,8 @@ def correlated_noise(
         raise ValueError(
             f"Expected `time` of shape (N,) with 1 <= N <= {_MAX_SAMPLES}, got {t.shape}."
         )
+    check_increasing(t)
     step = np.diff(t)
-    if not np.all(step > 0):
-        raise ValueError(f"Expected `time` strictly increasing, got a step at row "
-                         f"{int(np.argmax(~(step > 0))) + 1}.")  # fmt: skip
     level = check_array(noise_std, "noise_std")
     if level.ndim > 1 or np.any(level < 0):
         raise ValueError(f"Expected `noise_std` non-negative, scalar or (n,), got {level!r}.")
