@@ -41,7 +41,8 @@ nitpicky = True
 # inventory here: the build fetches nothing from the network, so they render as code, unlinked.
 nitpick_ignore_regex = [
     (r"py:.*", r"(numpy|np|scipy|matplotlib|hypothesis|pinocchio|pandas|dask|distributed)(\..*)?"),
-    (r"py:.*", r"(typing|collections|dataclasses|enum|warnings|math|json|threading|concurrent)(\..*)?"),
+    (r"py:.*", r"(typing|collections|dataclasses|enum|warnings|math|json)(\..*)?"),
+    (r"py:.*", r"(threading|concurrent)(\..*)?"),
     (r"py:.*", r"(int|float|bool|str|bytes|tuple|list|dict|object|None|callable|Exception)"),
     (r"py:.*", r"(ValueError|TypeError|Warning|UserWarning|RuntimeWarning|ArithmeticError)"),
     # Private helpers (the shared result base, the sphere's tangent basis) that docstrings name
@@ -86,6 +87,8 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "image_scrapers": ("matplotlib",),
     "reset_modules_order": "both",
+    # The computation-times pages load jQuery, DataTables and Bootstrap from CDNs.
+    "write_computation_times": False,
 }
 
 # --- HTML theme: pydata-sphinx-theme (the SciPy and scikit-learn theme), its fonts and icons
@@ -101,3 +104,4 @@ html_theme_options = {
 }
 templates_path = ["_templates"]
 html_show_sourcelink = False
+html_copy_source = False
