@@ -54,7 +54,7 @@ class _Page(HTMLParser):
             self.hrefs.append(str(attributes["href"]))
         if tag in VOID:
             return
-        raw, maths = (self._stack[-1][1:] if self._stack else (False, False))
+        raw, maths = self._stack[-1][1:] if self._stack else (False, False)
         classes = (attributes.get("class") or "").split()
         self._stack.append((tag, raw or tag in RAW, maths or "math" in classes))
 
@@ -70,7 +70,7 @@ class _Page(HTMLParser):
                 return
 
     def handle_data(self, data: str) -> None:
-        raw, maths = (self._stack[-1][1:] if self._stack else (False, False))
+        raw, maths = self._stack[-1][1:] if self._stack else (False, False)
         if raw:
             return
         line = self.getpos()[0]
