@@ -78,15 +78,9 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"[\\/](?!fleet\.py$)[^\\/]+\.py$",
     "within_subsection_order": "gallery_order.NavigationOrder",
-    "abort_on_example_error": False,
-    "only_warn_on_example_error": False,
     "download_all_examples": False,
     "remove_config_comments": True,
     "capture_repr": ("_repr_html_", "__repr__"),
-    "matplotlib_animations": False,
-    "show_memory": False,
-    "image_scrapers": ("matplotlib",),
-    "reset_modules_order": "both",
     # The computation-times pages load jQuery, DataTables and Bootstrap from CDNs.
     "write_computation_times": False,
 }

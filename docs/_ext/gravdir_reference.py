@@ -4,15 +4,23 @@ of the docstrings' short cross-references.
 The public modules are every module of the package whose dotted name has no part starting with
 ``_`` (``gravdir.synthetic.motion`` included); each gets ``reference/<module>.rst``, written at
 ``builder-inited`` (the pages are generated, not kept in the repository), with its docstring and
-an entry (autodoc, rendered by numpydoc) for every name of its ``__all__``, in that order. The
-package itself gets ``STANDARD_GRAVITY`` and the list of the modules; its other names are
-re-exports, documented in the module that defines them (``docs/api.md`` links each to it).
+an entry (autodoc, rendered by numpydoc) for every name of its ``__all__``, in that order. A
+class's entry includes the members it inherits from gravdir's own bases (a result's
+``to_dict``, ``up_cov``). A name that a package re-exports from one of its public submodules
+(``gravdir.synthetic.ur5_arm``, from ``gravdir.synthetic.robot``) gets a short entry of its own
+that links to the full one, so that every public dotted name has its anchor and no object is
+described twice. The package ``gravdir`` itself gets ``STANDARD_GRAVITY`` and the list of the
+modules; its other names are documented in the module that defines them (``docs/api.md`` links
+each name to that entry).
 
 Docstrings write cross-references as a reader would, by the short name (``:func:`fit_sweep```
-in ``gravdir.general``, ``See Also: estimate_up``). Sphinx resolves a short name only within
-the current module; ``missing-reference`` here resolves it to the one documented gravdir object
-with that last name (the shortest dotted name if several modules export it). A name that
-matches nothing stays a warning, which fails the strict build.
+in ``gravdir.general``, ``See Also: estimate_up``, ``:attr:`up_cov``` in a result's docstring)
+or as ``import gravdir`` gives it (``gravdir.fit_sweep``). Sphinx resolves a short name only
+within the current module and class; ``missing-reference`` here resolves it to the documented
+gravdir object whose dotted name ends with it: a full entry before a re-export's, then the one
+nearest the reference's own module and class, then the shortest name. A dataclass field
+(``:attr:`SerialChain.home_links```), described in its class's Attributes section, links to the
+class. A name that matches nothing stays a warning, which fails the strict build.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ window.MathJax = {
     processEnvironments: true,
   },
   options: {
-    ignoreHtmlClass: "tex2jax_ignore|mathjax_ignore|.*",
+    ignoreHtmlClass: ".*|",
     processHtmlClass: "math",
   },
 };
