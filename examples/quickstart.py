@@ -7,6 +7,8 @@ joint 1 forward and back and fit its gravity sinusoid, move joint 1 to the zero 
 sinusoid, sweep joint 2 there and at two more joint-1 positions, and estimate ``up`` (the unit
 vector opposite to gravity) with its uncertainty. The last cell checks the result against the
 truth, which only a simulation knows.
+
+.. docs/getting_started.md shows this example's page from here on.
 """
 
 # %%

@@ -160,8 +160,14 @@ def test_getting_started_shows_install_quickstart_and_estimator_choice() -> None
     assert len(commands) >= 2
     for command in commands[:2]:
         assert command in page
-    # The executed quickstart (code and outputs) is its gallery page.
-    assert "<sphx_glr_auto_examples_quickstart.py>`" in page
+    # The executed quickstart (code and outputs) is its gallery page, included from the line of
+    # the example's docstring that the include names.
+    include = re.search(
+        r"^\.\. include:: auto_examples/quickstart\.rst\n   :start-after: (.+)\n", page, re.M
+    )
+    assert include, "getting_started.md does not include the quickstart's page"
+    docstring = ast.get_docstring(ast.parse((ROOT / "examples" / "quickstart.py").read_text()))
+    assert docstring and include.group(1) in docstring.splitlines()
     table = page[page.index("## Which estimator for which sensor") :]
     for sensor in ("sweeps", "ordinary motion", "level plane", "accelerometer", "Several"):
         assert sensor in table
