@@ -33,8 +33,8 @@ extensions = [
 
 root_doc = "index"
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-# README-style files of the assets and the gallery's generated helpers are not pages.
-exclude_patterns = ["_build", "assets", "auto_examples/*.ipynb", "auto_examples/*.py"]
+# The vendored MathJax (its LICENSE and NOTICE) is served as static files, not read as pages.
+exclude_patterns = ["_build", "assets"]
 # Every cross-reference must resolve: an unresolved one is a warning, and -W fails the build.
 nitpicky = True
 # Names of other libraries (numpy, scipy, matplotlib, hypothesis, the standard library) have no
