@@ -79,11 +79,14 @@ def _directive(module: str, name: str) -> str:
     if sub is not None:
         # A re-export: an entry of its own (so that every public dotted name has its anchor),
         # whose text links to the full entry in the submodule.
-        kind = "function" if callable(obj) and not isinstance(obj, type) else "class"
-        if not callable(obj):
-            kind = "data"
+        if isinstance(obj, type):
+            kind = "exception" if issubclass(obj, BaseException) else "class"
+            role = "exc" if kind == "exception" else "class"
+        elif callable(obj):
+            kind, role = "function", "func"
+        else:
+            kind = role = "data"
         ALIASES.add(f"{module}.{name}")
-        role = {"function": "func", "class": "class", "data": "data"}[kind]
         return (
             f".. py:{kind}:: {name}\n   :module: {module}\n\n"
             f"   The same as :{role}:`{sub}.{name}`, re-exported here.\n"
