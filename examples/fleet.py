@@ -1,22 +1,28 @@
-# %% [markdown]
-# # A fleet on a Dask cluster
-#
-# 120 UR5-like robots, each on its own tilted base with its own torque sensors (realistic
-# gains, offsets, friction, gear ripple and noise), run the same short calibration every
-# night: joint 1 swept once with the arm stretched out, joint 2 swept at three joint-1 angles
-# 90° apart. Their controllers log each night's sweeps in packets of 50 samples. Over four
-# nights, one `SweepAccumulator` per robot, planned sweep and night holds what was logged; the
-# four nights of each robot and sweep are merged (`a + b`, exact up to rounding: the triangular
-# factors are stacked and factored again) and fitted, and `estimate_up` turns each robot's four
-# fits into its direction of gravity.
-#
-# The work runs on a Dask `LocalCluster` of two single-threaded worker processes: one task per
-# robot and night, a tree of merge tasks per robot across the nights (and so across workers),
-# one calibration task per robot. The same functions then run in a plain loop in this process,
-# and the script checks that the cluster changed nothing: every robot's calibration equal to
-# the loop's bit for bit, and the merged accumulators equal to a merge in another order to
-# 1e-12. It exits with status 1 if a check fails. Run it with the `fleet` extra installed
-# (`pip install -e '.[fleet]'`): `python examples/fleet.py`.
+"""
+A fleet on a Dask cluster
+=========================
+
+120 UR5-like robots, each on its own tilted base with its own torque sensors (realistic
+gains, offsets, friction, gear ripple and noise), run the same short calibration every
+night: joint 1 swept once with the arm stretched out, joint 2 swept at three joint-1 angles
+90° apart. Their controllers log each night's sweeps in packets of 50 samples. Over four
+nights, one ``SweepAccumulator`` per robot, planned sweep and night holds what was logged; the
+four nights of each robot and sweep are merged (``a + b``, exact up to rounding: the triangular
+factors are stacked and factored again) and fitted, and ``estimate_up`` turns each robot's four
+fits into its direction of gravity.
+
+The work runs on a Dask ``LocalCluster`` of two single-threaded worker processes: one task per
+robot and night, a tree of merge tasks per robot across the nights (and so across workers),
+one calibration task per robot. The same functions then run in a plain loop in this process,
+and the script checks that the cluster changed nothing: every robot's calibration equal to
+the loop's bit for bit, and the merged accumulators equal to a merge in another order to
+1e-12. It exits with status 1 if a check fails. Run it with the ``fleet`` extra installed
+(``pip install -e '.[fleet]'``): ``python examples/fleet.py``.
+
+This page shows the script without its output: the documentation build does not install the
+``fleet`` extra and does not run it; CI runs it in a step of its own, in a venv that has the
+extra.
+"""
 
 # %%
 import os
@@ -61,11 +67,12 @@ PLAN = (
     (1, np.pi, -2.9, -0.3),
 )
 
-# %% [markdown]
-# ## The work of one robot
+# %%
+# The work of one robot
+# ---------------------
 #
 # Every function takes a robot's index and rebuilds what it needs from seeds (a robot's arm
-# and sensors from `[FLEET_SEED, robot]`, a night's noise from `[FLEET_SEED, robot, night]`),
+# and sensors from ``[FLEET_SEED, robot]``, a night's noise from ``[FLEET_SEED, robot, night]``),
 # so a task needs no data shipped to it and gives the same numbers wherever it runs.
 
 
@@ -137,13 +144,14 @@ def calibrate(
     return fits, estimate_up(sweeps)
 
 
-# %% [markdown]
-# ## How close two merges of the same samples are
+# %%
+# How close two merges of the same samples are
+# --------------------------------------------
 #
 # Two merge orders of the same samples factor the same matrix in different orders, so their
 # fits agree to rounding, not bit for bit: coefficients relative to the sweep's largest
 # coefficient, covariances relative to the product of the standard deviations, the residual
-# RMS relative to itself; the sample counts and the torque checksum (`fingerprint`) exactly.
+# RMS relative to itself; the sample counts and the torque checksum (``fingerprint``) exactly.
 
 
 # %%
@@ -162,12 +170,13 @@ def relative_gap(a: SweepFit, b: SweepFit) -> float:
     return float(max(coefficients, covariance, rms))
 
 
-# %% [markdown]
-# ## The fleet on the cluster
+# %%
+# The fleet on the cluster
+# ------------------------
 #
-# Dask's nanny sets the environment variables of `distributed.nanny.pre-spawn-environ` in each
+# Dask's nanny sets the environment variables of ``distributed.nanny.pre-spawn-environ`` in each
 # worker process before the interpreter starts, so the workers' BLAS starts with one thread as
-# this process's does. `client.submit` accepts futures as arguments: a merge task starts when
+# this process's does. ``client.submit`` accepts futures as arguments: a merge task starts when
 # its two inputs are done and moves them to one worker if they lie on two.
 
 
@@ -269,8 +278,8 @@ def main() -> int:
     return 0 if all(checks.values()) else 1
 
 
-# %% [markdown]
-# Worker processes are started by `spawn`, which imports this script afresh in each of them:
+# %%
+# Worker processes are started by ``spawn``, which imports this script afresh in each of them:
 # the cluster is started only under the main-module guard.
 
 # %%

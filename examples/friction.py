@@ -1,12 +1,14 @@
-# %% [markdown]
-# # Joint friction with and without gravity load
-#
-# The two-pose procedure of CN 107423515 B (claim 1) on a synthetic joint with Panda-sized,
-# asymmetric Stribeck friction, inertia, load-dependent friction and realistic torque noise:
-#
-# 1. check that the first pose leaves the joint free of gravity torque;
-# 2. run an excitation plan there and fit the friction curve (with the inertia);
-# 3. run the same plan in a loaded pose and split off the load-dependent friction.
+"""
+Joint friction with and without gravity load
+============================================
+
+The two-pose procedure of CN 107423515 B (claim 1) on a synthetic joint with Panda-sized,
+asymmetric Stribeck friction, inertia, load-dependent friction and realistic torque noise:
+
+1. check that the first pose leaves the joint free of gravity torque;
+2. run an excitation plan there and fit the friction curve (with the inertia);
+3. run the same plan in a loaded pose and split off the load-dependent friction.
+"""
 
 # %%
 import tempfile
@@ -26,8 +28,9 @@ rng = np.random.default_rng(2019)
 joint = SyntheticFrictionJoint(offset=0.25, noise_std=0.1)
 print(joint)
 
-# %% [markdown]
-# ## The plan
+# %%
+# The plan
+# --------
 #
 # Eight log-spaced speeds from 0.005 to 1 rad/s, ramps at 2 rad/s², at most 2 s of cruise per
 # pass, inside ±69°.
@@ -38,8 +41,9 @@ plan = excitation_trajectory(
 )
 print(plan)
 
-# %% [markdown]
-# ## Pose 1: gravity-free
+# %%
+# Pose 1: gravity-free
+# --------------------
 #
 # Joint axis vertical: whatever the distal mass does, gravity exerts no torque about it.
 
@@ -55,9 +59,9 @@ fit = fit_friction(
 )
 print(fit)
 
-# %% [markdown]
+# %%
 # The asymmetric model has no offset: the sensor offset (0.25 N·m) rides on the levels,
-# `+0.25` forward and `-0.25` backward.
+# ``+0.25`` forward and ``-0.25`` backward.
 
 # %%
 truth = {
@@ -78,11 +82,12 @@ for name, value in truth.items():
         f"± {fit.parameters_std[i]:.4f}"
     )
 
-# %% [markdown]
-# ## Pose 2: loaded, same plan
+# %%
+# Pose 2: loaded, same plan
+# -------------------------
 #
 # Joint axis horizontal, distal first moment 2 kg·m out and 0.5 kg·m up: the gravity torque
-# reaches about 20 N·m. Here it comes from the mass model; a sweep fit's `A sin(q + φ)` works
+# reaches about 20 N·m. Here it comes from the mass model; a sweep fit's ``A sin(q + φ)`` works
 # the same way.
 
 # %%
@@ -96,8 +101,9 @@ load = load_dependent_friction(
 print(load)
 print(f"load coefficient: true {joint.load_coefficient}, fitted {load.load_coefficient:.4f}")
 
-# %% [markdown]
-# ## The identified curve over the data (if matplotlib is installed)
+# %%
+# The identified curve over the data (if matplotlib is installed)
+# ---------------------------------------------------------------
 
 # %%
 try:

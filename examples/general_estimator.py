@@ -1,9 +1,11 @@
-# %% [markdown]
-# # General gravity estimator: plan, simulate, estimate
-#
-# A UR5-like arm on a tilted base. We plan J2 sweeps with `plan_sweeps` (from a nominal mass
-# model and the stated torque noise), record them on the synthetic arm with realistic sensor
-# errors, estimate `up` with `estimate_up` and compare the error with the planned bound.
+"""
+General gravity estimator: plan, simulate, estimate
+===================================================
+
+A UR5-like arm on a tilted base. We plan J2 sweeps with ``plan_sweeps`` (from a nominal mass
+model and the stated torque noise), record them on the synthetic arm with realistic sensor
+errors, estimate ``up`` with ``estimate_up`` and compare the error with the planned bound.
+"""
 
 # %%
 import numpy as np
@@ -24,9 +26,10 @@ chain = chain_from_dh(*arm.dh.T)
 sensors = realistic_sensors(rng, arm.peak_gravity_torque())
 config = np.array([0.0, 0.0, 0.0, -np.pi / 2, 0.0, 0.0])  # upper arm horizontal
 
-# %% [markdown]
-# ## 1. Find θ1 with a J1 sweep
-# The J1 sweep alone says nothing about `up`; it gives the J1 zero θ1 as the reference for the
+# %%
+# 1\. Find θ1 with a J1 sweep
+# ---------------------------
+# The J1 sweep alone says nothing about ``up``; it gives the J1 zero θ1 as the reference for the
 # J2 sweeps.
 
 # %%
@@ -34,8 +37,9 @@ j1 = arm.sweep(0, config, -np.pi / 2, np.pi / 2, 0.5, 100.0, sensor=sensors, rng
 theta1 = float(fit_sweep(j1.q, velocity=j1.velocity, torque=j1.torque).zeros().unstable)
 print(f"theta1 = {np.degrees(theta1):.2f} deg")
 
-# %% [markdown]
-# ## 2. Plan the J2 sweeps
+# %%
+# 2\. Plan the J2 sweeps
+# ----------------------
 # Target: 0.05° RMS, with the J2 noise level the controller's datasheet states.
 
 # %%
@@ -52,8 +56,9 @@ plan = plan_sweeps(
 )
 print(plan)
 
-# %% [markdown]
-# ## 3. Record and fit the planned sweeps, then estimate
+# %%
+# 3\. Record and fit the planned sweeps, then estimate
+# ----------------------------------------------------
 
 # %%
 sweeps = []

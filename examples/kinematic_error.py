@@ -1,10 +1,12 @@
-# %% [markdown]
-# # Kinematic-error correction of a harmonic-drive joint
-#
-# A simulated joint (200/202-tooth harmonic drive, 10 Hz link mode, accelerometer with
-# 150 µg/√Hz noise) is turned at the motor speed that puts the 2x order on the link mode.
-# An `InfluenceTuner` identifies the phasor response from a trial run and corrects the drive;
-# the deviation spectrum is printed before and after.
+"""
+Kinematic-error correction of a harmonic-drive joint
+====================================================
+
+A simulated joint (200/202-tooth harmonic drive, 10 Hz link mode, accelerometer with
+150 µg/√Hz noise) is turned at the motor speed that puts the 2x order on the link mode.
+An ``InfluenceTuner`` identifies the phasor response from a trial run and corrects the drive;
+the deviation spectrum is printed before and after.
+"""
 
 # %%
 import numpy as np
@@ -24,7 +26,7 @@ joint = HarmonicDriveJoint(noise_density=150e-6 * 9.80665, up=np.array([0.0, -1.
 rng = np.random.default_rng(0)
 print("orders:", orders.round(4), " motor speed:", round(speed, 3), "rad/s")
 
-# %% [markdown]
+# %%
 # Three runs: the uncorrected one, a trial run, and the corrected one.
 
 # %%
@@ -38,7 +40,7 @@ for q in orders:
     print(f"{q:8.4f} {before.amplitude(q):12.4g} {after.amplitude(q):12.4g}")
 print("2x reduction:", f"{20 * np.log10(after.amplitude(2.0) / before.amplitude(2.0)):.1f} dB")
 
-# %% [markdown]
+# %%
 # The correction found, beside the first-order cancelling correction u = −N·TE of the
 # simulator (radians of motor angle).
 
@@ -47,7 +49,7 @@ truth = KinematicErrorModel(orders, joint.cancelling_coefficients(orders))
 print(tuner.history[-1].model)
 print(truth)
 
-# %% [markdown]
+# %%
 # The two spectra, if matplotlib is installed (shown in a notebook; nothing is written to disk).
 
 # %%
@@ -65,9 +67,9 @@ if plt is not None:
     ax.set_ylabel("deviation amplitude (m/s²)")
     ax.legend()
 
-# %% [markdown]
-# The scalar |a| of US 2025/0065499 A1 (paragraph 21) would have missed the vibration had the
-# joint axis been vertical: the link then vibrates perpendicular to gravity.
+# %%
+# The scalar :math:`|a|` of US 2025/0065499 A1 (paragraph 21) would have missed the vibration
+# had the joint axis been vertical: the link then vibrates perpendicular to gravity.
 
 # %%
 vertical = HarmonicDriveJoint(up=np.array([0.0, 0.0, 1.0]))

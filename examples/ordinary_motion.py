@@ -1,11 +1,13 @@
-# %% [markdown]
-# # Gravity from ordinary motion
-#
-# A UR5e-like arm on a base tilted by 12° runs 10 s of random motion. Its logged torques carry
-# the realistic sensor errors of the design notes: a gain and an offset per joint, Coulomb,
-# viscous and load-dependent friction, gear ripple and noise. `estimate_up_from_motion` recovers
-# `up` from the log alone (kinematics from the URDF, no inertials), with the gains, the load
-# friction and the ripple it had to fit on the way.
+"""
+Gravity from ordinary motion
+============================
+
+A UR5e-like arm on a base tilted by 12° runs 10 s of random motion. Its logged torques carry
+the realistic sensor errors of the design notes: a gain and an offset per joint, Coulomb,
+viscous and load-dependent friction, gear ripple and noise. ``estimate_up_from_motion`` recovers
+``up`` from the log alone (kinematics from the URDF, no inertials), with the gains, the load
+friction and the ripple it had to fit on the way.
+"""
 
 # %%
 import numpy as np
@@ -27,8 +29,9 @@ columns = [
 ]
 torque = np.stack(columns, axis=-1)
 
-# %% [markdown]
-# ## The estimate
+# %%
+# The estimate
+# ------------
 #
 # The accelerations are left to the estimator (a Savitzky–Golay derivative of the logged
 # velocities, which needs the sample rate).
@@ -42,8 +45,9 @@ print("estimated up", np.round(est.up, 6))
 print(f"error {error:.4f}°, reported standard deviation {est.up_std_deg:.4f}°")
 print(f"sign of up decided by the dynamics: {est.sign_determined} ({est.sign_margin:.0f} σ)")
 
-# %% [markdown]
-# ## What it fitted on the way
+# %%
+# What it fitted on the way
+# -------------------------
 #
 # Gains are relative (their mean is fixed at 1); the load coefficient is the friction per unit
 # of transmitted torque; each ripple row is (joint, order, amplitude, phase).

@@ -1,27 +1,23 @@
-# ---
-# jupyter:
-#   jupytext:
-#     formats: py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-# ---
+"""
+gravdir quickstart
+==================
 
-# %% [markdown]
-# # gravdir quickstart
-#
-# The direction of gravity in a six-joint arm's base frame, from its own joint torques: sweep
-# joint 1 forward and back and fit its gravity sinusoid, move joint 1 to the zero of that
-# sinusoid, sweep joint 2 there and at two more joint-1 positions, and estimate `up` (the unit
-# vector opposite to gravity) with its uncertainty. The last cell checks the result against the
-# truth, which only a simulation knows.
+The direction of gravity in a six-joint arm's base frame, from its own joint torques: sweep
+joint 1 forward and back and fit its gravity sinusoid, move joint 1 to the zero of that
+sinusoid, sweep joint 2 there and at two more joint-1 positions, and estimate ``up`` (the unit
+vector opposite to gravity) with its uncertainty. The last cell checks the result against the
+truth, which only a simulation knows.
 
-# %% [markdown]
-# ## A simulated robot in place of a real one
+.. docs/getting_started.md shows this example's page from here on.
+"""
+
+# %%
+# A simulated robot in place of a real one
+# ----------------------------------------
 # On a real robot the sweeps come from the controller's log. Here a synthetic UR5-like arm stands
 # in: its base is tilted by 3° (azimuth 40°), and its torque sensors carry realistic errors
 # (per-joint gain, offset, Coulomb, viscous and load-dependent friction, gear ripple, white
-# noise). The calibration below touches it only through `record_sweep` and the DH table.
+# noise). The calibration below touches it only through ``record_sweep`` and the DH table.
 
 # %%
 import numpy as np
@@ -43,10 +39,11 @@ def record_sweep(joint: int, pose: np.ndarray, start: float, stop: float):
     )
 
 
-# %% [markdown]
-# ## Joint 1
+# %%
+# Joint 1
+# -------
 # With the arm stretched out (joint 2 at -90°), sweep joint 1 over 200°. Each fit has friction
-# that grows with the gravity load (`load_friction="abs"`) and the gear ripple as a nuisance
+# that grows with the gravity load (``load_friction="abs"``) and the gear ripple as a nuisance
 # harmonic. The ripple's order (cycles per joint revolution, twice the gear ratio for a harmonic
 # drive) is a setting to choose: with the gear's datasheet at hand take it from there; without
 # it, as here, take the highest peak of the spectrum of the residuals of a fit without it.
@@ -79,12 +76,13 @@ fit1 = fit_sweep(
 print(f"joint 1 ripple order {order1}")
 print(fit1)
 
-# %% [markdown]
-# ## Joint 2, at the joint-1 zero
+# %%
+# Joint 2, at the joint-1 zero
+# ----------------------------
 # At a gravity zero of joint 1 the joint-2 axis is horizontal, so a joint-2 sweep sees the whole
 # tilt in its phase. Sweep joint 2 over 150° there (its gear has its own ripple order), then at
 # joint 1 = zero + 90° and zero + 180°: with the kinematics from the DH table (the masses are not
-# needed), these four sweeps give the general estimator `up` for any mass distribution and any
+# needed), these four sweeps give the general estimator ``up`` for any mass distribution and any
 # per-joint torque gain.
 
 # %%
@@ -105,31 +103,34 @@ for turn in (0.0, np.pi / 2, np.pi):
     print(fit)
     sweeps.append(joint_sweep_from_chain(chain, pose_k, 1, fit))
 
-# %% [markdown]
-# ## The direction of gravity
-# `up`, its tilt and azimuth, and `up_std` (the field `up_std_deg`): the root-mean-square angular
-# error the data support. `chi2`, the sum of the squared whitened residuals with `dof` degrees
-# of freedom, says how well the four sweeps agree.
+# %%
+# The direction of gravity
+# ------------------------
+# ``up``, its tilt and azimuth, and ``up_std`` (the field ``up_std_deg``): the root-mean-square
+# angular error the data support. ``chi2``, the sum of the squared whitened residuals with ``dof``
+# degrees of freedom, says how well the four sweeps agree.
 
 # %%
 estimate = estimate_up(sweeps)
 print(estimate)
 
-# %% [markdown]
+# %%
 # In a notebook, a result shows itself as a table: each value with its unit and uncertainty
 # (a script prints it as the text above).
 
 # %%
 estimate  # noqa: B018 (a notebook shows a cell's last expression)
 
-# %% [markdown]
-# ## Check against the simulator's truth
-# Only a simulation knows the true `up`. An honest σ is right on average, not an upper bound on
+# %%
+# Check against the simulator's truth
+# -----------------------------------
+# Only a simulation knows the true ``up``. An honest σ is right on average, not an upper bound on
 # every draw: for a 2-D direction the squared error in units of the covariance,
-# $e^\top C^{+} e$ with $C$ = `up_cov`, is chi-square with two degrees of freedom (mean 2), and
-# since `up_std_deg` is the root-mean-square error, the squared ratio of the error to it has
-# mean 1. On 30 other seeds (0–29) of this script the two means were 1.97 and 0.99, and one draw
-# in 30 erred by more than twice `up_std_deg`: a single draw of 2σ or more is rare, not a fault.
+# :math:`e^\top C^{+} e` with :math:`C` = ``up_cov``, is chi-square with two degrees of freedom
+# (mean 2), and since ``up_std_deg`` is the root-mean-square error, the squared ratio of the error
+# to it has mean 1. On 30 other seeds (0–29) of this script the two means were 1.97 and 0.99, and
+# one draw in 30 erred by more than twice ``up_std_deg``: a single draw of 2σ or more is rare, not a
+# fault.
 
 # %%
 from scipy.stats import chi2

@@ -1,9 +1,11 @@
-# %% [markdown]
-# # Gravity from a touch plane
-#
-# Synthetic contacts of a tool tip with a tilted plane, then `up` from the plane fit (tool tip
-# known), and tool tip and `up` together (tool tip unknown, contacts laid out by
-# `plan_touches`), printed against the truth.
+"""
+Gravity from a touch plane
+==========================
+
+Synthetic contacts of a tool tip with a tilted plane, then ``up`` from the plane fit (tool tip
+known), and tool tip and ``up`` together (tool tip unknown, contacts laid out by
+``plan_touches``), printed against the truth.
+"""
 
 # %%
 import numpy as np
@@ -30,8 +32,9 @@ data = touch_contacts(
     rng, 8, max_tilt=np.radians(5.0), noise_std=sigma, min_orientation=np.radians(20.0)
 )
 
-# %% [markdown]
-# ## Tool tip known
+# %%
+# Tool tip known
+# --------------
 
 # %%
 fit = up_from_touches(data.flange_poses, data.tool_tip)
@@ -44,9 +47,10 @@ print("three points  ", np.round(three.up, 6), f"error {angle_deg(three.up, data
 tilt = tilt_from_tool_tip_error(data.flange_poses, data.tool_tip, [0.0, 0.0, 0.001])
 print(f"a 1 mm tool-tip error along flange z tilts up by {np.degrees(float(tilt)):.4f} deg")
 
-# %% [markdown]
-# ## Tool tip unknown
-# Eight contacts laid out by `plan_touches`: three spots each touched with opposite 30° tilts,
+# %%
+# Tool tip unknown
+# ----------------
+# Eight contacts laid out by ``plan_touches``: three spots each touched with opposite 30° tilts,
 # and two straight touches. That layout separates the tool tip from the plane's tilt; the spots
 # only need to be hit to within about 10 mm.
 
@@ -71,8 +75,9 @@ print(
 up_error = angle_deg(joint.up, planned.up)
 print(f"up error       {up_error:.4f} deg (std {float(joint.up_std_deg):.4f})")
 
-# %% [markdown]
-# ## Picture (if matplotlib is installed: shown in a notebook, nothing is saved)
+# %%
+# Picture (if matplotlib is installed: shown in a notebook, nothing is saved)
+# ---------------------------------------------------------------------------
 
 # %%
 try:

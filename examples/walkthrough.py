@@ -1,28 +1,21 @@
-# ---
-# jupyter:
-#   jupytext:
-#     formats: py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-# ---
+"""
+From a robot's log to its controller setting
+============================================
 
-# %% [markdown]
-# # From a robot's log to its controller setting
-#
-# A UR arm on a base that is not quite level logs three sweeps of its shoulder joint through
-# RTDE. We read the log as a pandas table with the controller's own column names, build the
-# arm's kinematics from its URDF text, fit the sweeps, estimate the direction of gravity, turn
-# it into the frame the UR controller uses, and print the `set_gravity` line to type into the
-# installation, with a check of the setting installed now.
-#
-# **The data are synthetic.** gravdir ships no third-party data: a robot's log belongs to
-# whoever recorded it, and a synthetic one comes with its truth, so every number below can be
-# checked. The log is made by `gravdir.synthetic.controller_log` from `UR5E_LIKE_URDF`, a
-# UR5e-like description written for gravdir, with realistic sensor errors; the drive gains
-# (newton-metres per ampere) are synthetic too. Everything after the first cell uses only
-# what a user holds: the table, the URDF text, the drive gains and each gear's ripple order.
-# Needs pandas (`pip install -e '.[examples]'`).
+A UR arm on a base that is not quite level logs three sweeps of its shoulder joint through
+RTDE. We read the log as a pandas table with the controller's own column names, build the
+arm's kinematics from its URDF text, fit the sweeps, estimate the direction of gravity, turn
+it into the frame the UR controller uses, and print the ``set_gravity`` line to type into the
+installation, with a check of the setting installed now.
+
+**The data are synthetic.** gravdir ships no third-party data: a robot's log belongs to
+whoever recorded it, and a synthetic one comes with its truth, so every number below can be
+checked. The log is made by ``gravdir.synthetic.controller_log`` from ``UR5E_LIKE_URDF``, a
+UR5e-like description written for gravdir, with realistic sensor errors; the drive gains
+(newton-metres per ampere) are synthetic too. Everything after the first cell uses only
+what a user holds: the table, the URDF text, the drive gains and each gear's ripple order.
+Needs pandas (``pip install -e '.[examples]'``).
+"""
 
 # %%
 import numpy as np
@@ -71,17 +64,19 @@ RIPPLE_ORDER = [s.ripple_order for s in sensors]  # a user takes these from the 
 print(f"{len(frame)} rows at 100 Hz, {frame.shape[1]} columns:")
 print(frame[["timestamp", "actual_q_0", "actual_q_1", "actual_qd_1", "actual_current_1"]].head(3))
 
-# %% [markdown]
-# ## 1. The chain, from the URDF text
-# The description is text (gravdir reads no files); its root link is `base_link`.
+# %%
+# 1\. The chain, from the URDF text
+# ---------------------------------
+# The description is text (gravdir reads no files); its root link is ``base_link``.
 
 # %%
 chain = gravdir.chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
 bodies = inertials_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
 print(f"\n{chain.n_joints} joints: {', '.join(bodies.joint_names)}")
 
-# %% [markdown]
-# ## 2. Split the log into sweeps
+# %%
+# 2\. Split the log into sweeps
+# -----------------------------
 # The table has no sweep labels, so find them: a sweep moves one joint out and back while the
 # others hold still. Among the rows where something moves (faster than 0.02 rad/s), take the
 # stretches in which one joint moves alone — pauses at the reversals do not break them, another
@@ -121,13 +116,14 @@ print(
     f"the slow ends (at most {np.max(np.abs(qd[differ])):.3f} rad/s), which the fit leaves out"
 )
 
-# %% [markdown]
-# ## 3. Current to torque, and its sign
-# UR's `actual_current` is in amperes; torque is current × drive gain. UR's documents state no
+# %%
+# 3\. Current to torque, and its sign
+# -----------------------------------
+# UR's ``actual_current`` is in amperes; torque is current × drive gain. UR's documents state no
 # sign for it (docs/torque_signals.md), so check it on a held pose: the
 # arm rests before every sweep, and the URDF's masses say which way gravity loads joint 2
-# there. The holding torque in gravdir's sign is $\mathrm{up}^\top R\,w$ with $w$ the joint's
-# moment from the mass model; a level base (up = +z) is close enough for a sign.
+# there. The holding torque in gravdir's sign is :math:`\mathrm{up}^\top R\,w` with :math:`w` the
+# joint's moment from the mass model; a level base (up = +z) is close enough for a sign.
 
 # %%
 before = np.arange(len(frame)) < found[0][1].start
@@ -140,10 +136,11 @@ torque_sign = 1 if np.sign(held) == np.sign(expected) else -1
 print(f"\njoint 2 at rest: current × gain = {held:.2f} N·m, mass model {expected:.2f} N·m")
 print(f"  -> torque_sign = {torque_sign}")
 
-# %% [markdown]
-# ## 4. Fit each sweep
-# The log has no acceleration: `joint_acceleration` takes it from the logged velocity (a
-# Savitzky–Golay derivative that handles the jittered timestamps). With it, `fit_sweep` fits
+# %%
+# 4\. Fit each sweep
+# ------------------
+# The log has no acceleration: ``joint_acceleration`` takes it from the logged velocity (a
+# Savitzky–Golay derivative that handles the jittered timestamps). With it, ``fit_sweep`` fits
 # the inertial torque of the reversals beside gravity, friction (with its load-dependent part)
 # and the gear ripple.
 
@@ -172,10 +169,11 @@ for k, (j, rows) in enumerate(found):
     )
     sweeps.append(gravdir.joint_sweep_from_chain(chain, q[rows.start], j, fit))
 
-# %% [markdown]
-# ## 5. The direction of gravity
-# `estimate_up` works in the chain's frame, the URDF root `base_link`. The robot stands on
-# the floor, so `up_hint` is +z.
+# %%
+# 5\. The direction of gravity
+# ----------------------------
+# ``estimate_up`` works in the chain's frame, the URDF root ``base_link``. The robot stands on
+# the floor, so ``up_hint`` is +z.
 
 # %%
 estimate = gravdir.estimate_up(sweeps, up_hint=[0.0, 0.0, 1.0])
@@ -184,9 +182,10 @@ print(f"truth    (base_link): {gravdir.tilt_azimuth_from_up(up_true_root)}")
 error = np.degrees(float(gravdir.angle_between(estimate.up, up_true_root)))
 print(f"error {error:.4f}°, reported up_std_deg {estimate.up_std_deg:.4f}°")
 
-# %% [markdown]
-# ## 6. Into the controller's base frame
-# The UR controller's base is `base_link` turned by π about z (`BASE_FROM_ROOT["ur"]`, see
+# %%
+# 6\. Into the controller's base frame
+# ------------------------------------
+# The UR controller's base is ``base_link`` turned by π about z (``BASE_FROM_ROOT["ur"]``, see
 # docs/controllers.md): x and y change sign.
 
 # %%
@@ -195,9 +194,10 @@ up_true_base = BASE_FROM_ROOT["ur"] @ up_true_root  # the truth, for the printou
 print(f"\nestimate (UR base): {gravdir.tilt_azimuth_from_up(in_base.up)}")
 print(f"truth    (UR base): {gravdir.tilt_azimuth_from_up(up_true_base)}")
 
-# %% [markdown]
-# ## 7. The line to type
-# UR's installation writes `set_gravity` with 9.82 m/s² for a floor mount; we use the same
+# %%
+# 7\. The line to type
+# --------------------
+# UR's installation writes ``set_gravity`` with 9.82 m/s² for a floor mount; we use the same
 # magnitude (only the direction matters).
 
 # %%
@@ -208,10 +208,11 @@ print(f"  ± {np.array2string(setting.values_std, precision=4)} m/s² (one stand
 truth_setting = gravdir.setting_from_up(up_true_base, "ur_set_gravity", gravity=9.82)
 print(f"  the truth's line: {truth_setting.line}")
 
-# %% [markdown]
-# ## 8. Check the setting installed now
-# A fresh installation has the floor default, `set_gravity(0, 0, 9.82)` (read it back with
-# URScript `get_gravity()`). How far is it from the calibration, in its standard deviations?
+# %%
+# 8\. Check the setting installed now
+# -----------------------------------
+# A fresh installation has the floor default, ``set_gravity(0, 0, 9.82)`` (read it back with
+# URScript ``get_gravity()``). How far is it from the calibration, in its standard deviations?
 # And the mistake this page guards against: the estimate typed in without the turn by π.
 
 # %%

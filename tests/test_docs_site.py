@@ -1,113 +1,138 @@
-"""The documentation site's configuration: navigation, executed examples, maths served offline.
+"""The documentation site's configuration: navigation, reference, examples gallery, maths served
+offline, and the two checks CI runs on the built site.
 
-The build itself (every example executed as a notebook, then the built site checked for CDN
-references by ``tools/check_site_offline.py``) runs in CI after the test suite; these tests check
-what can be checked without building, with the standard library only.
+The build itself (Sphinx; every example executed by sphinx-gallery; the built site then checked
+by ``tools/check_site_rendered.py`` and ``tools/check_site_offline.py``) runs in CI after the
+test suite; these tests check what can be checked without building, and that both checks fail
+a site that breaks their rules.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import re
+import runpy
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from _tools import load_tool
 
 import gravdir
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-MKDOCS = ROOT / "mkdocs.yml"
 CDN = re.compile(
     r"cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|unpkg\.com|cdn\.mathjax\.org|polyfill\.io"
-    r"|fonts\.googleapis\.com",
+    r"|fonts\.googleapis\.com|fonts\.gstatic\.com",
     re.IGNORECASE,
 )
+TOCTREE = re.compile(r"^```\{toctree\}\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def _nav() -> list[tuple[int, str, str | None]]:
-    """The ``nav`` of mkdocs.yml in order: (depth, title, page or None for a section)."""
-    entries: list[tuple[int, str, str | None]] = []
-    in_nav = False
-    for line in MKDOCS.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line.startswith(" "):
-            in_nav = line.rstrip() == "nav:"
-            continue
-        if not in_nav:
-            continue
-        m = re.match(r"""^( *)- ("[^"]*"|'[^']*'|[^:]+):(?: (.+))?$""", line)
-        assert m, f"unexpected nav line {line!r}"
-        title = m.group(2).strip().strip("\"'")
-        entries.append(((len(m.group(1)) - 2) // 4, title, m.group(3)))
+def _toctree(page: str) -> list[str]:
+    """The entries of a page's toctrees, in order."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    entries: list[str] = []
+    for body in TOCTREE.findall(text):
+        lines = [line.strip() for line in body.splitlines()]
+        entries += [line for line in lines if line and not line.startswith(":")]
     return entries
 
 
-def _top_level(key: str) -> list[str]:
-    """The list items under a top-level key of mkdocs.yml."""
-    items: list[str] = []
-    lines = MKDOCS.read_text(encoding="utf-8").splitlines()
-    start = lines.index(f"{key}:")
-    for line in lines[start + 1 :]:
-        if line.startswith("  - "):
-            items.append(line[4:].strip())
-        elif line.strip() and not line.startswith("#"):
-            break
-    return items
+def _conf() -> dict[str, Any]:
+    return runpy.run_path(str(DOCS / "conf.py"))
 
 
-def test_getting_started_is_first_in_the_navigation() -> None:
-    nav = _nav()
-    assert nav[0] == (0, "Getting started", "getting_started.md")
-    assert (DOCS / "getting_started.md").is_file()
+def _extension(name: str) -> Any:
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, DOCS / "_ext" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.pop(0)
 
 
-def test_every_example_is_a_page_under_examples_in_the_navigation() -> None:
-    nav = _nav()
-    examples = {p.stem for p in (ROOT / "examples").glob("*.py")}
+def test_home_comes_first_and_getting_started_second() -> None:
+    assert _conf()["root_doc"] == "index"
+    assert _toctree("index.md")[0] == "getting_started"
+
+
+def test_every_page_is_in_the_navigation_once() -> None:
+    entries = _toctree("index.md") + _toctree("api.md")
+    assert len(entries) == len(set(entries))
+    pages = {p.stem for p in DOCS.glob("*.md")} - {"index"}
+    assert {e for e in entries if "/" not in e} == pages
+    assert {"auto_examples/index", "reference/gravdir"} <= set(entries)
+
+
+def test_every_example_is_in_the_gallery_with_a_title() -> None:
+    examples = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
     assert len(examples) >= 6
-    i = next(i for i, e in enumerate(nav) if e == (0, "Examples", None))
-    section = []
-    for depth, _, page in nav[i + 1 :]:
-        if depth == 0:
-            break
-        section.append(page)
-    assert sorted(section) == sorted(f"examples/{name}.md" for name in examples)
-    # The pages are generated at build time; none is written by hand under docs/.
-    assert not (DOCS / "examples").exists()
+    assert sorted(_extension("gallery_order").ORDER) == examples
+    assert (ROOT / "examples" / "GALLERY_HEADER.rst").is_file()
+    for name in examples:
+        docstring = ast.get_docstring(ast.parse((ROOT / "examples" / name).read_text()))
+        assert docstring, f"{name}: sphinx-gallery takes the page's title from the docstring"
+        title, underline = docstring.splitlines()[:2]
+        assert re.fullmatch(r"=+", underline) and len(underline) >= len(title), name
 
 
-def test_every_nav_page_exists() -> None:
-    for _, title, page in _nav():
-        if page is None or page.startswith("examples/"):
-            continue
-        assert (DOCS / page).is_file(), f"{title}: {page}"
+def test_the_gallery_runs_every_example_but_the_fleet() -> None:
+    pattern = _conf()["sphinx_gallery_conf"]["filename_pattern"]
+    for path in (ROOT / "examples").glob("*.py"):
+        runs = re.search(pattern, str(path)) is not None
+        assert runs == (path.name != "fleet.py"), path.name
 
 
-def test_the_notebook_hook_is_enabled() -> None:
-    assert _top_level("hooks") == ["tools/docs_notebooks.py"]
-    assert (ROOT / "tools" / "docs_notebooks.py").is_file()
+def test_every_public_module_has_a_reference_page() -> None:
+    reference = _extension("gravdir_reference")
+    modules = reference.public_modules()
+    for module in (
+        "gravdir",
+        "gravdir.errors",
+        "gravdir.motion",
+        "gravdir.pinocchio",
+        "gravdir.plot",
+        "gravdir.synthetic",
+        "gravdir.synthetic.motion",
+        "gravdir.testing",
+        "gravdir.urdf",
+    ):
+        assert module in modules
+    assert not [m for m in modules if "._" in m]
+    page = reference.module_page("gravdir.sweep")
+    for name in gravdir.sweep.__all__:
+        assert f"gravdir.sweep.{name}\n" in page
 
 
 def test_the_maths_renderer_is_served_by_the_site() -> None:
-    scripts = _top_level("extra_javascript")
-    assert scripts == ["assets/javascripts/mathjax-config.js", "assets/mathjax/tex-svg-full.js"]
-    for script in scripts:
-        assert not re.match(r"(https?:)?//", script)
-        assert (DOCS / script).is_file()
+    conf = _conf()
+    assert conf["html_static_path"] == ["assets"]
+    assert not re.match(r"(https?:)?//", conf["mathjax_path"])
+    assert (DOCS / "assets" / conf["mathjax_path"]).is_file()
+    (config, _), *_ = conf["html_js_files"]
+    script = (DOCS / "assets" / config).read_text(encoding="utf-8")
+    # Sphinx puts each formula, as \(...\) or \[...\], in an element of class "math".
+    assert 'processHtmlClass: "math"' in script
     vendored = DOCS / "assets" / "mathjax"
     assert "Apache License" in (vendored / "LICENSE").read_text(encoding="utf-8")
     assert "3.2.2" in (vendored / "NOTICE").read_text(encoding="utf-8")
     # The component with every TeX extension built in: nothing is autoloaded at run time.
-    script = (vendored / "tex-svg-full.js").read_text(encoding="utf-8")
-    assert 'VERSION="3.2.2"' in script
+    assert 'VERSION="3.2.2"' in (vendored / "tex-svg-full.js").read_text(encoding="utf-8")
 
 
 def test_no_cdn_in_the_site_configuration_or_sources() -> None:
-    sources = [MKDOCS, *sorted(DOCS.rglob("*"))]
     checked = 0
-    for path in sources:
-        if not path.is_file() or path.suffix not in {".yml", ".md", ".js", ".css", ".html", ""}:
+    for path in sorted(DOCS.rglob("*")):
+        if {"auto_examples", "reference"} & set(path.relative_to(DOCS).parts):
+            continue  # generated by the build
+        if not path.is_file() or path.suffix not in {".py", ".md", ".js", ".css", ".html", ""}:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         hits = [m.group(0) for m in CDN.finditer(text)]
@@ -116,8 +141,16 @@ def test_no_cdn_in_the_site_configuration_or_sources() -> None:
     assert checked > 20
 
 
-def test_theme_fetches_no_web_font() -> None:
-    assert re.search(r"^theme:\n(?:  .*\n)*?  font: false$", MKDOCS.read_text(), re.MULTILINE)
+def test_the_theme_names_no_cdn_and_no_font_server() -> None:
+    theme = _conf()["html_theme"]
+    spec = importlib.util.find_spec(theme)
+    if spec is None or spec.origin is None:
+        pytest.skip(f"{theme} (the docs extra) is not installed")
+    static = [p for p in Path(spec.origin).parent.rglob("*") if p.suffix in {".js", ".css"}]
+    assert static
+    for path in static:
+        hits = CDN.findall(path.read_text(encoding="utf-8", errors="replace"))
+        assert not hits, f"{path} names {hits}"
 
 
 def test_getting_started_shows_install_quickstart_and_estimator_choice() -> None:
@@ -127,8 +160,14 @@ def test_getting_started_shows_install_quickstart_and_estimator_choice() -> None
     assert len(commands) >= 2
     for command in commands[:2]:
         assert command in page
-    # The executed quickstart (code and outputs) is included at build time.
-    assert re.search(r"^<!-- example: quickstart -->$", page, re.MULTILINE)
+    # The executed quickstart (code and outputs) is its gallery page, included from the line of
+    # the example's docstring that the include names.
+    include = re.search(
+        r"^\.\. include:: auto_examples/quickstart\.rst\n   :start-after: (.+)\n", page, re.M
+    )
+    assert include, "getting_started.md does not include the quickstart's page"
+    docstring = ast.get_docstring(ast.parse((ROOT / "examples" / "quickstart.py").read_text()))
+    assert docstring and include.group(1) in docstring.splitlines()
     table = page[page.index("## Which estimator for which sensor") :]
     for sensor in ("sweeps", "ordinary motion", "level plane", "accelerometer", "Several"):
         assert sensor in table
@@ -142,12 +181,8 @@ def test_getting_started_shows_install_quickstart_and_estimator_choice() -> None
 
 def test_site_check_finds_cdn_scripts_and_passes_a_clean_site(tmp_path: Path) -> None:
     check = load_tool("check_site_offline")
-    page = '<html><script src="../assets/mathjax/tex-svg-full.js"></script>{}</html>'
+    page = '<html><script src="_static/mathjax/tex-svg-full.js"></script>{}</html>'
     (tmp_path / "index.html").write_text(page.format('<a href="https://example.org/">x</a>'))
-    bundle = tmp_path / "assets" / "javascripts" / "bundle.0123abcd.min.js"
-    bundle.parent.mkdir(parents=True)
-    # The theme's bundle names mermaid on a CDN (fetched only for mermaid diagrams): allowed.
-    bundle.write_text('var m="https://unpkg.com/mermaid@11/dist/mermaid.min.js";')
     assert check.findings(tmp_path) == []
     assert check.main([str(tmp_path)]) == 0
 
@@ -164,8 +199,58 @@ def test_site_check_finds_cdn_scripts_and_passes_a_clean_site(tmp_path: Path) ->
     assert check.main([str(tmp_path)]) == 1
 
     (tmp_path / "nb" / "index.html").unlink()
+    bundle = tmp_path / "_static" / "scripts" / "bundle.js"
+    bundle.parent.mkdir(parents=True)
     bundle.write_text('var m="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js";')
-    assert len(check.findings(tmp_path)) == 1  # a maths CDN is reported even in the bundle
+    assert len(check.findings(tmp_path)) == 1  # a theme's bundle is not excepted
     (tmp_path / "style.css").write_text("@import url(//fonts.googleapis.com/css?family=Roboto);")
     bundle.unlink()
     assert [line.split(":")[0] for line in check.findings(tmp_path)] == ["style.css"]
+
+
+def _rendered_site(
+    root: Path, stub: list[str], every: list[str], extra: str = "", unlinked: str = ""
+) -> None:
+    """A site as Sphinx lays it out: one reference page with an entry per name, and the Public
+    names page linking to the entries of the stub's names (but `unlinked`)."""
+    root.mkdir()
+    entries = "".join(f'<dt id="{name}">{name}</dt>' for name in sorted(set(stub) | set(every)))
+    (root / "reference").mkdir()
+    (root / "reference" / "all.html").write_text(f"<html><dl>{entries}</dl></html>")
+    links = "".join(
+        f'<a href="reference/all.html#{name}"><code>{name}</code></a>'
+        for name in stub
+        if name != unlinked
+    )
+    (root / "api.html").write_text(f"<html>{links}</html>")
+    maths = r'<span class="math notranslate">\(x = \$1\)</span>'
+    code = "<pre>:func:`fit_sweep` costs $1</pre><code>:math:`x`</code>"
+    (root / "index.html").write_text(f"<html><p>Fine: {maths}</p>{code}{extra}</html>")
+
+
+def test_rendered_check_passes_a_rendered_site_and_fails_a_broken_one(tmp_path: Path) -> None:
+    check = load_tool("check_site_rendered")
+    stub, every = check.public_names()
+    assert "gravdir.sweep.fit_sweep" in stub and "gravdir.synthetic.motion.motion_log" in every
+    _rendered_site(tmp_path / "good", stub, every)
+    assert check.findings(tmp_path / "good", stub, every) == []
+    assert check.main([str(tmp_path / "good")]) == 0
+
+    _rendered_site(tmp_path / "raw", stub, every, extra="<p>see :func:`fit_sweep`, $x$</p>")
+    found = check.findings(tmp_path / "raw", stub, every)
+    assert len(found) == 2 and all(line.startswith("index.html:") for line in found)
+    assert "unrendered role" in found[0] and "stray $" in found[1]
+    assert check.main([str(tmp_path / "raw")]) == 1
+
+    name = "gravdir.sweep.fit_sweep"
+    _rendered_site(tmp_path / "unlinked", stub, every, unlinked=name)
+    found = check.findings(tmp_path / "unlinked", stub, every)
+    assert found == [f"api.html: no link to the entry of {name} (reference/all.html#{name})"]
+
+    others = [n for n in every if n != "gravdir.synthetic.motion.motion_log"]
+    _rendered_site(tmp_path / "missing", stub, others)
+    found = check.findings(tmp_path / "missing", stub, every)
+    assert found == [
+        "gravdir.synthetic.motion.motion_log: no reference entry"
+        " (no element with id='gravdir.synthetic.motion.motion_log')"
+    ]

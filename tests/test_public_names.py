@@ -91,16 +91,26 @@ def test_api_page_is_generated_from_the_stub():
     gen_api = load_tool("gen_api")
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert gen_api.render(text) == text, "docs/api.md is out of date: run python tools/gen_api.py"
-    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| (.+) \|$", text, flags=re.MULTILINE)
-    assert sorted(name for name, _, _ in rows) == gravdir.__all__
-    kinds = {name: kind for name, kind, _ in rows}
+    rows = re.findall(
+        r"^\| \{py:obj\}`(\w+) <([\w.]+)>` \| (\w+) \| (.+) \|$", text, flags=re.MULTILINE
+    )
+    assert sorted(name for name, _, _, _ in rows) == gravdir.__all__
+    # Each name links to its reference entry, in the public module that defines it.
+    entries = {name: entry for name, entry, _, _ in rows}
+    assert entries["fit_sweep"] == "gravdir.sweep.fit_sweep"
+    assert entries["STANDARD_GRAVITY"] == "gravdir.STANDARD_GRAVITY"
+    for name, entry in entries.items():
+        module, _, attribute = entry.rpartition(".")
+        assert attribute == name
+        assert getattr(importlib.import_module(module), name) is getattr(gravdir, name)
+    kinds = {name: kind for name, _, kind, _ in rows}
     assert kinds["fit_sweep"] == "function"
     assert kinds["SweepFit"] == "result"
     assert kinds["SweepAccumulator"] == "class"
     assert kinds["DegenerateGeometryError"] == "error"
     assert kinds["ConvergenceWarning"] == "warning"
     assert kinds["STANDARD_GRAVITY"] == "constant"
-    assert all(summary.strip() for _, _, summary in rows)
+    assert all(summary.strip() for _, _, _, summary in rows)
 
 
 def _mypy(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess[str]:

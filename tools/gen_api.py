@@ -6,6 +6,11 @@ same). The page's text above the marker line ``MARKER`` is written by hand and k
 everything below it is generated: one section per module, in the order of the stub, and a row per
 name with its kind and the summary line of its docstring (for a constant, the first sentence of
 its ``#:`` comment, and its value).
+
+The page is Markdown read by myst-parser: each name is a cross-reference (``{py:obj}``) to its
+entry in the API reference, ``<module>.<name>`` in the module that documents it, and the
+summary's reStructuredText (``:func:`x```, ``:math:`x```, double backticks) is written in the
+page's own syntax, so that the site shows links and maths rather than the roles.
 """
 
 from __future__ import annotations
@@ -61,6 +66,20 @@ def _comment(module: str, name: str) -> str:
     return ""
 
 
+_ROLE = re.compile(r":(\w+):`([^`]+)`")
+
+
+def markdown(text: str) -> str:
+    """`text`, a docstring's reStructuredText, in the Markdown of the pages: roles as myst roles
+    (``:math:`x``` as ``$x$``), literals in single backticks."""
+
+    def role(m: re.Match[str]) -> str:
+        kind, target = m.groups()
+        return f"${target}$" if kind == "math" else f"{{py:{kind}}}`{target}`"
+
+    return _ROLE.sub(role, text).replace("``", "`")
+
+
 def summary(obj: object, module: str, name: str) -> str:
     """The one-line summary of a public name: the first paragraph of its docstring; for a
     constant, the first sentence of its ``#:`` comment and its value."""
@@ -68,7 +87,7 @@ def summary(obj: object, module: str, name: str) -> str:
         sentence = re.split(r"(?<=\.)\s+(?=[A-Z])", _comment(module, name), maxsplit=1)[0]
         text = f"{sentence} Its value: `{obj!r}`."
     else:
-        text = " ".join((inspect.getdoc(obj) or "").split("\n\n")[0].split())
+        text = markdown(" ".join((inspect.getdoc(obj) or "").split("\n\n")[0].split()))
     return text.replace("|", r"\|")
 
 
@@ -87,11 +106,13 @@ def table() -> str:
     sections: dict[str, list[str]] = {}
     for name, (module, attribute) in exports.items():
         obj = getattr(importlib.import_module(module), attribute)
-        row = f"| `{name}` | {kind(obj)} | {summary(obj, module, attribute)} |"
+        entry = f"{_heading(module)}.{name}"
+        row = f"| {{py:obj}}`{name} <{entry}>` | {kind(obj)} | {summary(obj, module, attribute)} |"
         sections.setdefault(_heading(module), []).append(row)
     out = []
     for heading, rows in sections.items():
-        out += ["", f"## `{heading}`", "", "| name | kind | what it is |", "|---|---|---|", *rows]
+        out += ["", f"## {{py:mod}}`{heading}`", ""]
+        out += ["| name | kind | what it is |", "|---|---|---|", *rows]
     return "\n".join(out) + "\n"
 
 

@@ -1,5 +1,7 @@
-// MathJax configuration for the maths that pymdownx.arithmatex (generic mode) marks up.
-// Loaded before docs/assets/mathjax/tex-svg-full.js, which is served from this site: no CDN.
+// MathJax 3 configuration, loaded before docs/assets/mathjax/tex-svg-full.js (served from this
+// site: no CDN). Sphinx writes every formula, from the Markdown pages ($...$, $$...$$ through
+// myst-parser) and from the docstrings (:math:), as \(...\) or \[...\] inside an element of class
+// "math"; MathJax typesets those elements and nothing else on the page.
 window.MathJax = {
   tex: {
     inlineMath: [["\\(", "\\)"]],
@@ -9,6 +11,6 @@ window.MathJax = {
   },
   options: {
     ignoreHtmlClass: ".*|",
-    processHtmlClass: "arithmatex",
+    processHtmlClass: "math",
   },
 };
