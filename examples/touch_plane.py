@@ -98,4 +98,8 @@ if plt is not None:
     grid = centre + s[..., None] * e1 + t[..., None] * e2
     ax.plot_surface(grid[..., 0], grid[..., 1], grid[..., 2], alpha=0.3)
     ax.quiver(*centre, *(0.1 * fit.up), color="k", label="up")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+    ax.set_title("contacts, flanges and the fitted plane, robot base frame")
     ax.legend()

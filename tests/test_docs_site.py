@@ -254,3 +254,28 @@ def test_rendered_check_passes_a_rendered_site_and_fails_a_broken_one(tmp_path: 
         "gravdir.synthetic.motion.motion_log: no reference entry"
         " (no element with id='gravdir.synthetic.motion.motion_log')"
     ]
+
+
+def _calls(path: Path) -> set[str]:
+    """The names a script calls (``f(...)``), read from its syntax tree: comments do not count."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
+def test_every_plot_function_draws_a_figure_in_the_gallery_and_on_the_plots_page():
+    import gravdir.plot
+
+    called = set().union(*(_calls(p) for p in sorted((ROOT / "examples").glob("*.py"))))
+    missing = set(gravdir.plot.__all__) - called
+    assert not missing, f"gravdir.plot functions no example draws: {sorted(missing)}"
+    # The Plots page shows the figures the gallery example makes, one per call, in order.
+    page = (DOCS / "plot.md").read_text(encoding="utf-8")
+    shown = re.findall(r"\]\(auto_examples/images/sphx_glr_plots_(\d{3})\.png\)", page)
+    example = (ROOT / "examples" / "plots.py").read_text(encoding="utf-8")
+    figures = len(re.findall(r"^fig, axes = plot_\w+\(", example, re.MULTILINE))
+    assert shown == [f"{i:03d}" for i in range(1, figures + 1)]
+    assert {f"plot_{m}" for m in re.findall(r"!\[plot_(\w+)", page)} == set(gravdir.plot.__all__)

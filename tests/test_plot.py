@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -397,7 +398,16 @@ def test_plot_touches_draws_contacts_in_the_plane_and_their_residuals():
     # ± noise_std lines, a colour bar with its unit, legends outside
     sigma = [line for line in res.get_lines() if line.get_label().startswith("± noise_std")]
     assert sigma and sigma[0].get_ydata()[0] == pytest.approx(2e-5)
-    assert any("[m]" in a.get_ylabel() + a.get_xlabel() for a in fig.axes if a not in axes)
+    # The colour bar in the power of ten of metres of the largest residual, named in its label.
+    (bar,) = [a for a in fig.axes if a not in axes]
+    unit = re.fullmatch(
+        r"signed distance to the plane \[(?:\$10\^\{(-?\d+)\}\$ )?m\]", bar.get_xlabel()
+    )
+    assert unit is not None, bar.get_xlabel()
+    power = int(unit.group(1) or 0)
+    assert power == np.floor(np.log10(np.max(np.abs(fit.residuals))))
+    colours = np.asarray(_labelled(plane, "contacts")[0].get_array())
+    np.testing.assert_allclose(colours * 10.0**power, fit.residuals, rtol=1e-12)
     assert _legends_outside(fig) == 2
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 import numpy as np
@@ -192,11 +193,16 @@ def _draw(
     centre = pts[inliers].mean(axis=0) if inliers.any() else pts.mean(axis=0)
     xy = (pts - centre) @ basis.T
     top = float(np.max(np.abs(residuals))) or 1.0
+    # The colour scale in a unit of a power of ten of `unit` where the residuals are small or
+    # large, named in its label: matplotlib's own scale factor would collide with the label.
+    power = math.floor(math.log10(top)) if not 1e-2 <= top < 1e4 else 0
+    top /= 10.0**power
+    colour_unit = unit if power == 0 else f"$10^{{{power}}}$ {unit}"
     ax = axes[0]
     sc = ax.scatter(
         xy[:, 0],
         xy[:, 1],
-        c=residuals,
+        c=residuals / 10.0**power,
         cmap="coolwarm",
         vmin=-top,
         vmax=top,
@@ -208,7 +214,9 @@ def _draw(
         ax.plot(xy[~inliers, 0], xy[~inliers, 1], "x", color="C3", ms=12, mew=2, label="rejected")
     for i, (x, y) in enumerate(xy):
         ax.annotate(str(i), (x, y), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
-    fig.colorbar(sc, ax=ax, label=f"signed distance to the plane [{unit}]", location="bottom")
+    fig.colorbar(
+        sc, ax=ax, label=f"signed distance to the plane [{colour_unit}]", location="bottom"
+    )
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel(f"in-plane, towards larger tilt [{unit}]")
     ax.set_ylabel(f"in-plane, up × that [{unit}]")
