@@ -70,6 +70,7 @@ numpydoc_xref_param_type = False
 html_static_path = ["assets"]
 mathjax_path = "mathjax/tex-svg-full.js"
 html_js_files = [("javascripts/mathjax-config.js", {"priority": 100})]
+html_css_files = ["stylesheets/site.css"]
 
 # --- Examples (sphinx-gallery): every examples/*.py executed, except fleet.py (it starts a Dask
 # cluster and needs the `fleet` extra; CI runs it in a venv of its own), shown without outputs.
