@@ -14,6 +14,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
+# tools/gen_api.py: the list of public modules and names, shared with the Public names table.
+sys.path.insert(0, str(HERE.parent / "tools"))
 
 project = "gravdir"
 author = "the gravdir authors"

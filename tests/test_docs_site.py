@@ -212,14 +212,14 @@ def _rendered_site(
     root: Path, stub: list[str], every: list[str], extra: str = "", unlinked: str = ""
 ) -> None:
     """A site as Sphinx lays it out: one reference page with an entry per name, and the Public
-    names page linking to the entries of the stub's names (but `unlinked`)."""
+    names page linking to the entry of every name (but `unlinked`)."""
     root.mkdir()
     entries = "".join(f'<dt id="{name}">{name}</dt>' for name in sorted(set(stub) | set(every)))
     (root / "reference").mkdir()
     (root / "reference" / "all.html").write_text(f"<html><dl>{entries}</dl></html>")
     links = "".join(
         f'<a href="reference/all.html#{name}"><code>{name}</code></a>'
-        for name in stub
+        for name in sorted(set(stub) | set(every))
         if name != unlinked
     )
     (root / "api.html").write_text(f"<html>{links}</html>")
@@ -242,10 +242,12 @@ def test_rendered_check_passes_a_rendered_site_and_fails_a_broken_one(tmp_path: 
     assert "unrendered role" in found[0] and "stray $" in found[1]
     assert check.main([str(tmp_path / "raw")]) == 1
 
-    name = "gravdir.sweep.fit_sweep"
-    _rendered_site(tmp_path / "unlinked", stub, every, unlinked=name)
-    found = check.findings(tmp_path / "unlinked", stub, every)
-    assert found == [f"api.html: no link to the entry of {name} (reference/all.html#{name})"]
+    # A name of the stub and a building block only in its module's __all__ must both be linked.
+    for name in ("gravdir.sweep.fit_sweep", "gravdir.sweep.wrap_angle"):
+        _rendered_site(tmp_path / name, stub, every, unlinked=name)
+        found = check.findings(tmp_path / name, stub, every)
+        assert found == [f"api.html: no link to the entry of {name} (reference/all.html#{name})"]
+    assert "gravdir.sweep.wrap_angle" not in stub
 
     others = [n for n in every if n != "gravdir.synthetic.motion.motion_log"]
     _rendered_site(tmp_path / "missing", stub, others)

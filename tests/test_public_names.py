@@ -94,16 +94,24 @@ def test_api_page_is_generated_from_the_stub():
     rows = re.findall(
         r"^\| \{py:obj\}`(\w+) <([\w.]+)>` \| (\w+) \| (.+) \|$", text, flags=re.MULTILINE
     )
-    assert sorted(name for name, _, _, _ in rows) == gravdir.__all__
+    # Every public name once: the stub's, then each public module's building blocks.
+    dotted = [entry for _, entry, _, _ in rows]
+    assert sorted(dotted) == sorted(set(gen_api.stub_names()) | set(gen_api.every_name()))
+    assert len(dotted) == len(set(dotted))
     # Each name links to its reference entry, in the public module that defines it.
-    entries = {name: entry for name, entry, _, _ in rows}
+    entries = {name: entry for name, entry, _, _ in rows if entry in gen_api.stub_names()}
+    assert sorted(entries) == gravdir.__all__
     assert entries["fit_sweep"] == "gravdir.sweep.fit_sweep"
     assert entries["STANDARD_GRAVITY"] == "gravdir.STANDARD_GRAVITY"
     for name, entry in entries.items():
         module, _, attribute = entry.rpartition(".")
         assert attribute == name
         assert getattr(importlib.import_module(module), name) is getattr(gravdir, name)
-    kinds = {name: kind for name, _, kind, _ in rows}
+    for _, entry, _, _ in rows:
+        module, _, attribute = entry.rpartition(".")
+        assert getattr(importlib.import_module(module), attribute) is not None
+    assert "gravdir.sweep.wrap_angle" in dotted and "wrap_angle" not in gravdir.__all__
+    kinds = {name: kind for name, entry, kind, _ in rows if entry in entries.values()}
     assert kinds["fit_sweep"] == "function"
     assert kinds["SweepFit"] == "result"
     assert kinds["SweepAccumulator"] == "class"

@@ -9,20 +9,20 @@ Usage: ``python tools/check_site_rendered.py SITE_DIR``. Exits 1, listing every 
   ``math``, where Sphinx puts every formula), has a ``$`` (Markdown maths left as it was typed);
 * a public name (a name of the stub ``src/gravdir/__init__.pyi``, or of the ``__all__`` of a
   public module) has no reference entry, an element whose ``id`` is its dotted name, or the
-  Public names page (``api.html``) does not link to the entry of each name of the stub.
+  Public names page (``api.html``) does not link to its entry.
 
-The public names are read from the gravdir that the running interpreter imports.
+The public names are those of ``tools/gen_api.py``, which writes the Public names table.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import importlib.util
 import posixpath
 import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 # Roles of reStructuredText and of Sphinx's Python domain, as they look unrendered.
 ROLE = re.compile(
@@ -79,26 +79,20 @@ class _Page(HTMLParser):
             self.plain.append((line, data))
 
 
-def _heading(module: str) -> str:
-    """The public module that documents a name defined in `module` (``gravdir._constants``:
-    ``gravdir``), as ``tools/gen_api.py`` files it."""
-    parts = module.split(".")
-    public = [p for i, p in enumerate(parts) if not any(q.startswith("_") for q in parts[: i + 1])]
-    return ".".join(public)
-
-
 def public_names() -> tuple[list[str], list[str]]:
     """(The dotted names of the stub's names, the dotted names of every public module's
     ``__all__``), each as the reference documents it."""
-    package = importlib.import_module(PACKAGE)
-    stub = [f"{_heading(module)}.{name}" for name, (module, _) in package._EXPORTS.items()]
-    modules = [
-        info.name
-        for info in pkgutil.walk_packages(package.__path__, PACKAGE + ".")
-        if not any(part.startswith("_") for part in info.name.split("."))
-    ]
-    every = [f"{m}.{name}" for m in modules for name in importlib.import_module(m).__all__]
-    return stub, every
+    gen_api = _gen_api()
+    return gen_api.stub_names(), gen_api.every_name()
+
+
+def _gen_api() -> Any:
+    """``tools/gen_api.py``, beside this file, as a module."""
+    spec = importlib.util.spec_from_file_location("gen_api", Path(__file__).with_name("gen_api.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def findings(site: Path, stub: list[str], every: list[str]) -> list[str]:
@@ -134,7 +128,7 @@ def findings(site: Path, stub: list[str], every: list[str]) -> list[str]:
         target, _, anchor = href.partition("#")
         if anchor and not re.match(r"[a-z]+:|/", target):
             linked.add((posixpath.normpath(target or "api.html"), anchor))
-    for name in stub:
+    for name in sorted(set(stub) | set(every)):
         if name in where and (where[name], name) not in linked:
             found.append(f"api.html: no link to the entry of {name} ({where[name]}#{name})")
     return found

@@ -26,11 +26,13 @@ class. A name that matches nothing stays a warning, which fails the strict build
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+
+# tools/gen_api.py (on the path from docs/conf.py): the public modules, as the table lists them.
+from gen_api import documented_in, documenting_module, public_modules
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -44,33 +46,11 @@ _FOREIGN_BASES = ("object", "Mapping", "Generic", "tuple", "dict", "Exception", 
 ALIASES: set[str] = set()
 
 
-def public_modules() -> list[str]:
-    """The package and every public module under it, in a stable order."""
-    package = importlib.import_module(PACKAGE)
-    names = [PACKAGE]
-    for info in pkgutil.walk_packages(package.__path__, PACKAGE + "."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
-    return sorted(names)
-
-
 def public_names(module: str) -> list[str]:
     """The names of `module`'s ``__all__`` as its reference page documents them."""
     if module == PACKAGE:
         return ["STANDARD_GRAVITY"]
     return list(importlib.import_module(module).__all__)
-
-
-def documented_in(module: str, name: str) -> str | None:
-    """The public submodule of `module` whose ``__all__`` has the same object as `module`'s
-    `name` (``gravdir.synthetic.ur5_arm`` is ``gravdir.synthetic.robot.ur5_arm``), or None."""
-    obj = getattr(importlib.import_module(module), name)
-    for sub in public_modules():
-        if sub.startswith(module + ".") and sub.count(".") == module.count(".") + 1:
-            submodule = importlib.import_module(sub)
-            if name in submodule.__all__ and getattr(submodule, name) is obj:
-                return sub
-    return None
 
 
 def _directive(module: str, name: str) -> str:
@@ -102,14 +82,6 @@ def _directive(module: str, name: str) -> str:
     if callable(obj):
         return f".. autofunction:: {module}.{name}\n"
     return f".. autodata:: {module}.{name}\n   :no-value:\n"
-
-
-def _heading(module: str) -> str:
-    """The public module that documents the names of `module`: itself, or for a private module
-    (``gravdir.sweep._fit``, ``gravdir._constants``) the package above its first private part."""
-    parts = module.split(".")
-    public = [p for i, p in enumerate(parts) if not any(q.startswith("_") for q in parts[: i + 1])]
-    return ".".join(public)
 
 
 def module_page(module: str) -> str:
@@ -160,7 +132,7 @@ def resolve_short_name(
     head, _, tail = target.partition(".")
     if head == PACKAGE and tail in exports:
         # gravdir.fit_sweep: the name as `import gravdir` gives it, documented in its module.
-        target = f"{_heading(exports[tail][0])}.{tail}"
+        target = f"{documenting_module(exports[tail][0])}.{tail}"
     domain: Any = env.get_domain("py")
     candidates = [
         (name, obj)

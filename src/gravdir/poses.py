@@ -67,6 +67,7 @@ _RADIANS_PER = {"deg": np.pi / 180.0, "rad": 1.0}
 # with 6 decimals has each component off by at most 5e-7 and its norm by at most
 # 5e-7 * sum|q_i| <= 1e-6 (first order; 2e-6 with margin); 1e-5 keeps a factor of five above that
 # and refuses a quaternion whose norm is off by 1e-3 (a value rounded to 3 decimals, or edited).
+#: Tolerance on the norm of a pose's quaternion: one further from 1 is refused.
 QUATERNION_ATOL = 1e-5
 # The two Euler conventions: KUKA's intrinsic Z-Y'-X'' and Fanuc's fixed X, Y, Z (scipy's names).
 _EulerSequence = Literal["ZYX", "xyz"]

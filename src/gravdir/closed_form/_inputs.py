@@ -20,21 +20,27 @@ from gravdir.sweep import SweepFit, wrap_angle
 # detection threshold for a fitted amplitude; the relative floor 1e-9 sits far above the
 # ~1e-15 relative rounding of a noise-free fit and far below any tilt a sweep resolves
 # (A1 / A2 = 1e-9 is a tilt of about 1e-9 rad).
+#: Standard deviations of the J1 amplitude below which gravity counts as parallel to J1's axis.
 DEFAULT_PARALLEL_SIGMA = 3.0
+#: Floor, relative to the J2 amplitude, below which the J1 amplitude counts as zero.
 DEFAULT_PARALLEL_RTOL = 1e-9
 # The J1 position held during a J2 sweep must lie within max(ZERO_SIGMA * std(phi1), ZERO_ATOL)
 # of a J1 zero. Being off by eps tilts the J2 sweep plane by eps and biases theta2 by at most
 # eps**2 / 4 (0.0014 deg at eps = 0.01 rad), so 0.01 rad is a safe floor; five standard
 # deviations of the fitted zero cover the zero's own uncertainty.
+#: Standard deviations of a fitted J1 zero within which a J2 sweep's J1 position must lie.
 DEFAULT_ZERO_SIGMA = 5.0
+#: Floor, rad, of how far a J2 sweep's J1 position may lie from a J1 zero.
 DEFAULT_ZERO_ATOL = 1e-2
 # A root closer than this (rad) to the point where it merges with another root (the slope of the
 # amplitude equation vanishes: theta2 = 90 deg for the lumped point-mass model) is flagged
 # `near_singular`: there a relative amplitude error e moves theta2 by about sqrt(2 e).
+#: Distance, rad, from where two roots merge below which a root is flagged ``near_singular``.
 DEFAULT_SINGULAR_TOL = 1e-3
 # Two J2 sweeps of one joint at the two J1 zeros have equal gravity amplitudes in the model; a
 # relative difference above 25% (far beyond noise, friction leakage or a few degrees of
 # positioning error) means the fits do not belong together.
+#: Relative difference of two J2 amplitudes above which their sweeps are refused as unrelated.
 DEFAULT_AMPLITUDE_MISMATCH_RTOL = 0.25
 # In the consistency score of the out-of-plane offset solver (kinematic ratio and a second J2
 # sweep both given), the amplitude ratio A1 / A2 counts with a relative standard deviation of at
@@ -42,6 +48,7 @@ DEFAULT_AMPLITUDE_MISMATCH_RTOL = 0.25
 # gain errors of +-15% (usual for current-based torque estimates, uniform) spread the ratio by
 # about 12% (one standard deviation), which no fit covariance contains. Phases do not depend on
 # gains.
+#: Relative standard deviation added to the amplitude ratio A1 / A2 for the joints' gains.
 DEFAULT_AMPLITUDE_RATIO_RTOL = 0.12
 
 # |L3 / R12| above this is not a lumped mass beside a link (an offset along the J2 axis a

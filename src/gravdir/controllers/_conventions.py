@@ -117,6 +117,7 @@ SPECS: dict[str, Spec] = {
         scaled=True,
     ),
 }
+#: The names of the controller settings gravdir writes and reads, one per controller form.
 SETTINGS: tuple[str, ...] = tuple(SPECS)
 
 

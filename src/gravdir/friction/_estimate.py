@@ -69,6 +69,7 @@ _VS_GRID_POINTS = 48
 _DIP_SIGNAL_RTOL = 1e-10
 # Cap on `max_iter`: a typical plan needs 10-30 residual evaluations; 10 000 bounds the work of a
 # call (each evaluation is one least-squares solve over the samples).
+#: Cap on `max_iter` of the friction fits.
 MAX_ITER_CAP = 10_000
 # Range of `speed_resolution`: below 1e-12 the relative differences are round-off of the
 # velocity itself; above 1 speeds differing by more than a factor of two would count as one.

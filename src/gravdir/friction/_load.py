@@ -42,6 +42,7 @@ __all__ = [
 # Smallest number of loaded samples (|velocity| >= min_speed, non-zero gravity torque) for μ:
 # the noise level behind its standard error comes from m - 1 degrees of freedom, uncertain by
 # 1/sqrt(2 (m - 1)) relative -- a quarter at m = 10.
+#: Fewest loaded samples from which the load-dependent friction coefficient is estimated.
 MIN_LOAD_SAMPLES = 10
 
 

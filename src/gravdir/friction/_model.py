@@ -331,6 +331,7 @@ class AsymmetricStribeckFriction(_FrictionCurve):
         return float_if_scalar(velocity, finite_torque(torque))
 
 
+#: A friction curve of the joint alone (no load-dependent term).
 BaseFrictionModel: TypeAlias = (
     CoulombViscousFriction | StribeckFriction | AsymmetricStribeckFriction
 )
@@ -411,6 +412,8 @@ class LoadDependentFriction(_FrictionCurve):
         return float_if_scalar(velocity, out)
 
 
+#: Any friction curve :func:`~gravdir.friction.fit_friction` returns, with or without a
+#: load-dependent term.
 FrictionModel: TypeAlias = (
     CoulombViscousFriction | StribeckFriction | AsymmetricStribeckFriction | LoadDependentFriction
 )

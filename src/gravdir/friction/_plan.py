@@ -29,8 +29,11 @@ __all__ = [
 # Caps that bound the work of one call. A plan of 5 000 000 samples is 83 minutes at 1 kHz and
 # holds about 200 MB of arrays; 10 000 forward-backward passes (speeds times repeats) are far
 # more than an identification needs (8-20 speeds, a few repeats).
+#: Cap on the samples of one excitation plan.
 MAX_PLAN_SAMPLES = 5_000_000
+#: Cap on the forward-backward passes (speeds times repeats) of one excitation plan.
 MAX_PASSES = 10_000
+#: Cap on the repeats of each speed of one excitation plan.
 MAX_REPEATS = 1_000
 
 
