@@ -91,3 +91,18 @@ print(
     f"error {error:.4f} deg; reported up_std_deg {est.up_std_deg:.4f} deg; planned bound "
     f"up_std_deg {plan.bound.up_std_deg:.4f} deg"
 )
+
+# %%
+# The estimate and what each sweep says
+# -------------------------------------
+#
+# ``plot_up`` draws the estimate with its 1σ and 2σ ellipses, the truth, and the cone and
+# meridian each sweep constrains (the ``plot`` extra: without matplotlib the call says so).
+
+# %%
+try:
+    from gravdir.plot import plot_up
+
+    fig, axes = plot_up(est, sweeps, truth=arm.up)
+except ImportError as missing:
+    print(missing)

@@ -63,3 +63,18 @@ print("ripple found (joint, order, amplitude N·m, phase rad)")
 for j, order, amplitude, phase in est.ripple:
     print(f"   {int(j)}  {order:8.3f}  {amplitude:.4f}  {phase:+.3f}")
 assert error < 5.0 * est.up_std_deg
+
+# %%
+# The estimate against the truth
+# ------------------------------
+#
+# ``plot_up`` draws the estimate with its 1σ and 2σ ellipses and the truth (the ``plot`` extra:
+# without matplotlib the call says so).
+
+# %%
+try:
+    from gravdir.plot import plot_up
+
+    fig, axes = plot_up(est, truth=up)
+except ImportError as missing:
+    print(missing)
