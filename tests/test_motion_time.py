@@ -16,7 +16,8 @@ from _newton_euler import random_bodies, random_chain, reference_torques
 from gravdir import joint_acceleration
 from gravdir.errors import InsufficientDataError
 from gravdir.motion import estimate_up_from_motion, track_up
-from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW, GAP_FACTOR, acceleration_from_log
+from gravdir.motion._derive import GAP_FACTOR
+from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW, acceleration_from_log
 from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory
 
 G = 9.80665

@@ -97,6 +97,7 @@ from .motion import crlb_up_from_motion as crlb_up_from_motion
 from .motion import estimate_up_from_motion as estimate_up_from_motion
 from .motion import plan_motion_excitation as plan_motion_excitation
 from .motion import track_up as track_up
+from .motion import track_up_from_chunks as track_up_from_chunks
 from .pinocchio import chain_from_pinocchio as chain_from_pinocchio
 from .poses import abb_from_pose as abb_from_pose
 from .poses import fanuc_from_pose as fanuc_from_pose

@@ -8,6 +8,7 @@ derivation is on the *Motion* page of the documentation.
 """
 
 from gravdir.motion._bound import MotionBound, crlb_up_from_motion
+from gravdir.motion._chunks import track_up_from_chunks
 from gravdir.motion._estimate import estimate_up_from_motion
 from gravdir.motion._excite import MotionExcitationPlan, plan_motion_excitation
 from gravdir.motion._fit import MotionFit
@@ -23,4 +24,5 @@ __all__ = [
     "estimate_up_from_motion",
     "plan_motion_excitation",
     "track_up",
+    "track_up_from_chunks",
 ]

@@ -24,8 +24,8 @@ from gravdir._options import Friction, LoadFriction
 from gravdir._time import check_time
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
+from gravdir.motion._derive import counted, derive, segments
 from gravdir.motion._inputs import check_log, friction_mask, sample_weights
-from gravdir.sweep import joint_acceleration
 
 # The `load_friction` options the estimator implements ("signed" is the sweep's column pair).
 LOAD_FRICTION: tuple[LoadFriction, ...] = ("none", "abs", "auto")
@@ -34,11 +34,6 @@ LOAD_FRICTION: tuple[LoadFriction, ...] = ("none", "abs", "auto")
 # Savitzky-Golay window of the derived acceleration, s (its accuracy is on the Motion page), of
 # the estimator and the tracker alike.
 DEFAULT_DERIVATIVE_WINDOW = 0.2
-# A gap of a log is an interval longer than this many median intervals: the derivative is not
-# taken across it. Real logs at a nominal 100 Hz jitter by up to 1.3 times the median interval
-# and drop rows in gaps of at least twice it (tens of ms), so 2 splits at every gap and at no
-# jitter.
-GAP_FACTOR = 2.0
 
 
 class Log(NamedTuple):
@@ -104,39 +99,25 @@ def acceleration_from_log(
     (:func:`gravdir.sweep.joint_acceleration`, which handles the jitter); a derivative never
     spans a gap. The samples within half a window of a segment's ends (where the filter
     extrapolates) and every sample of a segment shorter than the window do not count: their
-    acceleration is 0.
+    acceleration is 0. :class:`gravdir.motion._derive.AccelerationStream` gives the same for a
+    log read in chunks.
 
     Raises
     ------
     InsufficientDataError
         If no segment is longer than `window`.
     """
-    n_samples = time.size
     acceleration = np.zeros(velocity.shape)
-    counts = np.zeros(n_samples, dtype=bool)
-    if n_samples > 1:
-        step = np.diff(time)
-        gaps = np.flatnonzero(step > GAP_FACTOR * np.median(step))
-        edges = np.concatenate([[0], gaps + 1, [n_samples]])
-        half = 0.5 * window
-        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-            t = time[lo:hi]
-            if t[-1] - t[0] < window:
-                continue
-            try:
-                acceleration[lo:hi] = joint_acceleration(
-                    t, velocity=velocity[lo:hi], window=window, axis=0
-                )
-            except InsufficientDataError:  # fewer samples than its window holds
-                continue
-            counts[lo:hi] = (t - t[0] > half) & (t[-1] - t > half)
-    acceleration[~counts] = 0.0  # extrapolated or not derived: nothing to use
-    if not counts.any():
-        raise InsufficientDataError(
-            f"Expected `time` to hold a stretch without gaps (intervals beyond {GAP_FACTOR:g} "
-            f"times the median) longer than the derivative's window ({window:g} s) to "
-            f"differentiate `velocity`, got {n_samples} samples and none."
+    counts = np.zeros(time.size, dtype=bool)
+    for seg in segments(time, window):
+        if seg.plan is None:
+            continue
+        t = time[seg.lo : seg.hi]
+        acceleration[seg.lo : seg.hi] = derive(
+            seg.plan, t, velocity[seg.lo : seg.hi], (0, seg.plan.m), (0, t.size)
         )
+        counts[seg.lo : seg.hi] = counted(t, seg.plan, window)
+    acceleration[~counts] = 0.0  # extrapolated or not derived: nothing to use
     return acceleration, counts
 
 

@@ -267,13 +267,15 @@ def _samples(
     hidden: NDArray[np.float64],
     time: NDArray[np.float64],
     *log: Any,
+    counts: NDArray[np.bool_] | None = None,
 ) -> WindowSamples:
     q, velocity, torque, acceleration, base_acceleration, derivative_window = log
     n_samples, n = time.size, model.chain.n_joints
     qq = check_log(q, "q", n, n_samples)
     qd = check_log(velocity, "velocity", n, n_samples)
     tau = check_log(torque, "torque", n, n_samples)
-    counts = np.ones(n_samples, dtype=bool)  # where the acceleration counts
+    if counts is None:
+        counts = np.ones(n_samples, dtype=bool)  # where the acceleration counts
     if acceleration is None:  # the estimator's derivative rule
         qdd, counts = acceleration_from_log(
             time, qd, check_positive(derivative_window, "derivative_window")
@@ -297,8 +299,12 @@ def _samples(
     return WindowSamples(time, residual, slope, used, hidden_slope)
 
 
+# A window, its start and end, and the change detector's verdict.
+_Row = tuple[Window, float, float, Verdict]
+
+
 def _assemble(
-    rows: list[tuple[Window, float, float, Verdict]],
+    rows: list[_Row],
     settings: _Settings,
     n: int,
     fingerprint: frozenset[str],
@@ -476,11 +482,17 @@ covariance, bandwidth, model_error_std
             raise ValueError("Expected `acceleration` (N, n), got None.")
         return self._ingest(time, q, velocity, torque, acceleration, base_acceleration, None)
 
-    def _ingest(
-        self,
-        time: ArrayLike,
-        *log: Any,
-    ) -> UpTrack:
+    def _ingest(self, time: ArrayLike, *log: Any) -> UpTrack:
+        rows = self._rows(time, *log)
+        n = self._model.chain.n_joints
+        fingerprint = data_fingerprint(np.asarray(log[2], dtype=np.float64))
+        return _assemble(rows, self._settings, n, self._model.fingerprint | fingerprint)
+
+    def _rows(
+        self, time: ArrayLike, *log: Any, counts: NDArray[np.bool_] | None = None
+    ) -> list[_Row]:
+        """The windows that the samples complete, with their verdicts; `counts` (N,) where a
+        given acceleration counts (default everywhere)."""
         t = _check_time(time, self._last)
         # BLAS on one thread for the samples and the windows' solves (gravdir._threads): both
         # track_up and update come through here.
@@ -489,7 +501,7 @@ covariance, bandwidth, model_error_std
                 np.errstate(under="ignore", over="raise", invalid="raise"),
                 overflow_error(_OVERFLOW),
             ):
-                part = _samples(self._model, self._settings, self._hidden, t, *log)
+                part = _samples(self._model, self._settings, self._hidden, t, *log, counts=counts)
             buf = self._buffer
             if buf is None:
                 self._t0 = float(t[0])
@@ -499,9 +511,9 @@ covariance, bandwidth, model_error_std
                 )
             self._buffer = part
             self._last = float(t[-1])
-            return self._emit(data_fingerprint(np.asarray(log[2], dtype=np.float64)))
+            return self._emit()
 
-    def _emit(self, fingerprint: frozenset[str]) -> UpTrack:
+    def _emit(self) -> list[_Row]:
         s, buf = self._settings, self._buffer
         assert buf is not None
         bounds: list[tuple[float, float]] = []
@@ -532,12 +544,9 @@ covariance, bandwidth, model_error_std
         ]
         keep = int(np.searchsorted(buf.time, self._t0 + self._next * s.hop))
         self._buffer = take(buf, keep, buf.time.size)
-        track = _assemble(
-            rows, s, self._model.chain.n_joints, self._model.fingerprint | fingerprint
-        )
-        self.n_windows += track.n_windows
-        self.n_alarms += int(track.alarm.sum())
-        return track
+        self.n_windows += len(rows)
+        self.n_alarms += sum(bool(r[3].alarm) for r in rows)
+        return rows
 
 
 def track_up(
@@ -664,6 +673,7 @@ def track_up(
     See Also
     --------
     UpTracker : the same, fed piece by piece.
+    track_up_from_chunks : the same on a log read in chunks (too long for memory).
     gravdir.estimate_up_from_motion : the identification the tracker starts from.
 
     References

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -302,12 +302,34 @@ def _check_axis(axis: Any, ndim: int, name: str) -> int:
     return int(axis) % ndim
 
 
-def _differentiate(
-    t: NDArray[np.float64], x: NDArray[np.float64], name: str, window: float, polyorder: int
-) -> NDArray[np.float64]:
-    """d`x`/dt at the times `t` (1-D, finite) for every row of `x` (..., n), finite."""
+class GridPlan(NamedTuple):
+    """How :func:`_differentiate` differentiates one record of samples: its median interval,
+    the filter's window in samples, whether the samples are uniform (the filter runs on them)
+    or are interpolated onto a grid of `m` points from `t0` to `t1`."""
+
+    step: float
+    length: int
+    uniform: bool
+    m: int
+    t0: float
+    t1: float
+
+    def grid(self, lo: int, hi: int) -> NDArray[np.float64]:
+        """Points ``lo`` to ``hi - 1`` of the grid, as ``np.linspace(t0, t1, m)[lo:hi]``."""
+        if self.m < 2:
+            return np.full(hi - lo, self.t0)
+        g: NDArray[np.float64] = (
+            np.arange(lo, hi, dtype=np.float64) * ((self.t1 - self.t0) / (self.m - 1)) + self.t0
+        )
+        if hi == self.m:
+            g[-1] = self.t1
+        return g
+
+
+def grid_plan(t: NDArray[np.float64], name: str, window: float, polyorder: int) -> GridPlan:
+    """The plan of the derivative of a record with increasing times `t` (1-D, finite), or the
+    error that refuses it."""
     n = t.size
-    check_increasing(t)
     dt = np.diff(t)
     if n < 2:
         raise InsufficientDataError(f"Expected at least 2 samples of `{name}`, got {n}.")
@@ -344,35 +366,67 @@ def _differentiate(
             f"Expected at least {length} samples of `{name}` (the {window:g} s window at the "
             f"median sample interval {step:.6g} s), got {m}."
         )
-    # Samples of extreme magnitude are differentiated in units of a power of two near their
-    # largest magnitude (exact, undone on the result), so the filter's sums neither overflow nor
-    # underflow; the derivative itself must lie within the float range.
+    return GridPlan(step, length, uniform, m, float(t[0]), float(t[-1]))
+
+
+def _differentiate(
+    t: NDArray[np.float64], x: NDArray[np.float64], name: str, window: float, polyorder: int
+) -> NDArray[np.float64]:
+    """d`x`/dt at the times `t` (1-D, finite) for every row of `x` (..., n), finite."""
+    check_increasing(t)
+    plan = grid_plan(t, name, window, polyorder)
+    out = stretch_derivative(plan, polyorder, t, x, 0, plan.m, 0, t.size)
+    if not np.isfinite(out).all():
+        raise ValueError(
+            f"Expected `time` and `{name}` whose derivative lies within the float range, got "
+            f"samples up to {float(np.max(np.abs(x))):.3g} at intervals of {plan.step:.3g} s."
+        )
+    return out
+
+
+def stretch_derivative(
+    plan: GridPlan,
+    polyorder: int,
+    t: NDArray[np.float64],
+    x: NDArray[np.float64],
+    grid_lo: int,
+    grid_hi: int,
+    first: int,
+    stop: int,
+) -> NDArray[np.float64]:
+    """The derivative of a record planned by `plan` at its samples ``t[first:stop]``, from a
+    stretch of it: the samples `t`, `x` (..., len(t)) and the grid points ``grid_lo`` to
+    ``grid_hi - 1`` (on uniform samples the grid is the samples, and `t` starts at sample
+    `grid_lo`). Equal to the whole record's derivative at those samples wherever the stretch
+    holds the filter windows of their grid points and the samples around those points; the
+    whole record is the stretch ``0, m`` (non-finite values come out where the derivative
+    overflows).
+
+    Samples of extreme magnitude are differentiated in units of a power of two near their
+    largest magnitude (exact, undone on the result), so the filter's sums neither overflow nor
+    underflow.
+    """
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     scale = np.where(scale > 0, np.ldexp(1.0, np.frexp(scale)[1]), 1.0)
     with IMPORT_LOCK:
         from scipy.signal import savgol_filter  # slow to import: only when needed
 
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        if uniform:
+        if plan.uniform:
             out = savgol_filter(
-                x / scale, length, polyorder, deriv=1, delta=step, axis=-1, mode="interp"
-            )
+                x / scale, plan.length, polyorder, deriv=1, delta=plan.step, axis=-1,
+                mode="interp",
+            )[..., first:stop]  # fmt: skip
         else:
             # The grid spans the samples exactly: its interval is the median one to within 1/m.
-            grid = np.linspace(t[0], t[-1], m)
-            delta = float(grid[1] - grid[0])
+            grid = plan.grid(grid_lo, grid_hi)
+            delta = float(plan.grid(0, 2)[1] - plan.t0)
             on_grid = _interp_rows(grid, t, x / scale)
             d_grid = savgol_filter(
-                on_grid, length, polyorder, deriv=1, delta=delta, axis=-1, mode="interp"
+                on_grid, plan.length, polyorder, deriv=1, delta=delta, axis=-1, mode="interp"
             )
-            out = _interp_rows(t, grid, d_grid)
-        out = out * scale
-    if not np.isfinite(out).all():
-        raise ValueError(
-            f"Expected `time` and `{name}` whose derivative lies within the float range, got "
-            f"samples up to {float(np.max(scale)):.3g} at intervals of {step:.3g} s."
-        )
-    result: NDArray[np.float64] = out
+            out = _interp_rows(t[first:stop], grid, d_grid)
+        result: NDArray[np.float64] = out * scale
     return result
 
 

@@ -1,0 +1,286 @@
+"""A motion log read in chunks: the tracker over a log that is not held in memory whole.
+
+A log is given as a re-iterable source of chunks, each a mapping with the keyword arrays of
+:func:`gravdir.motion.track_up` for consecutive stretches of samples. A first pass reads the
+stamps alone (the derivative's gaps and grids depend on all of them); a second pass derives the
+acceleration as the samples arrive (:class:`gravdir.motion._derive.AccelerationStream`) and feeds
+the tracker. Memory: the stamps (8 bytes a sample), a chunk and a window of samples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_positive
+from gravdir._hac import DEFAULT_BANDWIDTH
+from gravdir._options import CovarianceOption
+from gravdir._time import check_time
+from gravdir.errors import InsufficientDataError
+from gravdir.motion._derive import AccelerationStream
+from gravdir.motion._inputs import DEFAULT_MIN_SPEED, check_base_acceleration, check_log
+from gravdir.motion._samples import DEFAULT_DERIVATIVE_WINDOW
+from gravdir.motion._track import (
+    DEFAULT_MAX_STD,
+    DEFAULT_MIN_CHANGE,
+    DEFAULT_REFERENCE_WINDOWS,
+    DEFAULT_SIGNIFICANCE,
+    DEFAULT_WINDOW,
+    UpTrack,
+    UpTracker,
+    _assemble,
+    _Row,
+)
+
+__all__ = ["track_up_from_chunks"]
+
+# The keys of a chunk: the keyword arrays of track_up (`acceleration` and `base_acceleration`
+# optional).
+REQUIRED = ("time", "q", "velocity", "torque")
+OPTIONAL = ("acceleration", "base_acceleration")
+
+
+def check_chunks(chunks: object) -> Iterable[Mapping[str, ArrayLike]]:
+    """`chunks` if it can be iterated more than once (not an iterator, a mapping or a string)."""
+    if isinstance(chunks, str | bytes | Mapping | np.ndarray) or not isinstance(chunks, Iterable):
+        raise ValueError(
+            "Expected `chunks` to be a re-iterable source of chunks (a list of mappings, or an "
+            f"object whose __iter__ reads the log from its start), got {type(chunks).__name__}."
+        )
+    if isinstance(chunks, Iterator):
+        raise ValueError(
+            f"Expected `chunks` to be re-iterable (a list, or an object whose __iter__ starts "
+            f"again), got an iterator ({type(chunks).__name__}), which the second pass would "
+            "find empty."
+        )
+    return chunks
+
+
+def _chunk(chunk: object, k: int) -> Mapping[str, ArrayLike]:
+    if not isinstance(chunk, Mapping):
+        raise ValueError(
+            f"Expected every chunk of `chunks` to be a mapping of {', '.join(REQUIRED)}, got "
+            f"{type(chunk).__name__} at chunk {k}."
+        )
+    missing = [key for key in REQUIRED if key not in chunk]
+    unknown = sorted(str(key) for key in chunk if key not in REQUIRED + OPTIONAL)
+    if missing or unknown:
+        raise ValueError(
+            f"Expected chunk {k} of `chunks` to hold {', '.join(REQUIRED)} (and optionally "
+            f"{', '.join(OPTIONAL)}), got {'no ' + ', '.join(missing) if missing else ''}"
+            f"{' and ' if missing and unknown else ''}"
+            f"{'unknown ' + ', '.join(unknown) if unknown else ''}."
+        )
+    return chunk
+
+
+def read_stamps(chunks: Iterable[Mapping[str, ArrayLike]]) -> tuple[NDArray[np.float64], bool]:
+    """The stamps of the whole log (checked: finite, strictly increasing across chunks) and
+    whether its chunks carry `acceleration` (all or none)."""
+    stamps: list[NDArray[np.float64]] = []
+    last = -math.inf
+    given: bool | None = None
+    for k, raw in enumerate(chunks):
+        chunk = _chunk(raw, k)
+        t = check_time(chunk["time"], None)
+        if not t[0] > last:
+            raise ValueError(
+                f"Expected `time` to increase strictly across chunks, got chunk {k} starting at "
+                f"{t[0]:.9g} s after {last:.9g} s."
+            )
+        has = "acceleration" in chunk and chunk["acceleration"] is not None
+        if given is not None and has != given:
+            raise ValueError(
+                "Expected `acceleration` in every chunk of `chunks` or in none, got it in some."
+            )
+        given, last = has, float(t[-1])
+        stamps.append(t)
+    if not stamps:
+        raise InsufficientDataError("Expected `chunks` to hold at least one chunk, got none.")
+    return np.concatenate(stamps), bool(given)
+
+
+def read_chunks(
+    chunks: Iterable[Mapping[str, ArrayLike]], stamps: NDArray[np.float64], n: int
+) -> Iterator[dict[str, NDArray[np.float64]]]:
+    """The chunks again, their arrays checked (shape (s, n); `base_acceleration` (s, 3)) and
+    their stamps those of the first pass."""
+    start = 0
+    for k, raw in enumerate(chunks):
+        chunk = _chunk(raw, k)
+        t = np.asarray(chunk["time"], dtype=np.float64).reshape(-1)
+        if not np.array_equal(t, stamps[start : start + t.size]):
+            raise ValueError(
+                f"Expected `chunks` to give the same samples on every pass, got other stamps in "
+                f"chunk {k}."
+            )
+        s = t.size
+        out = {"time": t}
+        for key in ("q", "velocity", "torque", "acceleration"):
+            if chunk.get(key) is not None:
+                out[key] = check_log(chunk[key], key, n, s)
+        acc = check_base_acceleration(chunk.get("base_acceleration"), s)
+        if acc is not None:
+            out["base_acceleration"] = np.broadcast_to(acc, (s, 3))
+        start += s
+        yield out
+    if start != stamps.size:
+        raise ValueError(
+            "Expected `chunks` to give the same samples on every pass, got "
+            f"{start} samples on the second pass and {stamps.size} on the first."
+        )
+
+
+class ChunkFingerprint:
+    """:func:`gravdir._results.data_fingerprint` of one float array of `shape`, given as
+    consecutive blocks of its rows."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self._digest = hashlib.sha256()
+        self._digest.update(f"{np.dtype(np.float64).str}{tuple(int(x) for x in shape)}".encode())
+
+    def add(self, rows: NDArray[np.float64]) -> None:
+        self._digest.update(np.ascontiguousarray(rows, dtype=np.float64).tobytes())
+
+    def result(self) -> frozenset[str]:
+        return frozenset([self._digest.hexdigest()[:16]])
+
+
+def track_up_from_chunks(
+    fit: Any,
+    chunks: Iterable[Mapping[str, ArrayLike]],
+    *,
+    derivative_window: float = DEFAULT_DERIVATIVE_WINDOW,
+    window: float = DEFAULT_WINDOW,
+    hop: float | None = None,
+    min_speed: float = DEFAULT_MIN_SPEED,
+    significance: float = DEFAULT_SIGNIFICANCE,
+    min_change: float = DEFAULT_MIN_CHANGE,
+    max_std: float = DEFAULT_MAX_STD,
+    reference_windows: int = DEFAULT_REFERENCE_WINDOWS,
+    drift: bool = False,
+    covariance: CovarianceOption = "hac",
+    bandwidth: float = DEFAULT_BANDWIDTH,
+    model_error_std: float | Literal["estimate"] = "estimate",
+) -> UpTrack:
+    """:func:`track_up` on a log read in chunks, for logs too long to hold in memory.
+
+    Parameters
+    ----------
+    fit : MotionFit
+        As for :func:`track_up`.
+    chunks : iterable of mappings
+        The log as consecutive chunks, each a mapping with the arrays ``"time"`` (s,), ``"q"``,
+        ``"velocity"``, ``"torque"`` (s, n) and optionally ``"acceleration"`` (s, n; in every
+        chunk or in none) and ``"base_acceleration"`` (3,) or (s, 3), as the arguments of
+        :func:`track_up`; any number of samples per chunk. It is read twice (the stamps first),
+        so it must start again when iterated again: a list, or an object whose ``__iter__``
+        reads the log from its start, not a generator.
+    derivative_window, window, hop, min_speed, significance, min_change, max_std, \
+reference_windows, drift, covariance, bandwidth, model_error_std
+        As for :func:`track_up`.
+
+    Returns
+    -------
+    UpTrack
+        The track of :func:`track_up` on the whole log (the chunks joined): the same windows,
+        values and fingerprint.
+
+    Raises
+    ------
+    ValueError
+        If `chunks` is not re-iterable (a generator or other iterator), a chunk is not a
+        mapping or lacks a key, `time` does not increase strictly across chunks, `acceleration`
+        is in some chunks only, a second pass gives other samples than the first, or as
+        :func:`track_up`.
+    InsufficientDataError
+        If `chunks` is empty or the log does not span one window.
+
+    Notes
+    -----
+    The acceleration derived from `velocity` follows the rule of :func:`track_up` (split at
+    gaps of the whole log, each segment filtered on its own stamps), computed as the samples
+    arrive: each sample's filter reads one derivative window of samples around it. Memory
+    holds the stamps of the whole log (8 bytes a sample), the chunk being read, a derivative
+    window and a tracking window of samples, and one row per window of the result; time is
+    linear in the length of the log. The *Tracking* page gives the measured figures.
+
+    See Also
+    --------
+    track_up : the same on a log in memory.
+    UpTracker : windows as samples arrive, for controller code (acceleration given).
+
+    Examples
+    --------
+    A one-joint pendulum about base y (its parameters known exactly, a stand-in for a fit) on a
+    base tilted 0.1 rad about y, in chunks of 0.5 s:
+
+    >>> from types import SimpleNamespace
+    >>> from gravdir.kinematics import chain_from_poe
+    >>> from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
+    >>> from gravdir.motion import track_up
+    >>> chain = chain_from_poe([[0, 1, 0, 0, 0, 0]], np.eye(4))
+    >>> theta = inertial_parameters([2.0], [[0.5, 0, 0]], [np.eye(3) * 0.01])
+    >>> fit = SimpleNamespace(up=np.array([0, 0, 1.0]), inertial_parameters=theta,
+    ...     gains=np.ones(1), joint_parameters=np.zeros((1, 4)), noise_std=np.full(1, 0.01),
+    ...     chain=chain, gravity=9.80665)
+    >>> t = np.arange(0, 3, 0.01)
+    >>> q, v, a = np.sin(2 * t)[:, None], 2 * np.cos(2 * t)[:, None], -4 * np.sin(2 * t)[:, None]
+    >>> tau = inverse_dynamics_regressor(chain, q, v, a, up=[np.sin(0.1), 0, np.cos(0.1)]) @ theta
+    >>> chunks = [{"time": t[i:i + 50], "q": q[i:i + 50], "velocity": v[i:i + 50],
+    ...            "torque": tau[i:i + 50]} for i in range(0, 300, 50)]
+    >>> track = track_up_from_chunks(fit, chunks, window=1.0, covariance="white")
+    >>> whole = track_up(fit, t, q=q, velocity=v, torque=tau, window=1.0, covariance="white")
+    >>> track.n_windows, bool(np.array_equal(track.up, whole.up)), track == whole
+    (2, True, True)
+    """
+    tracker = UpTracker(
+        fit,
+        window=window,
+        hop=hop,
+        min_speed=min_speed,
+        significance=significance,
+        min_change=min_change,
+        max_std=max_std,
+        reference_windows=reference_windows,
+        drift=drift,
+        covariance=covariance,
+        bandwidth=bandwidth,
+        model_error_std=model_error_std,
+    )
+    source = check_chunks(chunks)
+    stamps, given = read_stamps(source)
+    span = float(stamps[-1] - stamps[0])
+    if span < tracker._settings.window:
+        raise InsufficientDataError(
+            f"Expected `time` to span at least one `window` ({tracker._settings.window:g} s), "
+            f"got {span:.6g} s."
+        )
+    n = tracker._model.chain.n_joints
+    stream = None
+    if not given:
+        stream = AccelerationStream(stamps, check_positive(derivative_window, "derivative_window"))
+    digest = ChunkFingerprint((stamps.size, n))
+    rows: list[_Row] = []
+
+    def add(part: dict[str, NDArray[Any]] | None) -> None:
+        if part is not None and part["time"].size:
+            rows.extend(
+                tracker._rows(
+                    part["time"], part["q"], part["velocity"], part["torque"],
+                    part["acceleration"], part.get("base_acceleration"), None,
+                    counts=part.get("counts"),
+                )
+            )  # fmt: skip
+
+    for chunk in read_chunks(source, stamps, n):
+        digest.add(chunk["torque"])
+        add(chunk if stream is None else stream.feed(chunk))
+    if stream is not None:
+        add(stream.finish())
+    return _assemble(rows, tracker._settings, n, tracker._model.fingerprint | digest.result())
