@@ -1,5 +1,5 @@
-"""Benchmark: the tracker over long logs read in chunks (``track_up_from_chunks``) -- memory and
-time against the length of the log.
+"""Benchmark: long logs read in chunks (``track_up_from_chunks``,
+``estimate_up_from_motion_chunks``) -- memory and time against the length of the log.
 
 A seeded 7-joint DH chain (as ``benchmarks/motion.py``'s 1 kHz log) moves along a random Fourier
 trajectory for 1, 2, 5 and 10 minutes at 1 kHz with jittered stamps; its torques come from the
@@ -7,10 +7,12 @@ regressor with the drawn inertial parameters on a base tilted 12°, plus noise, 
 stand-in with those parameters. The log is a re-iterable source of one-second chunks whose
 arrays are computed when read (as a file reader's would be), so no pass holds more than a chunk
 of it. Each length runs in a fresh interpreter: its peak resident memory (``ru_maxrss``) and CPU
-seconds per second of log, the log's computation included. On the 1-minute log the result is
-compared with ``track_up`` on the same samples in memory.
+seconds per second of log, the log's computation included. On the 1-minute log each result is
+compared with the same call on the samples in memory (``track_up``, ``estimate_up_from_motion``),
+and on the 10-minute log the estimator's memory with that of ``estimate_up_from_motion`` on the
+log joined in memory (what a user without chunks would run).
 
-Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/long_logs.py`` (about five minutes).
+Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/long_logs.py`` (about fifteen minutes).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from gravdir.dynamics import inverse_dynamics_regressor
-from gravdir.motion import track_up, track_up_from_chunks
+from gravdir.motion import (
+    estimate_up_from_motion,
+    estimate_up_from_motion_chunks,
+    track_up,
+    track_up_from_chunks,
+)
 from gravdir.synthetic.motion import fourier_trajectory
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -87,42 +94,65 @@ class _Log:
         return (_Chunk(self, k) for k in range(-(-self.stamps.size // CHUNK)))
 
 
-def child(minutes: float) -> None:
+def child(kind: str, minutes: float) -> None:
+    """One call in this interpreter: its CPU seconds per second of log, the peak resident memory
+    and what it returned; on the shortest log, the comparison with the call in memory."""
     log = _Log(minutes)
-    t0 = time.process_time()
-    track = track_up_from_chunks(log.fit, log)
+    if kind == "in-memory":  # the estimator on the joined arrays, as a user without chunks
+        series = {k: np.concatenate([c[k] for c in log]) for k in ("q", "velocity", "torque")}
+        t0 = time.process_time()
+        estimate_up_from_motion(log.chain, log.stamps, **series)
+    else:
+        call = track_up_from_chunks if kind == "track" else estimate_up_from_motion_chunks
+        first = log.fit if kind == "track" else log.chain
+        t0 = time.process_time()
+        result = call(first, log)
     spent = time.process_time() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     agree = ""
-    if minutes == MINUTES[0]:
+    if minutes == MINUTES[0] and kind != "in-memory":
         series = {k: np.concatenate([c[k] for c in log]) for k in ("q", "velocity", "torque")}
-        whole = track_up(log.fit, log.stamps, **series)
-        largest = float(np.max(np.abs(track.up - whole.up)))
-        agree = f" {largest:.3g} {int(track.fingerprint == whole.fingerprint)}"
-    print(f"{spent / (minutes * 60):.5f} {rss:.1f} {track.n_windows}{agree}")
+        if kind == "track":
+            whole = track_up(log.fit, log.stamps, **series)
+        else:
+            whole = estimate_up_from_motion(log.chain, log.stamps, **series)
+        largest = float(np.max(np.abs(result.up - whole.up)))
+        agree = f" {largest:.3g} {int(result.fingerprint == whole.fingerprint)}"
+    print(f"{spent / (minutes * 60):.5f} {rss:.1f}{agree}")
+
+
+def _run(kind: str, minutes: float) -> list[str]:
+    return subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(minutes)],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--child":
-        child(float(sys.argv[2]))
+    if len(sys.argv) > 3 and sys.argv[1] == "--child":
+        child(sys.argv[2], float(sys.argv[3]))
         return
-    print("track_up_from_chunks on a 1 kHz 7-joint log in one-second chunks (fresh interpreter")
-    print("per length; CPU includes computing the log's chunks, twice: the stamps pass is cheap)")
-    per_second = {}
-    for minutes in MINUTES:
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", str(minutes)],
-            check=True, capture_output=True, text=True,
-        ).stdout.split()  # fmt: skip
-        per_second[minutes] = float(out[0])
-        print(f"   {minutes:2d} min: {float(out[0]):.4f} s of CPU per s of log, peak RSS "
-              f"{float(out[1]):.0f} MB, {out[2]} windows")  # fmt: skip
-        if len(out) > 3:
-            print(f"          against track_up in memory: largest difference of `up` {out[3]}, "
-                  f"same fingerprint {bool(int(out[4]))}")  # fmt: skip
-    ratio = per_second[MINUTES[-1]] / per_second[MINUTES[0]]
-    print(f"   CPU per second of log, {MINUTES[-1]} min over {MINUTES[0]} min: {ratio:.2f} "
-          "(1 is linear in the length)")  # fmt: skip
+    print("A 1 kHz 7-joint log in one-second chunks, each call in a fresh interpreter; CPU per")
+    print("second of log includes computing the chunks' arrays (read twice).")
+    for kind, name in (("track", "track_up_from_chunks"),
+                       ("estimate", "estimate_up_from_motion_chunks")):  # fmt: skip
+        print(f"   {name}:")
+        per_second = {}
+        for minutes in MINUTES:
+            out = _run(kind, minutes)
+            per_second[minutes] = float(out[0])
+            print(f"      {minutes:2d} min: {float(out[0]):.4f} s of CPU per s of log, peak RSS "
+                  f"{float(out[1]):.0f} MB")  # fmt: skip
+            if len(out) > 2:
+                print(f"              against the call in memory: largest difference of `up` "
+                      f"{out[2]}, same fingerprint {bool(int(out[3]))}")  # fmt: skip
+        ratio = per_second[MINUTES[-1]] / per_second[MINUTES[0]]
+        print(f"      CPU per second of log, {MINUTES[-1]} min over {MINUTES[0]} min: {ratio:.2f} "
+              "(1 is linear in the length)")  # fmt: skip
+    out = _run("in-memory", MINUTES[-1])
+    print(f"   estimate_up_from_motion on the {MINUTES[-1]}-minute log joined in memory: "
+          f"{float(out[0]):.4f} s of CPU per s of log, "
+          f"peak RSS {float(out[1]):.0f} MB")  # fmt: skip
 
 
 if __name__ == "__main__":

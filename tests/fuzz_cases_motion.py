@@ -69,6 +69,18 @@ def _estimate_case() -> tuple[tuple, dict]:
     }
 
 
+def _chunks_case() -> tuple[tuple, dict]:
+    """The log of `_estimate_case` in three chunks."""
+    (chain, time), kwargs = _estimate_case()
+    series = {k: kwargs.pop(k) for k in ("q", "velocity", "acceleration", "torque")}
+    cuts = [0, time.size // 3, 2 * time.size // 3, time.size]
+    chunks = [
+        {"time": time[a:b], **{k: x[a:b] for k, x in series.items()}}
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    return (chain, chunks), kwargs
+
+
 def _bound_case() -> tuple[tuple, dict]:
     q, qd, qdd, _ = _log()
     return (_chain(), q.copy()), {
@@ -134,6 +146,7 @@ def _noise_case() -> tuple[tuple, dict]:
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.dynamics.base_parameters": lambda: ((_chain(),), {"n_states": 30}),
     "gravdir.motion.estimate_up_from_motion": _estimate_case,
+    "gravdir.motion.estimate_up_from_motion_chunks": _chunks_case,
     "gravdir.motion.crlb_up_from_motion": _bound_case,
     "gravdir.synthetic.motion.fourier_trajectory": _trajectory_case,
     "gravdir.synthetic.motion.motion_log": _log_case,

@@ -115,8 +115,20 @@ def _track_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
     }
 
 
+def _chunks_case() -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The log of `_track_case` in three chunks (acceleration derived)."""
+    t, q, v, tau, _ = _log()
+    cuts = [0, t.size // 3, 2 * t.size // 3, t.size]
+    chunks = [
+        {"time": t[a:b], "q": q[a:b], "velocity": v[a:b], "torque": tau[a:b]}
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    return (_fit(), chunks), {"window": 1.0, "hop": 0.5, "bandwidth": 0.5}
+
+
 CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "gravdir.motion.track_up": _track_case,
+    "gravdir.motion.track_up_from_chunks": _chunks_case,
     "gravdir.motion.UpTracker": lambda: ((_fit(),), {"window": 1.0, "hop": 0.5, "bandwidth": 0.5}),
     "gravdir.motion.plan_motion_excitation": _plan_case,
 }

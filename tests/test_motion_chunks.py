@@ -18,7 +18,13 @@ import pytest
 from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematics import chain_from_dh
-from gravdir.motion import UpTrack, track_up, track_up_from_chunks
+from gravdir.motion import (
+    UpTrack,
+    estimate_up_from_motion,
+    estimate_up_from_motion_chunks,
+    track_up,
+    track_up_from_chunks,
+)
 from gravdir.motion._derive import AccelerationStream
 from gravdir.motion._samples import acceleration_from_log
 
@@ -189,3 +195,73 @@ def test_bad_chunks_are_refused_with_the_argument_named():
         no_acc = [{k: x for k, x in c.items() if k != "acceleration"} for c in good]
         track_up_from_chunks(FIT, no_acc, derivative_window=-1.0)
     assert math.isfinite(track_up_from_chunks(FIT, good).up_std_deg.max())
+
+
+ARM = chain_from_dh(
+    [0.1, 0.05, 0.0], [0.0, 0.2, 0.1], [0.05, 0.4, 0.3], [np.pi / 2, 0.3, -np.pi / 2]
+)
+ARM_PI = np.tile([2.0, 0.3, 0.1, 0.05, 0.2, 0.01, 0.25, 0.0, 0.02, 0.1], 3)
+
+
+def _motion_log(seed: int) -> dict[str, np.ndarray]:
+    """20 s at 200 Hz of a three-joint arm on a base tilted 10°: jittered stamps, a 0.3 s gap,
+    gains, Coulomb friction and noise, five rows with a NaN."""
+    rng = np.random.default_rng(seed)
+    t = _stamps(rng, 4000, 0.005, jitter=True, gaps=0)
+    t -= t[0]
+    t[t > 9.0] += 0.3
+    w = np.array([0.9, 1.3, 1.7])
+    q = np.sin(w * t[:, None])
+    qd, qdd = w * np.cos(w * t[:, None]), -(w**2) * np.sin(w * t[:, None])
+    up = np.array([np.sin(0.17), 0.0, np.cos(0.17)])
+    tau = inverse_dynamics_regressor(ARM, q, qd, qdd, up=up) @ ARM_PI * [1.1, 0.9, 1.0]
+    tau += 0.05 * np.sign(qd) + rng.normal(0.0, 0.01, tau.shape)
+    tau[rng.choice(t.size, 5, replace=False), rng.integers(0, 3, 5)] = np.nan
+    return {"time": t, "q": q, "velocity": qd, "torque": tau}
+
+
+def test_chunks_give_the_estimate_of_the_whole_log():
+    """NaN rows omitted, the acceleration derived across chunk ends and a gap, weights and a
+    base acceleration per chunk, the sandwich covariance: the same estimate, to the last bit."""
+    log = _motion_log(8)
+    n = log["time"].size
+    log["weights"] = np.where(np.arange(n) % 97 < 5, 0.5, 1.0)
+    log["base_acceleration"] = np.tile([0.05, 0.0, 0.0], (n, 1))
+    settings = {"nan_policy": "omit", "covariance": "hac", "bandwidth": 0.5}
+    whole = estimate_up_from_motion(
+        ARM, log["time"], **{k: x for k, x in log.items() if k != "time"}, **settings
+    )
+    assert whole.n_omitted == 5 and np.degrees(np.arccos(whole.up[2])) == pytest.approx(10, abs=1)
+    rng = np.random.default_rng(9)
+    chunks = [{k: x[lo:hi] for k, x in log.items()} for lo, hi in _cuts(rng, n, 30)]
+    got = estimate_up_from_motion_chunks(ARM, chunks, **settings)
+    for field in dataclasses.fields(got):
+        value, expected = getattr(got, field.name), getattr(whole, field.name)
+        if isinstance(expected, np.ndarray):
+            np.testing.assert_array_equal(value, expected, err_msg=field.name)
+        else:
+            assert value == expected, field.name
+
+
+def test_bad_chunks_for_the_estimator_are_refused():
+    log = _motion_log(10)
+    del log["torque"]
+    log["torque"] = np.nan_to_num(_motion_log(10)["torque"])
+    good = [{k: x[lo : lo + 800] for k, x in log.items()} for lo in range(0, 4000, 800)]
+    with pytest.raises(ValueError, match="`chunks` to be re-iterable"):
+        estimate_up_from_motion_chunks(ARM, (c for c in good))
+    mixed = [{**good[0], "base_acceleration": [0.0, 0.0, 0.1]}, *good[1:]]
+    with pytest.raises(ValueError, match="`base_acceleration` in every chunk"):
+        estimate_up_from_motion_chunks(ARM, mixed)
+    with pytest.raises(ValueError, match="`weights` in \\[0, 1\\]"):
+        estimate_up_from_motion_chunks(ARM, [{**good[0], "weights": np.full(800, 2.0)}])
+    nan = [dict(c) for c in good]
+    nan[2]["q"] = nan[2]["q"].copy()
+    nan[2]["q"][3, 1] = np.nan
+    with pytest.raises(ValueError, match="`q` to be finite"):
+        estimate_up_from_motion_chunks(ARM, nan)
+    with pytest.raises(ValueError, match="`nan_policy`"):
+        estimate_up_from_motion_chunks(ARM, good, nan_policy="drop")
+    with pytest.raises(ValueError, match="unknown weights"):
+        track_up_from_chunks(FIT, [{**good[0], "weights": np.ones(800)}])
+    assert estimate_up_from_motion_chunks(ARM, good, nan_policy="omit").n_omitted == 0

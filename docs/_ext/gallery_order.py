@@ -11,6 +11,7 @@ ORDER = [
     "kinematic_error.py",
     "friction.py",
     "ordinary_motion.py",
+    "long_logs.py",
     "plots.py",
     "fleet.py",
 ]

@@ -95,6 +95,7 @@ from .motion import UpTrack as UpTrack
 from .motion import UpTracker as UpTracker
 from .motion import crlb_up_from_motion as crlb_up_from_motion
 from .motion import estimate_up_from_motion as estimate_up_from_motion
+from .motion import estimate_up_from_motion_chunks as estimate_up_from_motion_chunks
 from .motion import plan_motion_excitation as plan_motion_excitation
 from .motion import track_up as track_up
 from .motion import track_up_from_chunks as track_up_from_chunks

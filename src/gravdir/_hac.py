@@ -99,17 +99,19 @@ def autocorrelation_time(
     most ``N / 4``), floored at 1: a series of independent samples has ``tau = 1``, and
     ``N_used / tau`` samples carry its information. Autocorrelations by FFT, ``O(N log N)``.
     """
-    r = np.where(used, residuals, 0.0)
-    n = r.shape[0]
+    n, k = residuals.shape
     size = 1 << int(2 * n - 1).bit_length()
-    spectrum = np.fft.rfft(r, size, axis=0)
-    acov = np.fft.irfft(spectrum * np.conj(spectrum), size, axis=0)[: max(n // 4, 2)]
+    acov = np.empty((min(max(n // 4, 2), size), k))
+    for j in range(k):  # a column at a time: the transforms are twice the log's length
+        spectrum = np.fft.rfft(np.where(used[:, j], residuals[:, j], 0.0), size)
+        spectrum *= np.conj(spectrum)
+        acov[:, j] = np.fft.irfft(spectrum, size)[: acov.shape[0]]
     zero = acov[0]
     rho = np.divide(acov, zero, out=np.zeros_like(acov), where=zero > 0)
-    lag1 = rho[1] if rho.shape[0] > 1 else np.zeros(r.shape[1])
+    lag1 = rho[1] if rho.shape[0] > 1 else np.zeros(k)
     running = 1.0 + 2.0 * np.cumsum(rho[1:], axis=0)  # tau(M) for M = 1, 2, ...
     lags = np.arange(1, running.shape[0] + 1)[:, None]
     stop = lags >= _SOKAL_WINDOW * running
     first = np.where(stop.any(axis=0), stop.argmax(axis=0), running.shape[0] - 1)
-    tau = running[first, np.arange(r.shape[1])]
+    tau = running[first, np.arange(k)]
     return np.asarray(lag1, dtype=np.float64), np.maximum(tau, 1.0)

@@ -8,7 +8,7 @@ derivation is on the *Motion* page of the documentation.
 """
 
 from gravdir.motion._bound import MotionBound, crlb_up_from_motion
-from gravdir.motion._chunks import track_up_from_chunks
+from gravdir.motion._chunks import estimate_up_from_motion_chunks, track_up_from_chunks
 from gravdir.motion._estimate import estimate_up_from_motion
 from gravdir.motion._excite import MotionExcitationPlan, plan_motion_excitation
 from gravdir.motion._fit import MotionFit
@@ -22,6 +22,7 @@ __all__ = [
     "UpTracker",
     "crlb_up_from_motion",
     "estimate_up_from_motion",
+    "estimate_up_from_motion_chunks",
     "plan_motion_excitation",
     "track_up",
     "track_up_from_chunks",

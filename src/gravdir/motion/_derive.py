@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._savgol import DEFAULT_POLYORDER, GridPlan, grid_plan, stretch_derivative
 from gravdir.errors import InsufficientDataError
-from gravdir.sweep._derivative import DEFAULT_POLYORDER, GridPlan, grid_plan, stretch_derivative
 
 __all__ = ["GAP_FACTOR", "AccelerationStream", "Segment", "derive", "segments"]
 
@@ -82,7 +82,7 @@ def derive(
 ) -> NDArray[np.float64]:
     """The acceleration (s, n) of the samples ``targets`` of the stretch `t`, `velocity` (S, n)
     of a segment planned by `plan`, from its grid points `grid` (see
-    :func:`gravdir.sweep._derivative.stretch_derivative`)."""
+    :func:`gravdir._savgol.stretch_derivative`)."""
     out = stretch_derivative(
         plan, DEFAULT_POLYORDER, t, velocity.T, grid[0], grid[1], targets[0], targets[1]
     ).T

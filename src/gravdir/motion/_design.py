@@ -194,10 +194,29 @@ def build_designs(
     both with the joint parameters of joint ``j``: the load-friction model of
     :func:`gravdir.estimate_up_from_motion`.
     """
-    n_rows = chain.n_joints
     split = driving is not None
     if driving is not None:
         weights = _pseudo_weights(weights, driving)
+    return _build(
+        chain, base, q, qd, qdd, weights, torques, base_acceleration, gravity, joint_mask, split
+    )
+
+
+def _build(
+    chain: SerialChain,
+    base: BaseParameters,
+    q: NDArray[np.float64],
+    qd: NDArray[np.float64],
+    qdd: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    torques: NDArray[np.float64] | None,
+    base_acceleration: NDArray[np.float64] | None,
+    gravity: float,
+    joint_mask: NDArray[np.bool_],
+    split: bool,
+) -> list[_Design]:
+    """:func:`build_designs` with the weights (N, n or 2 n) of the (pseudo-)joints given."""
+    n_rows = chain.n_joints
     n = weights.shape[1]  # (pseudo-)joints
     m = 4 * base.rank + N_JOINT_COLUMNS
     n_logs = 1 if torques is None else torques.shape[0]
@@ -257,13 +276,14 @@ def build_design(
     """Gram blocks of one log; `weights` (N, n) per joint and sample, `torque` (N, n) or None,
     `driving` as for :func:`build_designs`."""
     torques = None if torque is None else torque[None]
-    design = build_designs(
-        chain, base, q, qd, qdd, weights, torques, base_acceleration, gravity, joint_mask, driving
+    split = driving is not None
+    w = weights if driving is None else _pseudo_weights(weights, driving)
+    design = _build(
+        chain, base, q, qd, qdd, w, torques, base_acceleration, gravity, joint_mask, split
     )[0]
     if torque is None:
         return design
-    w = weights if driving is None else _pseudo_weights(weights, driving)
-    source = _Source(chain, q, qd, qdd, w, torque, base_acceleration, driving is not None)
+    source = _Source(chain, q, qd, qdd, w, torque, base_acceleration, split)
     return replace(design, source=source)
 
 

@@ -271,23 +271,71 @@ def estimate_up_from_motion(
     chain = check_chain(chain)
     n = chain.n_joints
     log = check_arrays(n, time, q, velocity, torque, acceleration, derivative_window, nan_policy)
-    sigma_given, fixed_gains, mask = check_model(n, noise_std, gains, friction, load_friction)
-    acc_base = check_base_acceleration(base_acceleration, log.q.shape[0])
-    g = check_positive(gravity, "gravity")
-    search = _Search(
-        check_count(n_grid, "n_grid", maximum=_MAX_GRID),
-        check_count(n_starts, "n_starts", maximum=_MAX_STARTS),
-        check_count(max_iter, "max_iter", maximum=_MAX_ITER),
-        check_positive(xtol, "xtol"),
-    )
-    n_ripple = check_count(ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE)
+    model = Settings.check(
+        n, noise_std, gains, friction, load_friction, ripple_components, gravity, n_grid,
+        n_starts, max_iter, xtol, base_acceleration=(base_acceleration, log.q.shape[0]),
+    )  # fmt: skip
     lags = check_covariance(covariance, bandwidth, log.time)
-    samples = select_samples(log, acc_base, min_speed, speed_taper, torque_limits, weights)
+    samples = select_samples(
+        log, model.base_acceleration, min_speed, speed_taper, torque_limits, weights
+    )
+    return estimate(chain, samples, model, lags)
+
+
+class Settings(NamedTuple):
+    """The checked model and search settings of :func:`estimate_up_from_motion`."""
+
+    sigma_given: NDArray[np.float64] | None
+    fixed_gains: NDArray[np.float64] | None
+    mask: NDArray[np.bool_]
+    load_friction: LoadFriction
+    n_ripple: int
+    gravity: float
+    search: _Search
+    base_acceleration: NDArray[np.float64] | None
+
+    @classmethod
+    def check(
+        cls,
+        n: int,
+        noise_std: ArrayLike | None,
+        gains: ArrayLike | Literal["estimate"],
+        friction: Friction,
+        load_friction: LoadFriction,
+        ripple_components: int,
+        gravity: float,
+        n_grid: int,
+        n_starts: int,
+        max_iter: int,
+        xtol: float,
+        base_acceleration: tuple[ArrayLike | None, int] = (None, 0),
+    ) -> Settings:
+        """The settings checked, in the order of the estimator's arguments; a base
+        acceleration given with its log's length (None: given with the samples)."""
+        sigma_given, fixed_gains, mask = check_model(n, noise_std, gains, friction, load_friction)
+        acc_base = check_base_acceleration(*base_acceleration)
+        g = check_positive(gravity, "gravity")
+        search = _Search(
+            check_count(n_grid, "n_grid", maximum=_MAX_GRID),
+            check_count(n_starts, "n_starts", maximum=_MAX_STARTS),
+            check_count(max_iter, "max_iter", maximum=_MAX_ITER),
+            check_positive(xtol, "xtol"),
+        )
+        n_ripple = check_count(
+            ripple_components, "ripple_components", minimum=0, maximum=_MAX_RIPPLE
+        )
+        return cls(sigma_given, fixed_gains, mask, load_friction, n_ripple, g, search, acc_base)
+
+
+def estimate(chain: SerialChain, samples: Samples, model: Settings, lags: int | None) -> MotionFit:
+    """The estimate from the checked, selected samples of a log (in memory or read in chunks)."""
+    fixed_gains, search, n_ripple = model.fixed_gains, model.search, model.n_ripple
+    load_friction, n = model.load_friction, chain.n_joints
     base = base_parameters(chain)
-    n_used, unit = check_identifiable(samples, base, mask, fixed_gains is None)
+    n_used, unit = check_identifiable(samples, base, model.mask, fixed_gains is None)
     problem = _Problem(
-        chain, base, samples, g, mask, unit, fixed_gains, sigma_given, search, n_used,
-        data_fingerprint(samples.torque), lags,
+        chain, base, samples, model.gravity, model.mask, unit, fixed_gains, model.sigma_given,
+        search, n_used, data_fingerprint(samples.torque), lags,
     )  # fmt: skip
     # Sums of tiny regressor products may underflow to zero: harmless. BLAS on one thread
     # (gravdir._threads), inside the body so that the warnings' stack levels stay the caller's.
@@ -458,6 +506,9 @@ def _fit_load_friction(
         search, n_grid=min(search.n_grid, 100), n_starts=min(search.n_starts, 2)
     )
     for clearance in _SIGN_CLEARANCE:
+        # The previous pass's design is no longer needed: its memory is freed first (a long
+        # log's per-sample arrays are what the estimator's memory is made of).
+        last = None
         rigid = rigid_torque(est, qq, qd, qdd, acc_base)
         # The sign pattern and the clearance are read from the rigid-body torque plus the
         # armature's, whose sum does not depend on the frame of the base (module _load).
@@ -467,17 +518,22 @@ def _fit_load_friction(
             # The ripple found again in this estimate's residuals, which no longer carry the
             # load friction that a fit without it leaves there.
             with np.errstate(over="ignore", invalid="ignore"):
-                model = model_torque(est, qq, qd, qdd, acc_base, rigid=rigid)
-                resid = tau - model + ripple_torque(qq, ripple)
+                resid = tau - model_torque(est, qq, qd, qdd, acc_base, rigid=rigid)
+                resid += ripple_torque(qq, ripple)
             ripple = detect_ripple(qq, resid, used, n_ripple)
+            del resid
+        del rigid
         clean = tau - ripple_torque(qq, ripple)
         # Where the rigid-body torque is within a few per cent of its largest value, its sign
         # is uncertain (an error of `up` moves it by about that): those samples are left out
         # of the split fit; the load term is small there anyway.
-        clear = np.abs(load) >= clearance * np.max(np.abs(load) * used, axis=0)
+        np.abs(load, out=load)
+        clear = load >= clearance * np.max(load * used, axis=0)
+        del load
         w_split = np.where(clear, s.weights, 0.0)
-        split = problem.design(clean, w_split, driving)
         kept = w_split > 0
+        split = problem.design(clean, w_split, driving)
+        del clean, w_split
         counts = np.concatenate([(kept & driving).sum(0), (kept & ~driving).sum(0)])
         pseudo_free = counts > int(mask.sum()) + 1
         if free is not None:
@@ -487,6 +543,7 @@ def _fit_load_friction(
             split, problem.chain, None, sigma2, load_search, counts, s.n_omitted,
             problem.fingerprint, problem.unit, free=None if pseudo_free.all() else pseudo_free,
         )  # fmt: skip
+        del split  # held by `last` alone, freed at the next pass
         previous, est = est, combine(last.fit, n, ripple_rows(ripple))
         if float(np.arccos(np.clip(previous.up @ est.up, -1.0, 1.0))) <= _LOAD_XTOL:
             break
@@ -517,7 +574,7 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
             "understates the spread of `up`. Pass covariance='hac'; the "
             "Real logs page says what else to check.",
             GravdirWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return est
 
@@ -544,7 +601,7 @@ def _refuse_collapsed_gains(est: MotionFit) -> tuple[MotionFit, bool]:
         "is reported undetermined. Give the gains (`gains=`, from the drive's torque constants) "
         "or log motion that reverses every joint.",
         GravdirWarning,
-        stacklevel=4,
+        stacklevel=5,
     )
     flagged = dataclasses.replace(
         est,
@@ -573,7 +630,7 @@ def _warn(est: MotionFit, max_iter: int) -> MotionFit:
     whose gains collapse is returned undetermined (:func:`_refuse_collapsed_gains`)."""
     est, collapsed = _refuse_collapsed_gains(est)
     if not est.converged:
-        warn_not_converged("estimate_up_from_motion", max_iter, stacklevel=4)
+        warn_not_converged("estimate_up_from_motion", max_iter, stacklevel=5)
     if collapsed:
         return est
     if not est.sign_determined:
@@ -583,7 +640,7 @@ def _warn(est: MotionFit, max_iter: int) -> MotionFit:
             "The log has too little acceleration (or the chain a mirror symmetry); check `up` "
             "against what you know of the mounting.",
             GravdirWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     if not est.up_determined:
         warnings.warn(
@@ -592,7 +649,7 @@ def _warn(est: MotionFit, max_iter: int) -> MotionFit:
             "`up_std_deg` is infinite. Joints that never reverse or accelerate let the inertial "
             "parameters and gains trade against `up`: log motion that reverses every joint.",
             GravdirWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return est
 

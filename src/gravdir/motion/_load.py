@@ -49,6 +49,11 @@ class FittedMotion(Protocol):
     def gravity(self) -> float: ...
 
 
+# Samples per block of the per-sample model: its temporaries (a regressor of 2000 rows) stay a
+# few megabytes whatever the length of the log.
+_ROWS = 2000
+
+
 def rigid_torque(
     est: FittedMotion,
     q: NDArray[np.float64],
@@ -61,8 +66,8 @@ def rigid_torque(
     a0 = est.gravity * (est.up if up is None else up)
     acc = a0 if base_acceleration is None else a0 + base_acceleration
     out = np.empty_like(q)
-    for lo in range(0, q.shape[0], 2000):
-        sl = slice(lo, lo + 2000)
+    for lo in range(0, q.shape[0], _ROWS):
+        sl = slice(lo, lo + _ROWS)
         a = acc if acc.ndim == 1 else acc[sl]
         y = inverse_dynamics_regressor(est.chain, q[sl], qd[sl], qdd[sl], base_acceleration=a)
         out[sl] = est.gains * (y @ est.inertial_parameters)
@@ -80,11 +85,18 @@ def model_torque(
 ) -> NDArray[np.float64]:
     """The logged torque the fit predicts: rigid body (`rigid` if already computed), load
     friction, joint terms, ripple."""
-    r = rigid_torque(est, q, qd, qdd, base_acceleration, up) if rigid is None else rigid
-    joint = joint_torque(est.joint_parameters, qd, qdd)
-    s = load_sign(r, est.joint_parameters[:, 0], qd, qdd)
-    out: NDArray[np.float64] = r + est.load_coefficient * s * r + joint
-    return out + ripple_torque(q, ripple_coefficients(est.ripple))
+    ripple = ripple_coefficients(est.ripple)
+    out = np.empty_like(q)
+    for lo in range(0, q.shape[0], _ROWS):  # in blocks of rows: the temporaries stay small
+        sl = slice(lo, lo + _ROWS)
+        acc = base_acceleration
+        if acc is not None and acc.ndim == 2:
+            acc = acc[sl]
+        r = rigid_torque(est, q[sl], qd[sl], qdd[sl], acc, up) if rigid is None else rigid[sl]
+        joint = joint_torque(est.joint_parameters, qd[sl], qdd[sl])
+        s = load_sign(r, est.joint_parameters[:, 0], qd[sl], qdd[sl])
+        out[sl] = r + est.load_coefficient * s * r + joint + ripple_torque(q[sl], ripple)
+    return out
 
 
 def load_sign(
