@@ -297,9 +297,33 @@ def data_fingerprint(*arrays: ArrayLike) -> frozenset[str]:
     digest = hashlib.sha256()
     for x in arrays:
         arr = np.ascontiguousarray(x)
-        digest.update(f"{arr.dtype.str}{arr.shape}".encode())
+        digest.update(_header(arr.dtype, arr.shape))
         digest.update(arr.tobytes())
+    return _digest(digest)
+
+
+def _header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
+    """What :func:`data_fingerprint` hashes before an array's bytes."""
+    return f"{dtype.str}{tuple(int(x) for x in shape)}".encode()
+
+
+def _digest(digest: Any) -> frozenset[str]:
     return frozenset([digest.hexdigest()[:16]])
+
+
+class ChunkFingerprint:
+    """:func:`data_fingerprint` of one float array of `shape`, fed as consecutive blocks of its
+    rows (a log read in chunks)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self._digest = hashlib.sha256()
+        self._digest.update(_header(np.dtype(np.float64), shape))
+
+    def add(self, rows: NDArray[np.float64]) -> None:
+        self._digest.update(np.ascontiguousarray(rows, dtype=np.float64).tobytes())
+
+    def result(self) -> frozenset[str]:
+        return _digest(self._digest)
 
 
 class UpResult(Fingerprinted):

@@ -1,15 +1,16 @@
-"""A motion log read in chunks: the tracker over a log that is not held in memory whole.
+"""A motion log read in chunks: the tracker and the estimator on a log not held whole.
 
 A log is given as a re-iterable source of chunks, each a mapping with the keyword arrays of
-:func:`gravdir.motion.track_up` for consecutive stretches of samples. A first pass reads the
-stamps alone (the derivative's gaps and grids depend on all of them); a second pass derives the
-acceleration as the samples arrive (:class:`gravdir.motion._derive.AccelerationStream`) and feeds
-the tracker. Memory: the stamps (8 bytes a sample), a chunk and a window of samples.
+:func:`gravdir.motion.track_up` or :func:`gravdir.motion.estimate_up_from_motion` for
+consecutive stretches of samples. A first pass reads the stamps (and the rows a NaN drops: the
+derivative's gaps and grids depend on all of them); a second pass derives the acceleration as the
+samples arrive (:class:`gravdir.motion._derive.AccelerationStream`) and feeds the tracker, or
+keeps the samples the estimator fits. The tracker's memory: the stamps (8 bytes a sample), a
+chunk and a window of samples; the estimator's: the samples it fits, 40 bytes a joint.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
@@ -21,6 +22,7 @@ from gravdir._checks import NanPolicy, check_array, check_option, check_per_join
 from gravdir._constants import STANDARD_GRAVITY
 from gravdir._hac import DEFAULT_BANDWIDTH
 from gravdir._options import CovarianceOption, Friction, LoadFriction
+from gravdir._results import ChunkFingerprint
 from gravdir._time import check_time
 from gravdir.errors import InsufficientDataError
 from gravdir.kinematics import SerialChain
@@ -164,21 +166,6 @@ def read_chunks(
             "Expected `chunks` to give the same samples on every pass, got "
             f"{start} samples on the second pass and {stamps.size} on the first."
         )
-
-
-class ChunkFingerprint:
-    """:func:`gravdir._results.data_fingerprint` of one float array of `shape`, given as
-    consecutive blocks of its rows."""
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self._digest = hashlib.sha256()
-        self._digest.update(f"{np.dtype(np.float64).str}{tuple(int(x) for x in shape)}".encode())
-
-    def add(self, rows: NDArray[np.float64]) -> None:
-        self._digest.update(np.ascontiguousarray(rows, dtype=np.float64).tobytes())
-
-    def result(self) -> frozenset[str]:
-        return frozenset([self._digest.hexdigest()[:16]])
 
 
 def track_up_from_chunks(
