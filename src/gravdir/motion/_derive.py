@@ -195,10 +195,12 @@ class AccelerationStream:
         if self._buffer:
             columns = {k: np.concatenate([self._buffer[k], v]) for k, v in columns.items()}
         self._buffer = columns
-        return self._emit(final=False)
+        return self._emit()
 
     def finish(self) -> dict[str, NDArray[Any]] | None:
-        return self._emit(final=True)
+        """The samples not yet returned (none once every chunk has been fed: the last chunk
+        completes every stretch)."""
+        return self._emit()
 
     @property
     def _stop(self) -> int:
@@ -210,7 +212,7 @@ class AccelerationStream:
             self._reach = None
         return self._segments[self._seg]
 
-    def _emit(self, final: bool) -> dict[str, NDArray[Any]] | None:
+    def _emit(self) -> dict[str, NDArray[Any]] | None:
         stop = self._stop
         pieces: list[tuple[int, int, NDArray[np.float64], NDArray[np.bool_]]] = []
         n = self._buffer["velocity"].shape[1] if self._buffer else 0
@@ -224,7 +226,7 @@ class AccelerationStream:
             if self._reach is None:
                 self._reach = _Reach(seg, self._time)
             reach = self._reach
-            if end < seg.hi or (not final and stop < seg.hi):
+            if stop < seg.hi:  # the stretch goes on: only the samples whose reach has arrived
                 ends = reach.last_sample(np.arange(a - seg.lo, end - seg.lo))
                 end = a + int(np.count_nonzero(ends <= stop - seg.lo))
             if end == a:
@@ -264,6 +266,7 @@ class AccelerationStream:
                     self._reach = _Reach(seg, self._time)
                 keep = min(keep, seg.lo + self._reach.first_sample(keep - seg.lo))
         assert keep >= self._start
+        # A copy, so that the chunk the rows were cut from is freed.
         self._buffer = {k: v[keep - self._start :].copy() for k, v in self._buffer.items()}
         self._start = keep
         return out
