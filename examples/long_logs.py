@@ -29,10 +29,10 @@ home = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
 traj = fourier_trajectory(6, 60.0, 250.0, rng=rng, q0=home)
 holding = arm.inverse_dynamics(traj.q, traj.velocity, traj.acceleration)
 sensors = realistic_sensors(rng, arm.peak_gravity_torque())
-torque = np.stack(
-    [s.measure(traj.q[:, j], traj.velocity[:, j], holding[:, j], rng) for j, s in
-     enumerate(sensors)], axis=-1,
-)  # fmt: skip
+columns = [
+    s.measure(traj.q[:, j], traj.velocity[:, j], holding[:, j], rng) for j, s in enumerate(sensors)
+]
+torque = np.stack(columns, axis=-1)
 
 # %%
 # The log on disk
@@ -67,8 +67,8 @@ folder = tempfile.TemporaryDirectory()
 path = Path(folder.name) / "log.npy"
 np.save(path, np.column_stack([traj.time, traj.q, traj.velocity, torque]))
 reader = LogReader(path)
-print(f"{traj.time.size} samples in {path.stat().st_size / 1e6:.1f} MB, read {reader.rows} rows "
-      "at a time")  # fmt: skip
+size = path.stat().st_size / 1e6
+print(f"{traj.time.size} samples in {size:.1f} MB, read {reader.rows} rows at a time")
 
 # %%
 # The estimate and the track
@@ -77,12 +77,15 @@ print(f"{traj.time.size} samples in {path.stat().st_size / 1e6:.1f} MB, read {re
 # %%
 chain = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
 est = estimate_up_from_motion_chunks(chain, reader)
-print(f"estimate: error {np.degrees(angle_between(est.up, up)):.4f}°, reported standard "
-      f"deviation {est.up_std_deg:.4f}°; the file was read {reader.passes} times")  # fmt: skip
+error = float(np.degrees(angle_between(est.up, up)))
+print(f"estimate: error {error:.4f}°, reported standard deviation {est.up_std_deg:.4f}°")
+print(f"the file was read {reader.passes} times")
 
 track = track_up_from_chunks(est, reader)
 errors = np.degrees(angle_between(track.up, up))
-print(f"track: {track.n_windows} windows of {track.window:g} s, errors "
-      f"{errors.min():.3f}° to {errors.max():.3f}°, {int(track.alarm.sum())} alarms; "
-      f"the file was read {reader.passes} times in all")  # fmt: skip
+print(
+    f"track: {track.n_windows} windows of {track.window:g} s, errors {errors.min():.3f}° to "
+    f"{errors.max():.3f}°, {int(track.alarm.sum())} alarms"
+)
+print(f"the file was read {reader.passes} times in all")
 folder.cleanup()

@@ -325,7 +325,7 @@ def estimate_up_from_motion_chunks(
     max_iter: int = 200,
     xtol: float = 1e-10,
 ) -> MotionFit:
-    """:func:`estimate_up_from_motion` on a log read in chunks: the log is never held whole.
+    """:func:`estimate_up_from_motion` on a log read in chunks, keeping only the samples it fits.
 
     Parameters
     ----------
