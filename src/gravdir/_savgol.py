@@ -101,14 +101,15 @@ def stretch_derivative(
     grid_hi: int,
     first: int,
     stop: int,
+    name: str,
 ) -> NDArray[np.float64]:
     """The derivative of a record planned by `plan` at its samples ``t[first:stop]``, from a
     stretch of it: the samples `t`, `x` (..., len(t)) and the grid points ``grid_lo`` to
     ``grid_hi - 1`` (on uniform samples the grid is the samples, and `t` starts at sample
     `grid_lo`). Equal to the whole record's derivative at those samples wherever the stretch
     holds the filter windows of their grid points and the samples around those points; the
-    whole record is the stretch ``0, m`` (non-finite values come out where the derivative
-    overflows).
+    whole record is the stretch ``0, m``. `name` names `x` in the error that refuses a
+    derivative beyond the float range.
 
     Samples of extreme magnitude are differentiated in units of a power of two near their
     largest magnitude (exact, undone on the result), so the filter's sums neither overflow nor
@@ -135,6 +136,11 @@ def stretch_derivative(
             )
             out = _interp_rows(t[first:stop], grid, d_grid)
         result: NDArray[np.float64] = out * scale
+    if not np.isfinite(result).all():
+        raise ValueError(
+            f"Expected `time` and `{name}` whose derivative lies within the float range, got "
+            f"samples up to {float(np.max(np.abs(x))):.3g} at intervals of {plan.step:.3g} s."
+        )
     return result
 
 

@@ -84,15 +84,10 @@ def derive(
     of a segment planned by `plan`, from its grid points `grid` (see
     :func:`gravdir._savgol.stretch_derivative`)."""
     out = stretch_derivative(
-        plan, DEFAULT_POLYORDER, t, velocity.T, grid[0], grid[1], targets[0], targets[1]
-    ).T
-    if not np.isfinite(out).all():
-        raise ValueError(
-            "Expected `time` and `velocity` whose derivative lies within the float range, got "
-            f"samples up to {float(np.max(np.abs(velocity))):.3g} at intervals of "
-            f"{plan.step:.3g} s."
-        )
-    result: NDArray[np.float64] = out
+        plan, DEFAULT_POLYORDER, t, velocity.T, grid[0], grid[1], targets[0], targets[1],
+        "velocity",
+    )  # fmt: skip
+    result: NDArray[np.float64] = out.T
     return result
 
 
