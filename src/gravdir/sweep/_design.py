@@ -404,7 +404,10 @@ def fill_columns(
     there.
     """
     # The columns as views (..., n) indexed along the first axis (a plain index for one sweep).
-    cols = out if out.ndim == 2 else np.moveaxis(out, -2, 0)
+    if out.ndim == 2:
+        cols = out
+    else:
+        cols = out.swapaxes(0, 1) if out.ndim == 3 else np.moveaxis(out, -2, 0)
     friction_terms, inertia, load_signed, harmonics = columns
     if used is None:
         cols[0] = 1.0
@@ -445,6 +448,12 @@ def fill_columns(
         col += 2
 
 
+def block_rows(floats: int) -> int:
+    """How many sweeps of `floats` float64 values each make one block of about
+    :data:`_BLOCK_BYTES` (at least one)."""
+    return max(1, _BLOCK_BYTES // (8 * floats))
+
+
 def design(
     q: NDArray[np.float64],
     velocity: NDArray[np.float64],
@@ -478,7 +487,7 @@ def design(
     elif q.ndim == 1:
         blocks = [...]
     else:
-        step = max(1, _BLOCK_BYTES // (8 * x[0].size))
+        step = block_rows(x[0].size)
         blocks = [slice(i, i + step) for i in range(0, q.shape[0], step)]
     for b in blocks:
         xb = x[b]
@@ -564,13 +573,8 @@ def _friction_columns(
     if friction_terms != 2:
         return friction_terms, None, np.full(batch, friction == "coulomb")
     # [1, sgn v, v] has rank 2 when each direction moves at one speed (v = alpha + beta sgn v).
-    # The Schur complement of the (1, sgn v) block in their Gram matrix G is the sum of squared
-    # deviations of v from its per-direction means: zero exactly then.
-    g00 = n_used * 1.0
-    g03, g33, g04, g34, g44 = diff, count, total(vm), dot(sgn, vm), dot(vm, vm)
-    det = g00 * g33 - g03 * g03  # = 4 n_fwd n_bwd > 0: both directions were checked above
-    explained = (g33 * g04 * g04 - 2 * g03 * g04 * g34 + g00 * g34 * g34) / det
-    single = g44 - explained <= single_speed_rtol**2 * g44
+    g = (n_used * 1.0, diff, count, total(vm), dot(sgn, vm), dot(vm, vm))
+    single = single_speed_test(*g, single_speed_rtol)
     single_speed = np.asarray(single)
     if friction == "coulomb-viscous" and any_(single):
         raise InsufficientDataError(refusal("single_speed", batch, single_speed))
@@ -579,6 +583,24 @@ def _friction_columns(
         return 1, None, single_speed
     # Mixed batch: hold the viscous coefficient at zero where the speeds are single.
     return 2, (single_speed if any_(single) else None), single_speed
+
+
+def single_speed_test(
+    g00: Any, g03: Any, g33: Any, g04: Any, g34: Any, g44: Any, rtol: float
+) -> Any:
+    """Whether each direction moves at a single speed, to `rtol`: the velocity's deviations from
+    its per-direction means hold at most ``rtol**2`` of its sum of squares.
+
+    The arguments are the entries of the Gram matrix of ``[1, sgn v, v]`` over the used samples
+    (``g00 = n``, ``g03 = sum sgn(v)``, ``g33 = sum sgn(v)^2``, ``g04 = sum v``,
+    ``g34 = sum sgn(v) v``, ``g44 = sum v^2``; numbers or arrays over a batch) where both
+    directions have samples. The sum of squared deviations is the Schur complement of the
+    ``(1, sgn v)`` block, ``g44 - [g04 g34] inv([[g00, g03], [g03, g33]]) [g04 g34]'``, whose
+    determinant ``g00 g33 - g03^2 = 4 n_fwd n_bwd`` is then positive.
+    """
+    det = g00 * g33 - g03 * g03
+    explained = (g33 * g04 * g04 - 2 * g03 * g04 * g34 + g00 * g34 * g34) / det
+    return g44 - explained <= rtol**2 * g44
 
 
 def prepare(

@@ -1,17 +1,23 @@
-"""The validated fast path of :func:`~gravdir.sweep.fit_sweep` for one ordinary sweep.
+"""The validated fast paths of :func:`~gravdir.sweep.fit_sweep`: one ordinary sweep, and a
+batch of them.
 
 A controller fits one sweep of a few hundred samples at a time, where the fixed cost of the
-general path (its option checks, the batch machinery) is most of the call. The path shares the
-general path's columns (:class:`~gravdir.sweep._design.Columns`), solve
-(:func:`~gravdir.sweep._solve.solve_small`, :func:`~gravdir.sweep._solve.covariance_rms`) and
-result assembly (:func:`~gravdir.sweep._result.make_fit`).
+general path (its option checks, the batch machinery) is most of the call (:func:`fast_fit`).
+A batch of many sweeps is bound by passes over its samples, which the general path makes one
+check at a time and through a stored design matrix; :func:`fast_batch` makes every pass over a
+block of sweeps while it is in cache and keeps no design matrix. Both share the general path's
+columns (:class:`~gravdir.sweep._design.Columns`), single-speed test
+(:func:`~gravdir.sweep._design.single_speed_test`), solve
+(:func:`~gravdir.sweep._solve.solve_small`, :func:`~gravdir.sweep._solve.solve_gram`,
+:func:`~gravdir.sweep._solve.covariance_rms`) and result assembly
+(:func:`~gravdir.sweep._result.make_fit`).
 
-This path takes exactly the calls whose every argument it can check with a few
-comparisons (one 1-D float64 sweep, default NaN policy, no acceleration, harmonics or load
+These paths take exactly the calls whose every argument they can check with a few
+comparisons (float64 sweeps, default NaN policy, no acceleration, harmonics or load
 friction) and whose data need none of the general path's special handling (no extreme
-magnitudes, no standing samples, well-conditioned normal equations: see :func:`fast_fit`).
+magnitudes, well-conditioned normal equations: see :func:`fast_fit` and :func:`fast_batch`).
 Anything else, including every input the general path refuses, returns None and takes the
-general path, which raises its documented errors; so the fast path changes no behaviour, only
+general path, which raises its documented errors; so the fast paths change no behaviour, only
 the cost (docs/sweep.md, "Speed").
 """
 
@@ -24,10 +30,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import MAX_JOINT_ANGLE
-from gravdir.sweep._design import SCALE_HI, SCALE_LO, Columns, fill_columns
-from gravdir.sweep._nan import multiset_digest
+from gravdir.sweep._design import (
+    SCALE_HI,
+    SCALE_LO,
+    Columns,
+    block_rows,
+    fill_columns,
+    single_speed_test,
+)
+from gravdir.sweep._nan import fingerprint_from_sums, multiset_digest
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import covariance_rms, solve_small
+from gravdir.sweep._solve import covariance_rms, solve_gram, solve_small
 
 # Friction columns of each option before the single-speed test (which may drop the viscous one),
 # and the design columns (with their names) of 0, 1 and 2 friction columns.
@@ -69,8 +82,14 @@ def fast_path(
     omit: bool,
 ) -> SweepFit | None:
     """:func:`fast_fit` after leaving out the NaN samples under ``nan_policy="omit"`` (as the
-    general path does for one sweep), or None where the general path must decide; a
-    floating-point error of a strict ``np.errstate`` sends the call to the general path too."""
+    general path does for one sweep), :func:`fast_batch` for a batch (whose NaN samples go to
+    the general path), or None where the general path must decide; a floating-point error of a
+    strict ``np.errstate`` sends the call to the general path too."""
+    if q.ndim != 1:
+        try:
+            return fast_batch(q, t, v, min_speed, friction, min_arc, single_speed_rtol, torque_sign)
+        except FloatingPointError:
+            return None
     if omit:
         nan = np.isnan(q) | np.isnan(t) | np.isnan(v)
         if nan.any():
@@ -143,11 +162,8 @@ def fast_fit(
             return None
         if p == 5:
             # The single-speed test of fit_sweep (gravdir.sweep._design._friction_columns).
-            g00, g03, g33 = f[0][0], f[0][3], f[3][3]
-            g04, g34, g44 = f[0][4], f[3][4], f[4][4]
-            det = g00 * g33 - g03 * g03
-            explained = (g33 * g04 * g04 - 2 * g03 * g04 * g34 + g00 * g34 * g34) / det
-            single = g44 - explained <= single_speed_rtol**2 * g44
+            g = (f[0][0], f[0][3], f[3][3], f[0][4], f[3][4], f[4][4])
+            single = single_speed_test(*g, single_speed_rtol)
             if single:
                 if friction == "coulomb-viscous":
                     return None
@@ -180,4 +196,139 @@ def fast_fit(
         True,
         0,
         (frozenset((multiset_digest(s1, s2, n),)), None),
+    )
+
+
+def fast_batch(
+    q: NDArray[np.float64],
+    t: NDArray[np.float64],
+    v: NDArray[np.float64],
+    min_speed: float | None,
+    friction: str,
+    min_arc: float,
+    single_speed_rtol: float,
+    torque_sign: int,
+) -> SweepFit | None:
+    """The fit of a batch of ordinary sweeps, or None where the general path must decide.
+
+    `q`, `t`, `v` are float64 arrays of one shape (m, n); the options passed
+    :func:`fast_options`. Each block of sweeps is read once while it is in cache: the extremes
+    of |v| and q (the finiteness and unit checks and the speed mask), the design columns of
+    :func:`~gravdir.sweep._design.fill_columns` with the torque below them, the products of
+    those rows (the Gram matrix, ``X' y``, and the sums of the single-speed test), ``y . y`` and
+    the torque's checksum sums. The result equals the general path's to rounding: the same
+    columns, mask, equilibrated normal equations and residual rule, the same fingerprint.
+    None, for the general path to decide, wherever a sweep holds a NaN or infinity, a speed or
+    torque of extreme magnitude, angles out of range, one direction only, too few samples or
+    too short an arc, a mix of single-speed and varied-speed sweeps under ``friction="auto"``,
+    or normal equations that :func:`~gravdir.sweep._solve.solve_gram` leaves to the general
+    solve.
+    """
+    if q.ndim != 2 or t.shape != q.shape or v.shape != q.shape or q.size == 0:
+        return None
+    m, n = q.shape
+    terms = _FRICTION_TERMS[friction]
+    p = 3 + terms
+    columns = _COLUMNS[terms]
+    step = block_rows((p + 2) * n)
+    rows = np.empty((min(step, m), p + 1, n))
+    speed = np.empty((min(step, m), n))
+    # Per sweep: rows 0..p-1 of the Gram matrix of [X | y] (a general product, not the
+    # symmetric one, which numpy hands to BLAS syrk: slower at these sizes, docs/sweep.md),
+    # y . y with the unmasked torque's for the scaling rule, the extremes of |v| and q, the count
+    # and arc of the used samples, and the checksum sums.
+    gram = np.empty((m, p, p + 1))
+    yy, yy_all = np.empty(m), np.empty(m)
+    fastest, slowest, q_hi, q_lo = np.empty((4, m))
+    n_used, arc = np.full(m, n, dtype=np.int64), np.empty(m)
+    s1, s2 = np.empty(m, dtype=np.uint64), np.empty(m, dtype=np.uint64)
+    # Non-finite and extreme inputs are found below and left to the general path, which warns
+    # or raises as it documents; here they pass silently.
+    with np.errstate(all="ignore"):
+        for i in range(0, m, step):
+            b = slice(i, i + step)
+            qb, vb, tb = q[b], v[b], t[b]
+            xb, sb = rows[: qb.shape[0]], speed[: qb.shape[0]]
+            np.abs(vb, out=sb)
+            np.maximum.reduce(sb, axis=-1, out=fastest[b])
+            np.minimum.reduce(sb, axis=-1, out=slowest[b])
+            np.maximum.reduce(qb, axis=-1, out=q_hi[b])
+            np.minimum.reduce(qb, axis=-1, out=q_lo[b])
+            np.vecdot(tb, tb, out=yy_all[b])
+            threshold: Any = 0.1 * fastest[b, None] if min_speed is None else min_speed
+            if bool((slowest[b, None] < threshold).any()):
+                # The general path's speed mask: unused samples become zero rows.
+                used = sb >= threshold
+                w = used.astype(np.float64)
+                used.sum(axis=-1, out=n_used[b])
+                hi = np.where(used, qb, -np.inf).max(axis=-1)
+                arc[b] = hi - np.where(used, qb, np.inf).min(axis=-1)
+                fill_columns(xb, columns, qb, vb * w, None, w, None)
+                np.multiply(tb, w if torque_sign == 1 else -w, out=xb[:, p])
+                np.vecdot(xb[:, p], xb[:, p], out=yy[b])
+            else:
+                np.subtract(q_hi[b], q_lo[b], out=arc[b])
+                fill_columns(xb, columns, qb, vb, None, None, None)
+                if torque_sign == 1:
+                    xb[:, p] = tb
+                else:
+                    np.negative(tb, out=xb[:, p])
+                yy[b] = yy_all[b]
+            np.matmul(xb[:, :p], np.swapaxes(xb, -1, -2), out=gram[b])
+            bits = tb.view(np.uint64)
+            np.add.reduce(bits, axis=-1, out=s1[b])
+            np.vecdot(bits, bits, out=s2[b])
+        ordinary = (
+            (fastest >= SCALE_LO)
+            & (fastest <= SCALE_HI)
+            & (q_lo >= -MAX_JOINT_ANGLE)
+            & (q_hi <= MAX_JOINT_ANGLE)
+            & (q_hi - q_lo <= MAX_JOINT_ANGLE)
+            # The general path's torque scaling rule (gravdir.sweep._fit._scaled_torque); it
+            # fails on any NaN or infinity of the torque too.
+            & (yy_all >= n * SCALE_LO**2)
+            & (yy_all <= SCALE_HI**2)
+            & (arc >= min_arc)
+        )
+    if not bool(ordinary.all()):
+        return None
+    single: Any = np.full(m, friction == "coulomb")
+    if terms:
+        # Both directions: sum(sgn v) = n_fwd - n_bwd, sum(sgn v ** 2) = n_used.
+        if bool((n_used - np.abs(gram[:, 0, 3]) < 0.5).any()):
+            return None
+        if terms == 2:
+            g = gram[:, 0, 0], gram[:, 0, 3], gram[:, 3, 3], gram[:, 0, 4], gram[:, 3, 4]
+            single = single_speed_test(*g, gram[:, 4, 4], single_speed_rtol)
+            if bool(single.all()):
+                if friction == "coulomb-viscous":
+                    return None
+                p, terms = 4, 1
+            elif bool(single.any()):
+                return None
+    if bool((n_used <= p).any()):
+        return None
+    # The Gram matrix from its upper triangle: a general product need not be exactly symmetric.
+    a = np.array(gram[:, :p, :p])
+    row, col = np.triu_indices(p, 1)
+    a[:, col, row] = a[:, row, col]
+    solved = solve_gram(a, np.array(gram[:, :p, -1]), yy)
+    if solved is None:
+        return None
+    beta, inv_gram, rss = solved
+    cov, rms = covariance_rms(inv_gram, rss, n_used, p)
+    return make_fit(
+        beta,
+        cov,
+        _NAMES[terms],
+        (),
+        None,
+        rms,
+        n_used,
+        single,
+        arc,
+        "least-squares",
+        np.ones(m, dtype=bool),
+        np.zeros(m, dtype=np.int64),
+        fingerprint_from_sums(s1, s2, n),
     )

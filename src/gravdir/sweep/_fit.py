@@ -279,7 +279,7 @@ def fit_sweep(
         and type(torque) is np.ndarray
         and type(velocity) is np.ndarray
         and acceleration is None
-        and q.ndim == 1
+        and 1 <= q.ndim <= 2
         and q.dtype == np.float64
         and torque.dtype == np.float64
         and velocity.dtype == np.float64
@@ -293,8 +293,8 @@ def fit_sweep(
         and 0.0 <= load_amplitude_rtol <= 1.0
         and fast_options(friction, min_speed, min_arc, single_speed_rtol, torque_sign)
     ):
-        # One ordinary sweep with every option checked above: the validated fast path, which
-        # returns None wherever the general path below must decide (and raise).
+        # One ordinary sweep or a batch of them, with every option checked above: the validated
+        # fast paths, which return None wherever the general path below must decide (and raise).
         fit = fast_path(
             q,
             torque,

@@ -114,7 +114,9 @@ def fingerprint_from_sums(s1: Any, s2: Any, counts: Any) -> tuple[frozenset[str]
         + np.asarray(s2, dtype=np.uint64) * np.uint64(_MIX[1])
         + n * np.uint64(_MIX[2])
     )
-    flat = [f"{d:016x}" for d in mixed.ravel().tolist()]
+    # Big-endian bytes in hexadecimal are each digest's 16 digits in turn.
+    digits = mixed.astype(">u8").tobytes().hex()
+    flat = [digits[i : i + 16] for i in range(0, len(digits), 16)]
     column = np.empty(len(flat), dtype=object)
     column[:] = flat
     digests: NDArray[Any] = column.reshape(shape)

@@ -4,8 +4,9 @@ Every sweep fit ends here: :func:`solve_normal` (the Gram matrix of a design, on
 batch: :func:`~gravdir.sweep.fit_sweep`), :func:`solve_factor` (the triangular factor of
 ``[X | y]``: :class:`~gravdir.sweep.SweepAccumulator`, and the QR step of
 :func:`solve_normal`) and :func:`solve_small` (the LAPACK kernel of the single-sweep fast path)
-share one condition bound, its limits and its error (:func:`check_condition`), and
-:func:`covariance_rms` turns what each returns into the covariance and residual RMS.
+share one condition bound, its limits and its error (:func:`check_condition`);
+:func:`solve_gram` is the part of :func:`solve_normal` that needs no samples (the batched fast
+path), and :func:`covariance_rms` turns what each returns into the covariance and residual RMS.
 
 The reductions return Python floats for a single sweep (1-D input): 0-d array arithmetic costs
 several times more, and the single-sweep path is called once per sweep by a controller.
@@ -126,19 +127,8 @@ def solve_normal(
         gram *= keep[..., :, None] * keep[..., None, :]
         gram[pinned[..., None, :] & np.eye(pinned.shape[-1], dtype=bool)] = 1.0
         rhs *= keep
-    # The floor keeps a zero column (singular, refused below) from dividing by zero; its square
-    # is still a normal number.
-    d = np.maximum(np.sqrt(gram.diagonal(0, -2, -1)), 1e-150)
-    dd = d[..., :, None] * d[..., None, :]
-    scaled = gram / dd
-    try:
-        inv_scaled = np.linalg.inv(scaled)
-    except np.linalg.LinAlgError:
-        inv_scaled = np.full_like(scaled, np.inf)
-    # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
-    # bounds the 2-norm condition number from above at the cost of one reduction.
-    cond_hi = check_condition(scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1))
-    inv_gram = inv_scaled / dd
+    inv_gram, cond = _equilibrated_inverse(gram)
+    cond_hi = check_condition(cond)
     beta = matvec(inv_gram, rhs)
     if cond_hi > REFINE_ABOVE_COND and pinned is None:
         # The normal equations square the condition number: the coefficients and the RSS come
@@ -165,16 +155,61 @@ def solve_normal(
         resid = y - predict(beta, x)
         rss = dot(resid, resid)
     else:
-        # |y - X beta|^2 = y.y - 2 beta.X'y + beta.G beta holds for any beta, so the rounding
-        # of beta enters only to second order, and it needs no pass over the samples beyond
-        # y.y. (Pinned coefficients are zero and their entries of G and X'y vanish.)
+        # A batch: the RSS expanded from the normal equations, with no pass over the samples
+        # beyond y.y, unless it is so small that the expansion's rounding would show.
         yy = dot(y, y) if yy is None else yy
-        rss = yy + dot(beta, matvec(gram, beta) - 2.0 * rhs)
+        rss = _expanded_rss(gram, rhs, beta, yy)
         if any_(rss < _EXPLICIT_RSS_BELOW * yy):
             resid = y - predict(beta, x)
             rss = dot(resid, resid)
     if pinned is not None:
         inv_gram *= ~pinned[..., :, None] & ~pinned[..., None, :]
+    return beta, inv_gram, rss
+
+
+def _equilibrated_inverse(gram: NDArray[np.float64]) -> tuple[NDArray[np.float64], Any]:
+    """The inverse of the Gram matrix, through its column-equilibrated form, and the condition
+    bound of that form (no check)."""
+    # The floor keeps a zero column (singular, refused by check_condition) from dividing by zero;
+    # its square is still a normal number.
+    d = np.maximum(np.sqrt(gram.diagonal(0, -2, -1)), 1e-150)
+    dd = d[..., :, None] * d[..., None, :]
+    scaled = gram / dd
+    try:
+        inv_scaled = np.linalg.inv(scaled)
+    except np.linalg.LinAlgError:
+        inv_scaled = np.full_like(scaled, np.inf)
+    # With a unit diagonal, lambda_max <= p and 1 / lambda_min <= trace(inv): p * trace(inv)
+    # bounds the 2-norm condition number from above at the cost of one reduction.
+    cond = scaled.shape[-1] * inv_scaled.trace(axis1=-2, axis2=-1)
+    return inv_scaled / dd, cond
+
+
+def _expanded_rss(
+    gram: NDArray[np.float64], rhs: NDArray[np.float64], beta: NDArray[np.float64], yy: Any
+) -> Any:
+    """|y - X beta|^2 = y.y - 2 beta.X'y + beta.G beta, which holds for any beta, so the rounding
+    of beta enters only to second order; no pass over the samples beyond y.y. (Pinned
+    coefficients are zero and their entries of G and X'y vanish.)"""
+    return yy + dot(beta, matvec(gram, beta) - 2.0 * rhs)
+
+
+def solve_gram(
+    gram: NDArray[np.float64], rhs: NDArray[np.float64], yy: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
+    """:func:`solve_normal` for a batch (..., p, p) whose samples are no longer at hand: the
+    coefficients, inverse Gram matrix and RSS from the Gram matrix, ``X' y`` and ``y . y``, or
+    None wherever :func:`solve_normal` would need the samples (a condition bound above
+    :data:`REFINE_ABOVE_COND`, or not positive, or an RSS it would sum explicitly). The batched
+    fast path of :func:`~gravdir.sweep.fit_sweep` uses it; it hands such batches to the general
+    path, which decides them."""
+    inv_gram, cond = _equilibrated_inverse(gram)
+    if not (cond.size and float(cond.min()) > 0.0 and float(cond.max()) <= REFINE_ABOVE_COND):
+        return None
+    beta = matvec(inv_gram, rhs)
+    rss = _expanded_rss(gram, rhs, beta, yy)
+    if not bool(np.all(rss >= _EXPLICIT_RSS_BELOW * yy)):
+        return None
     return beta, inv_gram, rss
 
 
