@@ -94,9 +94,15 @@ def torque_sums(
     return np.add.reduce(bits, axis=-1), np.vecdot(bits, bits)
 
 
+def _mixed(s1: Any, s2: Any, n: Any) -> Any:
+    """The 64-bit digest of the checksum sums and the count: Python integers, masked to 64
+    bits, or uint64 arrays, whose arithmetic wraps modulo 2^64 as the mask does."""
+    return (s1 * _MIX[0] + s2 * _MIX[1] + n * _MIX[2]) & _MASK
+
+
 def multiset_digest(s1: int, s2: int, n: int) -> str:
     """16 hexadecimal digits from the two checksum sums of :func:`torque_sums` and the count."""
-    return f"{(s1 * _MIX[0] + s2 * _MIX[1] + n * _MIX[2]) & _MASK:016x}"
+    return f"{_mixed(s1, s2, n):016x}"
 
 
 def fingerprint_from_sums(s1: Any, s2: Any, counts: Any) -> tuple[frozenset[str], Any]:
@@ -106,14 +112,9 @@ def fingerprint_from_sums(s1: Any, s2: Any, counts: Any) -> tuple[frozenset[str]
     shape = np.shape(s1)
     if not shape:
         return frozenset((multiset_digest(int(s1), int(s2), int(counts)),)), None
-    # The mixing of multiset_digest for every sweep at once, in uint64 arithmetic, which wraps
-    # modulo 2^64 as its mask does.
+    # The digests of every sweep at once, in uint64 arithmetic.
     n = np.broadcast_to(np.asarray(counts).astype(np.uint64), shape)
-    mixed = (
-        np.asarray(s1, dtype=np.uint64) * np.uint64(_MIX[0])
-        + np.asarray(s2, dtype=np.uint64) * np.uint64(_MIX[1])
-        + n * np.uint64(_MIX[2])
-    )
+    mixed = _mixed(np.asarray(s1, dtype=np.uint64), np.asarray(s2, dtype=np.uint64), n)
     # Big-endian bytes in hexadecimal are each digest's 16 digits in turn.
     digits = mixed.astype(">u8").tobytes().hex()
     flat = [digits[i : i + 16] for i in range(0, len(digits), 16)]
