@@ -145,6 +145,26 @@ CASES: dict[str, Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "gravdir.plot.plot_sweep": _plot_sweep,
 }
 
+def _fit_sweep_batch() -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Two sweeps with the default options: the batched fast path of fit_sweep."""
+    q, torque, v = _sweep()
+    return (np.stack([q, q[::-1]]),), dict(
+        velocity=np.stack([v, -v[::-1]]),
+        torque=np.stack([torque, 1.5 * torque[::-1]]),
+        min_speed=None,
+        friction="auto",
+        min_arc=0.5,
+        single_speed_rtol=1e-6,
+        torque_sign=1,
+        nan_policy="raise",
+    )
+
+
+# Further calls of a public callable that take another path through it (tests/test_fuzz.py).
+PATH_CASES: dict[str, Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]] = {
+    "gravdir.sweep.fit_sweep[batched fast path]": _fit_sweep_batch,
+}
+
 NOT_CALLED: dict[str, str] = {
     "gravdir.sweep.SweepFit": "a result: returned by fit_sweep and fit_sweep_common_mode",
     "gravdir.sweep.SweepZeros": "a result: returned by SweepFit.zeros()",

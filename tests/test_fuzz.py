@@ -25,9 +25,10 @@ does not matter, and a batch equals a loop.
 Angles in radians given in degrees must be refused with an error ending in "degrees?" (the
 `ANGLES` table). Variants that keep every value (a list, a strided or a read-only array, a scalar
 as a 0-d array) must also give the valid call's result within rounding. The default profile runs
-every variant above within a minute; `GRAVDIR_FUZZ=long` adds, per argument, random scales from
-1e-300 to 1e300 (and 1e±160 for scalars) and a NaN at a random place (seeded, so each run is the
-same).
+every variant above within a minute. A callable with several paths (the batched fast path of
+`fit_sweep`) has a further case per path (`PATH_CASES`). `GRAVDIR_FUZZ=long` adds, per argument,
+random scales from 1e-300 to 1e300 (and 1e±160 for scalars) and a NaN at a random place (seeded,
+so each run is the same).
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ def _load_cases() -> tuple[dict[str, Callable[[], tuple[tuple, dict]]], dict[str
             assert key not in cases, f"{key} has two cases"
         cases.update(module.CASES)
         not_called.update(getattr(module, "NOT_CALLED", {}))
+        # Further calls of a public callable that take another path through it, keyed
+        # "module.name[path]".
+        for key in getattr(module, "PATH_CASES", {}):
+            assert key not in cases and key.partition("[")[0] in module.CASES, key
+        cases.update(getattr(module, "PATH_CASES", {}))
     return cases, not_called
 
 
@@ -125,13 +131,13 @@ def _public_names() -> set[str]:
 
 
 def _resolve(qualname: str) -> Callable[..., Any]:
-    module, _, name = qualname.rpartition(".")
+    module, _, name = qualname.partition("[")[0].rpartition(".")
     return getattr(importlib.import_module(module), name)
 
 
 def test_every_public_callable_has_a_case():
     public = _public_names()
-    covered = set(CASES) | set(NOT_CALLED)
+    covered = {key.partition("[")[0] for key in CASES} | set(NOT_CALLED)
     assert sorted(public - covered) == []
     assert sorted(covered - public) == []
     for name, why in NOT_CALLED.items():
@@ -419,6 +425,7 @@ def _mutations(args: tuple, kwargs: dict) -> Iterator[tuple[str, tuple, dict]]:
 TWO_TURNS, HALF_TURN = 4 * np.pi, np.pi
 ANGLES: dict[str, dict[str, float]] = {
     "gravdir.sweep.fit_sweep": {"q": TWO_TURNS},
+    "gravdir.sweep.fit_sweep[batched fast path]": {"q": TWO_TURNS},
     "gravdir.sweep.fit_sweep_common_mode": {"q": TWO_TURNS},
     "gravdir.sweep.amplitude_phase_bound": {"q": TWO_TURNS},
     "gravdir.general.plan_sweeps": {"q": TWO_TURNS, "arcs": TWO_TURNS, "spacings": TWO_TURNS},
