@@ -23,26 +23,24 @@ import dataclasses
 import math
 import sys
 import time
-import warnings
+from pathlib import Path
 
 import numpy as np
 
 from gravdir.dynamics import inertial_parameters
+from gravdir.frames import angle_between
 from gravdir.motion import (
     UpTracker,
     crlb_up_from_motion,
-    estimate_up_from_motion,
     plan_motion_excitation,
     track_up,
 )
-from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
-from gravdir.synthetic.motion import fourier_trajectory, motion_log
-from gravdir.urdf import chain_from_urdf, inertials_from_urdf
+from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf, up_from_base_tilt
+from gravdir.urdf import inertials_from_urdf
 
-CHAIN = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
-ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)]
-HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
-PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
+# The synthetic world of the tracker's tests: a UR5e-like arm on a base whose `up` may change.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _tilting_world import CHAIN, identify, log_of, ordinary, sensor_errors  # noqa: E402
 
 # The synthetic world's torque noise is white: its figures are of 2 s windows with the
 # white-noise form and the drift rate, by name (the defaults are for real logs).
@@ -56,76 +54,17 @@ WHITE = {
 }
 
 
-def up_of(tilt, azimuth):
-    t = np.asarray(tilt, dtype=float)
-    return np.stack([np.sin(t) * np.cos(azimuth), np.sin(t) * np.sin(azimuth), np.cos(t)], -1)
-
-
-def torques(traj, up):
-    hold = np.stack([arm.gravity_torque(traj.q) for arm in ARMS], axis=-1)
-    dyn = ARMS[2].inverse_dynamics(traj.q, traj.velocity, traj.acceleration) - hold[..., 2]
-    return dyn + np.einsum("tjk,tk->tj", hold, np.broadcast_to(up, (traj.q.shape[0], 3)))
-
-
-def sensor_errors(rng):
-    return {
-        "gains": rng.uniform(0.85, 1.15, 6),
-        "offsets": rng.uniform(-0.03, 0.03, 6) * PEAK,
-        "coulomb": rng.uniform(0.02, 0.10, 6) * PEAK,
-        "viscous": rng.uniform(0.01, 0.05, 6) * PEAK,
-        "noise_std": 0.005 * PEAK,
-    }
-
-
-def log_of(traj, up, errors, rng, scale=1.0):
-    return motion_log(
-        traj, torques(traj, up), rng=rng, **dict(errors, noise_std=errors["noise_std"] * scale)
-    )
-
-
-def ordinary(duration, rate, rng, **kwargs):
-    q0 = HOME + rng.uniform(-0.3, 0.3, 6)
-    return fourier_trajectory(6, duration, rate, rng=rng, q0=q0, **kwargs)
-
-
-def angle_deg(a, b):
-    return np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b), axis=-1), np.sum(a * b, -1)))
-
-
-def identify(rng, errors, up):
-    traj = fourier_trajectory(
-        6,
-        20.0,
-        500.0,
-        rng=rng,
-        max_velocity=4.0,
-        max_amplitude=2.5,
-        q0=HOME + rng.uniform(-0.3, 0.3, 6),
-    )
-    log = log_of(traj, up, errors, rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return estimate_up_from_motion(
-            CHAIN,
-            log.time,
-            q=log.q,
-            velocity=log.velocity,
-            torque=log.torque,
-            acceleration=traj.acceleration,
-        )
-
-
 def one_seed(seed, upright, hours=1.0):
     rng = np.random.default_rng(seed)
     errors = sensor_errors(rng)
     tilt0 = 0.0 if upright else rng.uniform(math.radians(3.0), math.radians(10.0))
     azimuth = rng.uniform(-np.pi, np.pi)
-    fit = identify(rng, errors, up_of(tilt0, azimuth))
-    out = {"fit_error": float(angle_deg(fit.up, up_of(tilt0, azimuth)))}
+    fit = identify(rng, errors, up_from_base_tilt(tilt0, azimuth))
+    out = {"fit_error": float(np.degrees(angle_between(fit.up, up_from_base_tilt(tilt0, azimuth))))}
     # Ramp.
     traj = ordinary(32.0, 1000.0, rng)
     tilt = lambda t: tilt0 + math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
-    log = log_of(traj, up_of(tilt(traj.time), azimuth), errors, rng)
+    log = log_of(traj, up_from_base_tilt(tilt(traj.time), azimuth), errors, rng)
     track = track_up(
         fit,
         log.time,
@@ -135,18 +74,18 @@ def one_seed(seed, upright, hours=1.0):
         acceleration=traj.acceleration,
         **WHITE,
     )
-    err = angle_deg(track.up, up_of(tilt(track.time_centre), azimuth))
+    err = np.degrees(angle_between(track.up, up_from_base_tilt(tilt(track.time_centre), azimuth)))
     out["ramp_rms"] = float(np.sqrt(np.mean(err[1:] ** 2)))
     out["window_std"] = float(np.median(track.up_std_deg))
     # Step.
     traj = ordinary(24.0, 1000.0, rng)
     t_step = rng.uniform(10.0, 14.0)
     turned = (
-        up_of(tilt0 + math.radians(1.0), azimuth)
+        up_from_base_tilt(tilt0 + math.radians(1.0), azimuth)
         if tilt0 > 0
-        else up_of(math.radians(1.0), rng.uniform(-np.pi, np.pi))
+        else up_from_base_tilt(math.radians(1.0), rng.uniform(-np.pi, np.pi))
     )
-    up = np.where((traj.time < t_step)[:, None], up_of(tilt0, azimuth), turned)
+    up = np.where((traj.time < t_step)[:, None], up_from_base_tilt(tilt0, azimuth), turned)
     log = log_of(traj, up, errors, rng)
     track = track_up(
         fit,
@@ -166,7 +105,7 @@ def one_seed(seed, upright, hours=1.0):
     tracker = UpTracker(dataclasses.replace(fit, noise_std=fit.noise_std * scale), **WHITE)
     for k in range(int(6 * hours)):
         traj = ordinary(600.0, 50.0, rng, base_frequency=rng.uniform(0.05, 0.15))
-        log = log_of(traj, up_of(tilt0, azimuth), errors, rng, scale)
+        log = log_of(traj, up_from_base_tilt(tilt0, azimuth), errors, rng, scale)
         tracker.update(
             log.time[:-1] + 600.0 * k,
             q=log.q[:-1],

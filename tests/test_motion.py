@@ -38,7 +38,7 @@ from gravdir.motion._inputs import (
     friction_mask,
     sample_weights,
 )
-from gravdir.synthetic import UR5E_LIKE_URDF, ModelError
+from gravdir.synthetic import UR5E_LIKE_URDF, ModelError, up_from_base_tilt
 from gravdir.synthetic.motion import FourierTrajectory, fourier_trajectory, motion_log
 from gravdir.urdf import inertials_from_urdf
 
@@ -48,10 +48,6 @@ G = 9.80665
 def _angle(a: np.ndarray, b: np.ndarray) -> float:
     """Angle between unit vectors, accurate near 0 (atan2 of the cross and dot products)."""
     return float(np.arctan2(np.linalg.norm(np.cross(a, b)), a @ b))
-
-
-def _up(tilt: float, azimuth: float) -> np.ndarray:
-    return np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)])
 
 
 class _Arm:
@@ -116,7 +112,7 @@ NOISE_FREE = [  # (joints, tilt in degrees, kind)
 def test_noise_free_logs_give_up_exactly(n: int, tilt_deg: float, kind: str) -> None:
     rng = np.random.default_rng([n, int(tilt_deg)])
     arm = _random_arm(rng, n, kind)
-    up = _up(np.radians(tilt_deg), rng.uniform(-np.pi, np.pi))
+    up = up_from_base_tilt(np.radians(tilt_deg), rng.uniform(-np.pi, np.pi))
     traj = fourier_trajectory(n, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     peak = np.abs(tau).max(axis=0)
@@ -148,7 +144,7 @@ def test_quadratic_friction_is_identified_where_asked(n: int, kind: str, seed: i
     # holds it and `up` comes out exactly; without, the term is model error that moves `up`.
     rng = np.random.default_rng(seed)
     arm = _random_arm(rng, n, kind)
-    up = _up(np.radians(20.0), rng.uniform(-np.pi, np.pi))
+    up = up_from_base_tilt(np.radians(20.0), rng.uniform(-np.pi, np.pi))
     traj = fourier_trajectory(n, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     peak = np.abs(tau).max(axis=0)
@@ -176,7 +172,7 @@ def test_noise_free_ur5e_like_arm_from_derived_acceleration() -> None:
     # The realistic 6-joint arm, accelerations differentiated from the logged velocities.
     rng = np.random.default_rng(60)
     arm = _ur5e()
-    up = _up(np.radians(20.0), 0.7)
+    up = up_from_base_tilt(np.radians(20.0), 0.7)
     traj = fourier_trajectory(6, 10.0, 500.0, rng=rng)
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, **_errors(rng, np.abs(tau).max(axis=0) + 1.0))
@@ -267,7 +263,7 @@ def _normalised_errors(noise_correlation_time: float, draws: int) -> dict[str, f
     noise is not what these figures measure."""
     rng = np.random.default_rng([63, int(1000 * noise_correlation_time)])
     arm = _random_arm(rng, 3)
-    up = _up(0.4, 0.7)
+    up = up_from_base_tilt(0.4, 0.7)
     traj = fourier_trajectory(3, 20.0, 200.0, rng=rng)
     tau = arm.torque(traj, G * up)
     peak = np.abs(tau).max(axis=0)
@@ -313,7 +309,7 @@ def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
     arm = _ur5e()
     errors = []
     for _ in range(5):
-        up = _up(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
+        up = up_from_base_tilt(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
         traj = fourier_trajectory(6, 20.0, 1000.0, rng=rng)
         tau = arm.torque(traj, G * up)
         peak = np.abs(tau).max(axis=0) + 0.5  # the wrist joint carries almost no gravity
@@ -339,7 +335,7 @@ def test_encoder_noise_and_derived_acceleration_on_the_ur5e_like_arm() -> None:
 def test_known_base_acceleration_and_apparent_gravity() -> None:
     rng = np.random.default_rng(63)
     arm = _random_arm(rng, 4)
-    up = _up(np.radians(10.0), 0.3)
+    up = up_from_base_tilt(np.radians(10.0), 0.3)
     push = np.array([0.1, 0.0, 0.0])  # a platform accelerating at 0.1 m/s² along base x
     traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up + push)
@@ -364,7 +360,7 @@ def test_known_base_acceleration_and_apparent_gravity() -> None:
 def test_fixed_gains_and_no_friction() -> None:
     rng = np.random.default_rng(64)
     arm = _random_arm(rng, 4, "dh")
-    up = _up(np.radians(70.0), -2.0)
+    up = up_from_base_tilt(np.radians(70.0), -2.0)
     traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     gains = np.array([1.1, 0.9, 1.05, 0.95])
@@ -390,7 +386,7 @@ def test_coulomb_friction_without_the_viscous_term() -> None:
     from "none" to "coulomb" to "coulomb-viscous"."""
     rng = np.random.default_rng(76)
     arm = _random_arm(rng, 3, "dh")
-    up = _up(np.radians(35.0), 0.8)
+    up = up_from_base_tilt(np.radians(35.0), 0.8)
     traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     coulomb = np.array([0.4, 0.3, 0.1])
@@ -440,7 +436,7 @@ def test_series_after_time_are_keyword_only() -> None:
 def test_data_selection_weights_limits_and_nan() -> None:
     rng = np.random.default_rng(65)
     arm = _random_arm(rng, 3)
-    up = _up(np.radians(40.0), 1.0)
+    up = up_from_base_tilt(np.radians(40.0), 1.0)
     traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     bad = tau.copy()
@@ -479,7 +475,7 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
         np.where(moving, traj.acceleration, 0.0),
         traj.q0, traj.sine, traj.cosine, traj.base_frequency,
     )  # fmt: skip
-    tau = arm.torque(still, G * _up(0.5, 0.5))
+    tau = arm.torque(still, G * up_from_base_tilt(0.5, 0.5))
     with pytest.raises(InsufficientDataError, match="never move"):
         estimate_up_from_motion(
             arm.chain,
@@ -498,7 +494,7 @@ def test_a_log_that_does_not_determine_the_direction_is_refused() -> None:
         [2.0], [[0.3, 0.1, 0.2]], [np.diag([0.02, 0.03, 0.04])],
     )  # fmt: skip
     traj1 = fourier_trajectory(1, 10.0, 100.0, rng=rng)
-    tau1 = one.torque(traj1, G * _up(0.5, 0.5))
+    tau1 = one.torque(traj1, G * up_from_base_tilt(0.5, 0.5))
     log = motion_log(traj1, tau1, rng=rng, noise_std=0.01)
     with pytest.raises(DegenerateGeometryError, match="direction"):
         estimate_up_from_motion(
@@ -512,7 +508,7 @@ def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
     # are odd in (up, parameters), so the dynamics hardly tell `up` from `-up`.
     rng = np.random.default_rng(67)
     arm = _random_arm(rng, 3)
-    up = _up(0.4, 0.2)
+    up = up_from_base_tilt(0.4, 0.2)
     traj = fourier_trajectory(3, 10.0, 100.0, rng=rng, max_velocity=0.2, base_frequency=0.05)
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, noise_std=0.01 * np.abs(tau).max(axis=0))
@@ -529,7 +525,7 @@ def test_a_slow_log_warns_that_the_sign_is_weak() -> None:
 def test_result_contract_and_bound_agree_with_the_estimate() -> None:
     rng = np.random.default_rng(68)
     arm = _random_arm(rng, 3)
-    up = _up(0.6, -1.0)
+    up = up_from_base_tilt(0.6, -1.0)
     traj = fourier_trajectory(3, 10.0, 200.0, rng=rng)
     tau = arm.torque(traj, G * up)
     sigma = 0.005 * np.abs(tau).max(axis=0)
@@ -572,7 +568,7 @@ def test_result_contract_and_bound_agree_with_the_estimate() -> None:
 def test_estimate_is_invariant_to_a_common_gain_and_a_torque_unit() -> None:
     rng = np.random.default_rng(69)
     arm = _random_arm(rng, 3)
-    up = _up(1.0, 2.0)
+    up = up_from_base_tilt(1.0, 2.0)
     traj = fourier_trajectory(3, 10.0, 100.0, rng=rng)
     tau = arm.torque(traj, G * up)
     log = motion_log(traj, tau, rng=rng, noise_std=0.005 * np.abs(tau).max(axis=0))
@@ -618,7 +614,13 @@ def _small() -> tuple[SerialChain, np.ndarray, np.ndarray, np.ndarray, np.ndarra
     rng = np.random.default_rng(70)
     arm = _random_arm(rng, 3)
     traj = fourier_trajectory(3, 6.0, 50.0, rng=rng)
-    return arm.chain, traj.time, traj.q, traj.velocity, arm.torque(traj, G * _up(0.3, 0.3))
+    return (
+        arm.chain,
+        traj.time,
+        traj.q,
+        traj.velocity,
+        arm.torque(traj, G * up_from_base_tilt(0.3, 0.3)),
+    )
 
 
 @pytest.mark.parametrize(
@@ -769,7 +771,7 @@ def test_the_residual_diagnostic_tells_correlated_noise_from_white(correlation_t
     rng = np.random.default_rng([64, int(10 * correlation_time)])
     arm = _random_arm(rng, 3)
     traj = fourier_trajectory(3, 20.0, 200.0, rng=rng)
-    tau = arm.torque(traj, G * _up(0.2, 0.5))
+    tau = arm.torque(traj, G * up_from_base_tilt(0.2, 0.5))
     peak = np.abs(tau).max(axis=0)
     log = motion_log(
         traj, tau, rng=rng, noise_std=0.01 * peak, noise_correlation_time=correlation_time,
@@ -808,7 +810,7 @@ def test_the_hac_covariance_with_fixed_gains_and_its_bandwidth_check() -> None:
     rng = np.random.default_rng(64)
     arm = _random_arm(rng, 4, "dh")
     traj = fourier_trajectory(4, 10.0, 100.0, rng=rng)
-    tau = arm.torque(traj, G * _up(np.radians(70.0), -2.0))
+    tau = arm.torque(traj, G * up_from_base_tilt(np.radians(70.0), -2.0))
     gains = np.array([1.1, 0.9, 1.05, 0.95])
     log = motion_log(traj, tau, rng=rng, gains=gains, noise_std=0.01 * np.abs(tau).max(0))
     kw = {
@@ -844,7 +846,7 @@ def test_realistic_sensor_errors_with_load_friction_and_gear_ripple() -> None:
     rng = np.random.default_rng(71)
     arm = _ur5e()
     for _ in range(3):
-        up = _up(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
+        up = up_from_base_tilt(rng.uniform(0.0, np.radians(30.0)), rng.uniform(-np.pi, np.pi))
         traj = fourier_trajectory(6, 20.0, 1000.0, rng=rng)
         tau = arm.torque(traj, G * up)
         sensors = realistic_sensors(rng, np.abs(tau).max(axis=0))
@@ -986,7 +988,7 @@ def _straight_line_log(seed: int) -> tuple[_Arm, np.ndarray, tuple[np.ndarray, .
     """3 s at 100 Hz of every joint at a constant speed: no reversal, no acceleration."""
     rng = np.random.default_rng(seed)
     arm = _random_arm(rng, 3)
-    up = _up(0.3, 0.9)
+    up = up_from_base_tilt(0.3, 0.9)
     t = np.arange(301) / 100.0
     speed = np.array([0.5, 0.3, 0.4])
     q = t[:, None] * speed - 0.5

@@ -1,40 +1,38 @@
 """The tracker of `up` over sliding windows, with the arm's parameters identified once.
 
-The synthetic torques come from the synthetic UR5e-like arm (explicit Newton-Euler with cross
-products, `gravdir.synthetic`), not from the regressor the tracker uses. A base whose tilt
-changes is simulated through the linearity of the dynamics in gravity:
-tau(q, qd, qdd, up) = tau_dyn(q, qd, qdd) + sum_k up_k tau_g(q; e_k), with tau_g(q; e_k) the
-holding torques of the same arm on a base whose `up` is e_k (the slow rotation of the base
-itself, 5° in 30 s, adds inertial torques below 1e-5 N·m and is left out). The sensor errors
-are those of the design notes: gains 0.85-1.15, offsets ±3 %, Coulomb 2-10 % and viscous
-friction, white noise 0.5 % of each joint's peak gravity torque (floored at 2 N·m for the wrist
-joints, whose gravity torque is near zero). The inertial parameters, gains and friction are
-identified once, by `estimate_up_from_motion` on 20 s of a faster excitation at 500 Hz.
+The synthetic world (`tests/_tilting_world.py`) is a UR5e-like arm with realistic torque errors
+on a base whose `up` may change with time, its torques from the synthetic arm's explicit
+Newton-Euler dynamics, not from the regressor the tracker uses.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from _tilting_world import (
+    ARMS,
+    CHAIN,
+    HOME,
+    identify,
+    log_of,
+    ordinary,
+    sensor_errors,
+    torques,
+)
 
 from gravdir.dynamics import inertial_parameters, inverse_dynamics_regressor
 from gravdir.errors import InsufficientDataError
-from gravdir.motion import UpTrack, UpTracker, estimate_up_from_motion, track_up
+from gravdir.frames import angle_between
+from gravdir.motion import UpTrack, UpTracker, track_up
 from gravdir.motion._fixed import fixed_model, hidden_directions
-from gravdir.synthetic import UR5E_LIKE_URDF, arm_from_urdf
-from gravdir.synthetic.motion import fourier_trajectory, motion_log
-from gravdir.urdf import chain_from_urdf, inertials_from_urdf
+from gravdir.synthetic import UR5E_LIKE_URDF, up_from_base_tilt
+from gravdir.urdf import inertials_from_urdf
 
-CHAIN = chain_from_urdf(UR5E_LIKE_URDF, tip_link="tool0")
-ARMS = [arm_from_urdf(UR5E_LIKE_URDF, tip_link="tool0", up=e) for e in np.eye(3)]
-HOME = np.array([0.0, -1.3, 1.3, -1.5, -1.5, 0.0])
-PEAK = np.maximum(ARMS[2].peak_gravity_torque(), 2.0)
 WINDOW = 2.0
 # The white-noise world of these tests: the white-noise covariance, the drift rate, no model
 # error and the chi-square test at 1e-6 against 5 windows, by name (the defaults are for real
@@ -48,74 +46,19 @@ WHITE = {
 }
 
 
-def _up(tilt: np.ndarray, azimuth: float) -> np.ndarray:
-    t = np.asarray(tilt, dtype=float)
-    return np.stack([np.sin(t) * np.cos(azimuth), np.sin(t) * np.sin(azimuth), np.cos(t)], axis=-1)
-
-
-def _torques(traj, up: np.ndarray) -> np.ndarray:
-    """Actuator torques with a time-varying `up` (N, 3), from the synthetic arms."""
-    hold = np.stack([arm.gravity_torque(traj.q) for arm in ARMS], axis=-1)  # (N, n, 3)
-    dyn = ARMS[2].inverse_dynamics(traj.q, traj.velocity, traj.acceleration) - hold[..., 2]
-    return dyn + np.einsum("tjk,tk->tj", hold, np.broadcast_to(up, (traj.q.shape[0], 3)))
-
-
-def _errors(rng: np.random.Generator) -> dict[str, np.ndarray]:
-    return {
-        "gains": rng.uniform(0.85, 1.15, 6),
-        "offsets": rng.uniform(-0.03, 0.03, 6) * PEAK,
-        "coulomb": rng.uniform(0.02, 0.10, 6) * PEAK,
-        "viscous": rng.uniform(0.01, 0.05, 6) * PEAK,
-        "noise_std": 0.005 * PEAK,
-    }
-
-
-def _log(traj, up, errors, rng, noise_scale=1.0):
-    errs = dict(errors, noise_std=errors["noise_std"] * noise_scale)
-    return motion_log(traj, _torques(traj, up), rng=rng, **errs)
-
-
 @cache
 def _identified(seed: int = 7, upright: bool = False):
     """Sensor errors, base direction and the fit identified once on 20 s at 500 Hz, on a base
     tilted 3-10° or, with `upright`, on an exactly upright one (a mobile base on level ground)."""
     rng = np.random.default_rng(seed)
-    errors = _errors(rng)
+    errors = sensor_errors(rng)
     tilt0 = 0.0 if upright else rng.uniform(math.radians(3.0), math.radians(10.0))
     azimuth = rng.uniform(-np.pi, np.pi)
-    traj = fourier_trajectory(
-        6,
-        20.0,
-        500.0,
-        rng=rng,
-        max_velocity=4.0,
-        max_amplitude=2.5,
-        q0=HOME + rng.uniform(-0.3, 0.3, 6),
-    )
-    log = _log(traj, _up(tilt0, azimuth), errors, rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = estimate_up_from_motion(
-            CHAIN,
-            log.time,
-            q=log.q,
-            velocity=log.velocity,
-            torque=log.torque,
-            acceleration=traj.acceleration,
-        )
-    return errors, tilt0, azimuth, fit
-
-
-def _ordinary(duration, rate, rng, **kwargs):
-    """Ordinary motion: a random finite-Fourier trajectory with the defaults of the synthetic
-    module (speeds up to about 1 rad/s)."""
-    return fourier_trajectory(
-        6, duration, rate, rng=rng, q0=HOME + rng.uniform(-0.3, 0.3, 6), **kwargs
-    )
+    return errors, tilt0, azimuth, identify(rng, errors, up_from_base_tilt(tilt0, azimuth))
 
 
 def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b), axis=-1), np.sum(a * b, -1)))
+    return np.degrees(angle_between(a, b))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -127,9 +70,9 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(seed)
-    traj = _ordinary(32.0, 1000.0, rng)
+    traj = ordinary(32.0, 1000.0, rng)
     tilt = lambda t: tilt0 + math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
-    log = _log(traj, _up(tilt(traj.time), azimuth), errors, rng)
+    log = log_of(traj, up_from_base_tilt(tilt(traj.time), azimuth), errors, rng)
     track = track_up(
         fit,
         log.time,
@@ -141,7 +84,7 @@ def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
         **WHITE,
     )
     assert isinstance(track, UpTrack) and track.n_windows == 16
-    err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
+    err = _angle_deg(track.up, up_from_base_tilt(tilt(track.time_centre), azimuth))
     rms = float(np.sqrt(np.mean(err[1:] ** 2)))
     assert rms <= 0.1, err
     # The windows see the ramp: the estimated rate is 5°/30 s along the tilt.
@@ -154,10 +97,10 @@ def test_tracks_a_five_degree_ramp_within_a_tenth_of_a_degree(seed):
 def test_detects_a_one_degree_step_within_two_windows(seed):
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(seed)
-    traj = _ordinary(24.0, 1000.0, rng)
+    traj = ordinary(24.0, 1000.0, rng)
     t_step = rng.uniform(10.0, 14.0)
     direction = rng.uniform(-np.pi, np.pi)  # the step tilts the base about a random axis
-    before = _up(tilt0, azimuth)
+    before = up_from_base_tilt(tilt0, azimuth)
     axis = np.array([np.cos(direction), np.sin(direction), 0.0])
     turned = (
         before * math.cos(math.radians(1.0))
@@ -165,7 +108,7 @@ def test_detects_a_one_degree_step_within_two_windows(seed):
         + axis * (axis @ before) * (1 - math.cos(math.radians(1.0)))
     )
     up = np.where((traj.time < t_step)[:, None], before, turned)
-    log = _log(traj, up, errors, rng)
+    log = log_of(traj, up, errors, rng)
     track = track_up(
         fit,
         log.time,
@@ -192,11 +135,11 @@ def test_at_most_one_false_alarm_in_an_hour_without_steps():
     rate, scale = 50.0, math.sqrt(50.0 / 1000.0)
     quiet = dataclasses.replace(fit, noise_std=fit.noise_std * scale)
     tracker = UpTracker(quiet, window=WINDOW, **WHITE)
-    up = _up(tilt0, azimuth)
+    up = up_from_base_tilt(tilt0, azimuth)
     n_windows, n_alarms = 0, 0
     for k in range(6):
-        traj = _ordinary(600.0, rate, rng, base_frequency=rng.uniform(0.05, 0.15))
-        log = _log(traj, up, errors, rng, noise_scale=scale)
+        traj = ordinary(600.0, rate, rng, base_frequency=rng.uniform(0.05, 0.15))
+        log = log_of(traj, up, errors, rng, noise_scale=scale)
         part = tracker.update(
             log.time[:-1] + 600.0 * k,
             q=log.q[:-1],
@@ -235,9 +178,9 @@ def _exact_fit(noise=0.05):
 @pytest.mark.parametrize("drift", [True, False])
 def test_noise_free_windows_are_exact(drift):
     rng = np.random.default_rng(41)
-    traj = _ordinary(8.9, 200.0, rng)
-    up = _up(0.3, 2.0)
-    tau = _torques(traj, up)
+    traj = ordinary(8.9, 200.0, rng)
+    up = up_from_base_tilt(0.3, 2.0)
+    tau = torques(traj, up)
     track = track_up(
         _exact_fit(),
         traj.time,
@@ -261,9 +204,9 @@ def test_a_window_with_little_motion_says_it_does_not_determine_up():
     and never a reference (the second window has no earlier one to be compared with). With
     `max_std` at π the same window would count as determined; the estimates are the same."""
     rng = np.random.default_rng(44)
-    traj = _ordinary(12.0, 200.0, rng, rest_time=1.9, ramp_time=0.05)
-    up = _up(0.2, 1.0)
-    tau = _torques(traj, up) + rng.normal(size=traj.q.shape) * 0.05
+    traj = ordinary(12.0, 200.0, rng, rest_time=1.9, ramp_time=0.05)
+    up = up_from_base_tilt(0.2, 1.0)
+    tau = torques(traj, up) + rng.normal(size=traj.q.shape) * 0.05
     kw = {"q": traj.q, "velocity": traj.velocity, "torque": tau, "acceleration": traj.acceleration}
     track = track_up(_exact_fit(), traj.time, **kw, window=WINDOW, **WHITE)
     loose = track_up(_exact_fit(), traj.time, **kw, window=WINDOW, **WHITE, max_std=math.pi)
@@ -281,9 +224,9 @@ def test_reported_information_matches_the_scatter():
     chi-square with 2 degrees of freedom (mean 2)."""
     rng = np.random.default_rng(51)
     fit = _exact_fit(noise=0.2)
-    up = _up(0.2, -1.0)
-    traj = _ordinary(121.0, 250.0, rng)
-    tau = _torques(traj, up) + rng.normal(0.0, 0.2, traj.q.shape)
+    up = up_from_base_tilt(0.2, -1.0)
+    traj = ordinary(121.0, 250.0, rng)
+    tau = torques(traj, up) + rng.normal(0.0, 0.2, traj.q.shape)
     track = track_up(
         fit,
         traj.time,
@@ -304,9 +247,9 @@ def test_reported_information_matches_the_scatter():
 def test_incremental_tracker_equals_one_call():
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(61)
-    traj = _ordinary(14.9, 200.0, rng)
+    traj = ordinary(14.9, 200.0, rng)
     tilt = tilt0 + math.radians(2.0) * (traj.time > 7.3)
-    log = _log(traj, _up(tilt, azimuth), errors, rng)
+    log = log_of(traj, up_from_base_tilt(tilt, azimuth), errors, rng)
     series = {"q": log.q, "velocity": log.velocity, "acceleration": traj.acceleration}
     series["torque"] = log.torque
     whole = track_up(fit, log.time, **series, window=2.0, hop=0.5)
@@ -331,13 +274,13 @@ def test_incremental_tracker_equals_one_call():
 def test_accelerations_default_to_the_derivative_of_the_velocities():
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(71)
-    traj = _ordinary(10.5, 500.0, rng)
-    log = _log(traj, _up(tilt0, azimuth), errors, rng)
+    traj = ordinary(10.5, 500.0, rng)
+    log = log_of(traj, up_from_base_tilt(tilt0, azimuth), errors, rng)
     track = track_up(
         fit, log.time, q=log.q, velocity=log.velocity, torque=log.torque, window=WINDOW, **WHITE
     )
     assert track.n_windows == 5
-    assert np.max(_angle_deg(track.up, _up(tilt0, azimuth))) < 0.1
+    assert np.max(_angle_deg(track.up, up_from_base_tilt(tilt0, azimuth))) < 0.1
 
 
 def test_a_base_acceleration_is_taken_out():
@@ -345,11 +288,11 @@ def test_a_base_acceleration_is_taken_out():
     the acceleration the tracker returns the true `up`."""
     rng = np.random.default_rng(81)
     fit = _exact_fit()
-    traj = _ordinary(6.5, 200.0, rng)
-    up = _up(0.1, 0.5)
+    traj = ordinary(6.5, 200.0, rng)
+    up = up_from_base_tilt(0.1, 0.5)
     accel = np.array([0.5, 0.0, 0.0])
     apparent = ARMS[0].gravity * up + accel
-    tau = _torques(traj, apparent / ARMS[0].gravity)  # the dynamics are linear in a0
+    tau = torques(traj, apparent / ARMS[0].gravity)  # the dynamics are linear in a0
     args = (fit, traj.time)
     kw = {"q": traj.q, "velocity": traj.velocity, "acceleration": traj.acceleration, "torque": tau}
     given = track_up(*args, **kw, base_acceleration=np.tile(accel, (traj.time.size, 1)))
@@ -417,8 +360,8 @@ def test_bad_input_is_refused_with_the_argument_named():
 def test_track_repr_and_fields():
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(91)
-    traj = _ordinary(8.5, 200.0, rng)
-    log = _log(traj, _up(tilt0, azimuth), errors, rng)
+    traj = ordinary(8.5, 200.0, rng)
+    log = log_of(traj, up_from_base_tilt(tilt0, azimuth), errors, rng)
     track = track_up(
         fit,
         log.time,
@@ -449,17 +392,17 @@ def test_an_upright_base_hides_two_mass_moments_and_a_tilted_one_none():
     hidden = hidden_directions(fixed_model(fit))
     assert hidden.shape == (60, 2)
     rng = np.random.default_rng(3)
-    traj = _ordinary(4.0, 100.0, rng)
+    traj = ordinary(4.0, 100.0, rng)
     zero = np.zeros_like(traj.q)
     gravity = [
         inverse_dynamics_regressor(CHAIN, traj.q, zero, zero, up=u) @ hidden
-        for u in ([0.0, 0.0, 1.0], _up(0.1, 0.5))
+        for u in ([0.0, 0.0, 1.0], up_from_base_tilt(0.1, 0.5))
     ]
     typical = np.abs(inverse_dynamics_regressor(CHAIN, traj.q, zero, zero, up=[0, 0, 1.0])).max()
     assert np.abs(gravity[0]).max() < 1e-9 * typical  # no torque upright
     assert np.abs(gravity[1]).max() > 1e-3 * typical  # torque once tilted
     tilted = _exact_fit()
-    tilted.up = _up(0.1, 0.5)
+    tilted.up = up_from_base_tilt(0.1, 0.5)
     assert hidden_directions(fixed_model(tilted)).shape == (60, 0)
     assert hidden_directions(fixed_model(_identified()[3])).shape == (60, 0)
 
@@ -471,9 +414,9 @@ def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
     out of every window, so the later tilt is tracked without their bias (2.6° without)."""
     errors, _, azimuth, fit = _identified(upright=True)
     rng = np.random.default_rng(seed)
-    traj = _ordinary(32.0, 1000.0, rng)
+    traj = ordinary(32.0, 1000.0, rng)
     tilt = lambda t: math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
-    log = _log(traj, _up(tilt(traj.time), azimuth), errors, rng)
+    log = log_of(traj, up_from_base_tilt(tilt(traj.time), azimuth), errors, rng)
     track = track_up(
         fit,
         log.time,
@@ -484,5 +427,5 @@ def test_a_fit_made_on_an_upright_base_tracks_a_later_ramp(seed):
         window=WINDOW,
         **WHITE,
     )
-    err = _angle_deg(track.up, _up(tilt(track.time_centre), azimuth))
+    err = _angle_deg(track.up, up_from_base_tilt(tilt(track.time_centre), azimuth))
     assert float(np.sqrt(np.mean(err[1:] ** 2))) <= 0.1, err
