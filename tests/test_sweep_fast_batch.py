@@ -174,3 +174,14 @@ def test_refused_batches_get_the_general_paths_error(change, error, taken):
     with pytest.raises(ValueError) as slow:
         general(q, torque, v, **kwargs)
     assert type(fast.value) is type(slow.value) and str(fast.value) == str(slow.value)
+
+
+def test_an_ill_conditioned_sweep_sends_the_batch_to_the_general_solve(taken):
+    # A 0.15 rad arc: [1, sin q, cos q] are nearly collinear there, a condition bound far above
+    # 1e4, which the general path solves by QR (docs/sweep.md, "Numerical method").
+    rng = np.random.default_rng(16)
+    q, torque, v = sweeps(rng)
+    q[3] = q[3].mean() + 0.15 * (q[3] - q[3].min()) / np.ptp(q[3])
+    fit = fit_sweep(q, velocity=v, torque=torque, min_arc=0.1)
+    assert taken == [None]
+    assert_entries_close(fit, general(q, torque, v, min_arc=0.1))
