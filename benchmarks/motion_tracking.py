@@ -59,8 +59,9 @@ def one_seed(seed, upright, hours=1.0):
     errors = sensor_errors(rng)
     tilt0 = 0.0 if upright else rng.uniform(math.radians(3.0), math.radians(10.0))
     azimuth = rng.uniform(-np.pi, np.pi)
-    fit = identify(rng, errors, up_from_base_tilt(tilt0, azimuth))
-    out = {"fit_error": float(np.degrees(angle_between(fit.up, up_from_base_tilt(tilt0, azimuth))))}
+    up0 = up_from_base_tilt(tilt0, azimuth)
+    fit = identify(rng, errors, up0)
+    out = {"fit_error": float(np.degrees(angle_between(fit.up, up0)))}
     # Ramp.
     traj = ordinary(32.0, 1000.0, rng)
     tilt = lambda t: tilt0 + math.radians(5.0) * np.clip(t / 30.0, 0.0, 1.0)  # noqa: E731
@@ -85,7 +86,7 @@ def one_seed(seed, upright, hours=1.0):
         if tilt0 > 0
         else up_from_base_tilt(math.radians(1.0), rng.uniform(-np.pi, np.pi))
     )
-    up = np.where((traj.time < t_step)[:, None], up_from_base_tilt(tilt0, azimuth), turned)
+    up = np.where((traj.time < t_step)[:, None], up0, turned)
     log = log_of(traj, up, errors, rng)
     track = track_up(
         fit,
@@ -105,7 +106,7 @@ def one_seed(seed, upright, hours=1.0):
     tracker = UpTracker(dataclasses.replace(fit, noise_std=fit.noise_std * scale), **WHITE)
     for k in range(int(6 * hours)):
         traj = ordinary(600.0, 50.0, rng, base_frequency=rng.uniform(0.05, 0.15))
-        log = log_of(traj, up_from_base_tilt(tilt0, azimuth), errors, rng, scale)
+        log = log_of(traj, up0, errors, rng, scale)
         tracker.update(
             log.time[:-1] + 600.0 * k,
             q=log.q[:-1],

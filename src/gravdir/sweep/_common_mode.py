@@ -23,6 +23,7 @@ from gravdir.sweep._design import (
     design,
     is_unit,
     pow2_scale,
+    speed_threshold,
     unscale,
 )
 from gravdir.sweep._nan import check_nan_policy, sample_fingerprints
@@ -45,7 +46,7 @@ def _pass_average(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """The common grid of one sweep, the mean of its two passes there, and their half-difference."""
     speed = np.abs(vi)
-    thr = 0.1 * speed.max() if min_speed is None else min_speed
+    thr = speed_threshold(speed.max(), min_speed)
     fwd = (vi > 0) & (speed >= thr)
     bwd = (vi < 0) & (speed >= thr)
     if np.count_nonzero(fwd) < 4 or np.count_nonzero(bwd) < 4:

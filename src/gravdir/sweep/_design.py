@@ -448,6 +448,19 @@ def fill_columns(
         col += 2
 
 
+def speed_threshold(fastest: Any, min_speed: float | None) -> Any:
+    """The speed below which a sweep's samples are left out: `min_speed`, or by default 10% of
+    the sweep's largest speed `fastest` (a number, or an array over a batch)."""
+    return 0.1 * fastest if min_speed is None else min_speed
+
+
+def used_arc(q: NDArray[np.float64], used: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """The arc spanned by the used samples of each sweep (..., n) -> (...)."""
+    hi = np.where(used, q, -np.inf).max(axis=-1)
+    arc: NDArray[np.float64] = hi - np.where(used, q, np.inf).min(axis=-1)
+    return arc
+
+
 def block_rows(floats: int) -> int:
     """How many sweeps of `floats` float64 values each make one block of about
     :data:`_BLOCK_BYTES` (at least one)."""
@@ -641,7 +654,7 @@ def prepare(
         q_hi <= MAX_JOINT_ANGLE and q_lo >= -MAX_JOINT_ANGLE and q_hi - q_lo <= MAX_JOINT_ANGLE
     ):
         check_sweep_angles(q_hi, q_lo)
-    threshold = 0.1 * fastest if min_speed is None else min_speed
+    threshold = speed_threshold(fastest, min_speed)
     needs_both = friction != "none" or load_friction != "none"
     # Standing samples carry no kinetic friction and sgn(0) = 0 would count them in neither
     # direction: leave them out when friction is modelled, whatever `min_speed` says.
@@ -677,10 +690,7 @@ def prepare(
     if any_(too_few):
         fewest = int(np.min(n_used))
         raise InsufficientDataError(refusal("few", batch, too_few, int(np.max(n_free)), fewest))
-    if used_b is None:
-        arc = q_hi - q_lo
-    else:
-        arc = np.where(used_b, qq, -np.inf).max(axis=-1) - np.where(used_b, qq, np.inf).min(axis=-1)
+    arc = q_hi - q_lo if used_b is None else used_arc(qq, used_b)
     if any_(arc < min_arc):
         shortest = float(np.min(arc))
         raise InsufficientDataError(refusal("arc", batch, arc < min_arc, min_arc, shortest))

@@ -37,6 +37,8 @@ from gravdir.sweep._design import (
     block_rows,
     fill_columns,
     single_speed_test,
+    speed_threshold,
+    used_arc,
 )
 from gravdir.sweep._nan import fingerprint_from_sums, multiset_digest
 from gravdir.sweep._result import SweepFit, make_fit
@@ -133,7 +135,7 @@ def fast_fit(
     # The largest |torque| carries any NaN or infinity; inside [2^-100, 2^100] nothing is scaled.
     if not SCALE_LO <= float(np.maximum.reduce(np.abs(t))) <= SCALE_HI:
         return None
-    threshold = 0.1 * fastest if min_speed is None else min_speed
+    threshold = speed_threshold(fastest, min_speed)
     qq, tt, vv = q, t, v
     arc = q_hi - q_lo
     if float(np.minimum.reduce(speed)) < threshold:
@@ -255,14 +257,13 @@ def fast_batch(
             np.maximum.reduce(qb, axis=-1, out=q_hi[b])
             np.minimum.reduce(qb, axis=-1, out=q_lo[b])
             np.vecdot(tb, tb, out=yy_all[b])
-            threshold: Any = 0.1 * fastest[b, None] if min_speed is None else min_speed
+            threshold = speed_threshold(fastest[b, None], min_speed)
             if bool((slowest[b, None] < threshold).any()):
                 # The general path's speed mask: unused samples become zero rows.
                 used = sb >= threshold
                 w = used.astype(np.float64)
                 used.sum(axis=-1, out=n_used[b])
-                hi = np.where(used, qb, -np.inf).max(axis=-1)
-                arc[b] = hi - np.where(used, qb, np.inf).min(axis=-1)
+                arc[b] = used_arc(qb, used)
                 fill_columns(xb, columns, qb, vb * w, None, w, None)
                 np.multiply(tb, w if torque_sign == 1 else -w, out=xb[:, p])
                 np.vecdot(xb[:, p], xb[:, p], out=yy[b])
