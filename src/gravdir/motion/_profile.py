@@ -193,22 +193,26 @@ def hac_uncertainty(
     """
     best, inv_var = optimum.best, _inv_var(optimum.sigma)
     basis = tangent_basis(best.up)
-    d = derivative(design, layout, best.up, basis, best.gains, dirs, best.beta)
-    m = model_vector(design, best.up, best.gains, best.beta, best.theta)
+    # Every product is formed in the column-scaled parameters of `covariance` (P = S C S, S the
+    # scales): a parameter whose column is tiny has a huge scale, and P itself would overflow.
     cov = covariance(best.info)
-    full = cov.scale[:, None] * cov.scaled * cov.scale[None, :]  # P
+    sc, c_hat = cov.scale, cov.scaled
+    d = derivative(design, layout, best.up, basis, best.gains, dirs, best.beta) * sc
+    m = model_vector(design, best.up, best.gains, best.beta, best.theta)
     v = best.info  # sum_t U2_t: the information itself unless some weights are fractional
     if design.gram_sq is not None:
         v = information(
             design, design.gram_sq, layout, best.up, basis, best.gains, dirs, best.beta, inv_var
         )
-    pvp = full @ v @ full
+    with np.errstate(under="ignore"):
+        v = v * sc[:, None] * sc[None, :]  # S V S
+    pvp = c_hat @ v @ c_hat  # S^-1 P V P S^-1
     size, r = layout.size, 2 + design.n
     fun = np.zeros((size, r))
     fun[0, 0] = fun[1, 1] = 1.0
     if layout.n_gain:  # gains fixed: no gain rows to report
         fun[layout.gain, 2:] = dirs.T
-    h_mat = fun.T @ full  # (r, size)
+    h_mat = (fun.T * sc[None, :]) @ c_hat  # H S^-1, (r, size)
     sums = WindowSums(r + 2 * r * size, lags)
     meat, cross, quad = np.zeros((r, r)), np.zeros((r, r)), np.zeros((r, r))
 
@@ -217,17 +221,17 @@ def hac_uncertainty(
         bq = b[:, r : r + r * size].reshape(-1, r, size)
         bq2 = b[:, r + r * size :].reshape(-1, r, size)
         meat[:] += bh.T @ bh
-        cross[:] += np.einsum("wrp,wup->ru", bq @ full, bq2)
+        cross[:] += np.einsum("wrp,wup->ru", bq @ c_hat, bq2)
         quad[:] += np.einsum("wrp,wup->ru", bq @ pvp, bq)
 
     for a, w, t in design_rows(design):
-        x = np.einsum("jsm,jmp->jsp", a, d)  # X_tj, (n, s, size)
+        x = np.einsum("jsm,jmp->jsp", a, d)  # X_tj S, (n, s, size)
         e = t - np.einsum("jsm,jm->js", a, m)
         wv, w2v = w * inv_var[:, None], w * w * inv_var[:, None]
         hx = x @ h_mat.T  # H X_tj^T, (n, s, r)
         score = np.einsum("jsr,js->sr", hx, wv * e)  # H g_t
-        q = np.einsum("jsr,jsp,js->srp", hx, x, wv)  # H U_t
-        q2 = np.einsum("jsr,jsp,js->srp", hx, x, w2v)  # H U2_t
+        q = np.einsum("jsr,jsp,js->srp", hx, x, wv)  # H U_t S
+        q2 = np.einsum("jsr,jsp,js->srp", hx, x, w2v)  # H U2_t S
         n_s = score.shape[0]
         accumulate(sums.add(np.concatenate([score, q.reshape(n_s, -1), q2.reshape(n_s, -1)], 1)))
     accumulate(sums.tail())
