@@ -79,46 +79,27 @@ def test_the_tilted_description_is_the_arm_rotated_by_the_known_rotation(axis):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("load_friction", ["auto", "none"])
 @pytest.mark.parametrize("axis", sorted(AXES))
-def test_a_base_tilted_by_a_known_rotation_rotates_every_estimate_by_it(axis):
+def test_a_base_tilted_by_a_known_rotation_rotates_every_estimate_by_it(axis, load_friction):
     """Acceptance item "Equivariance on real data": on every development log the estimate in
     the tilted frame is ``R`` times the original's to within 0.01°, both refinements converge
     within the default `max_iter`, and `up_std_deg` agrees within 1% (the HAC covariance is
-    equivariant too).
-
-    It runs with ``load_friction="none"``. With the default ``"auto"`` one log of five is not
-    equivariant (the test below): the load-friction passes start from a coarse grid of
-    directions fixed in the base frame and reach two minima that fit almost equally.
+    equivariant too); with the default load friction and without it.
 
     It could fail if a step of the estimator depends on the frame of the chain's base: a fixed
     grid or a start direction that the refinement does not leave, a tolerance or a threshold on
     a Cartesian component of `up`, a fit that stops before it converges, or a covariance formed
-    in base-frame coordinates without the rotation.
+    in base-frame coordinates without the rotation. With load friction it failed on
+    ``20_02_05_20sec_8harm`` (0.022°) while joint 1's armature was a parameter of its own: the
+    split of it from link 1's inertia about joint 1's axis, fixed only by the difference of the
+    joint's two load gains, left a direction along which the search crawled for its 200
+    iterations and stopped at a point that depended on the frame (``fitted_columns`` in
+    ``gravdir.motion._design``).
     """
     rotation = _rotation(axis)
     for name in LONG_LOGS:
-        original, tilted = _fit(name, None, "none"), _fit(name, axis, "none")
+        original, tilted = _fit(name, None, load_friction), _fit(name, axis, load_friction)
         assert original.converged and tilted.converged, name
-        assert _angle_deg(tilted.up, rotation @ original.up) <= TOLERANCE_DEG, name
-        assert tilted.up_std_deg == pytest.approx(original.up_std_deg, rel=0.01), name
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="on 20_02_05_20sec_8harm the load-friction passes, which start from a grid of "
-    "directions fixed in the base frame, reach two minima 0.022° apart that fit almost equally",
-)
-def test_the_default_load_friction_rotates_every_estimate_with_the_base():
-    """The same property with the default ``load_friction="auto"`` (generic axis). Its sign
-    pattern is read from the rigid-body plus armature torque, which does not depend on the
-    frame (from the rigid-body torque alone, which does, the estimates differed by
-    0.006-0.05°): four logs are now equivariant to 1e-6°. On the fifth the load passes, which
-    start from a coarse grid of directions fixed in the base frame, converge (with `max_iter`
-    2000) to two minima 0.022° apart. Strict: once the passes start from the previous
-    estimate, this test reports it and its marker goes."""
-    rotation = _rotation("generic")
-    for name in LONG_LOGS:
-        original, tilted = _fit(name, None, "auto"), _fit(name, "generic", "auto")
         assert _angle_deg(tilted.up, rotation @ original.up) <= TOLERANCE_DEG, name
         assert tilted.up_std_deg == pytest.approx(original.up_std_deg, rel=0.01), name

@@ -50,6 +50,23 @@ def joint_columns(
     return np.stack([qdd, sgn, qd, np.ones_like(qd), qd * np.abs(qd)], axis=-1)
 
 
+def fitted_columns(columns: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The joint columns the fits carry: `columns` (of :func:`joint_columns`, joints on axis -2)
+    with joint 1's armature column zero, a new array.
+
+    Link 1 turns about joint 1's axis alone, so its inertia about that axis enters the torques
+    only as ``I q̈_1`` on joint 1, which a base parameter carries: joint 1's armature column is
+    that column. A fit with one gain per joint cannot split the two. One with load friction (a
+    gain per sign of the load, applied to the base parameter and not to the armature) splits
+    them only through the difference of its two gains: where joint 1's load friction is small,
+    the data barely fix that direction and the search crawls along it. The base parameter
+    carries the armature instead, and joint 1's armature in ``joint_parameters`` is zero.
+    """
+    out = columns.copy()
+    out[..., 0, 0] = 0.0
+    return out
+
+
 def joint_torque(
     joint_parameters: NDArray[np.float64], qd: NDArray[np.float64], qdd: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -130,7 +147,7 @@ def _rows(
         yk = _rest_regressors(frames)
         for k in range(3):
             a[..., (k + 1) * p : (k + 2) * p] = np.swapaxes(yk[k][..., keep], 0, 1)
-        a[..., 4 * p :] = np.swapaxes(joint_columns(qd, qdd), 0, 1)
+        a[..., 4 * p :] = np.swapaxes(fitted_columns(joint_columns(qd, qdd)), 0, 1)
     return a
 
 

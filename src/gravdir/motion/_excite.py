@@ -35,7 +35,7 @@ from gravdir.dynamics import (
 )
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain, link_frames
-from gravdir.motion._design import gain_basis, joint_columns
+from gravdir.motion._design import fitted_columns, gain_basis, joint_columns
 from gravdir.motion._fixed import gravity_columns
 from gravdir.motion._inputs import (
     FRICTION_COLUMNS,
@@ -131,7 +131,7 @@ def _rows(
     gain = (rigid[..., :, None] * eye) @ prob.gain_dirs
     columns = joint_columns(qd, qdd, sign)
     fitted = np.array(FRICTION_COLUMNS[prob.friction])
-    joint_cols = columns[..., fitted][..., :, None, :] * eye[..., None]
+    joint_cols = fitted_columns(columns)[..., fitted][..., :, None, :] * eye[..., None]
     jac = np.concatenate(
         [tangent, inertial, gain, joint_cols.reshape(*lead, n, n * int(fitted.sum()))], axis=-1
     )

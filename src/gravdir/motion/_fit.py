@@ -44,7 +44,9 @@ class MotionFit(UpResult):
         The identified base parameters (:func:`gravdir.dynamics.base_parameters`, same units).
     joint_parameters : ndarray, shape (n, 5)
         Armature, Coulomb, viscous friction, offset and quadratic friction of each joint,
-        logged-torque units (zero where `friction` leaves the term out).
+        logged-torque units (zero where `friction` leaves the term out). Joint 1's armature is
+        zero: its column is that of link 1's inertia about joint 1's axis, which a base
+        parameter carries.
     load_coefficient : ndarray, shape (n,)
         Load-dependent friction of each joint, :math:`\\mu_j s_j r_j` with :math:`r_j` the
         rigid-body torque in logged units and :math:`s_j = \\operatorname{sign}(r_j + J_j

@@ -5,10 +5,8 @@ A friction that grows with the load, :math:`\\mu s r` with :math:`s = \\operator
 armature torque :math:`J \\ddot q` does not outweigh the rigid-body torque :math:`r` against its
 sign), is a gain :math:`k (1 + \\mu s)` on :math:`r`: the estimator fits it as two pseudo-joints
 per joint (driving and braking samples), which :func:`combine` turns back into one gain and one
-load coefficient. The sign is read from :math:`r + J \\ddot q`, not :math:`r` alone: where a
-joint's armature duplicates a rigid-body column (joint 1's inertia about its own axis), the fit
-splits that torque between the two by a minimum norm taken in base-parameter coordinates, which
-depend on the frame of the base; their sum does not.
+load coefficient. Joint 1 has no armature of its own (a base parameter carries it,
+:func:`gravdir.motion._design.fitted_columns`), so its sign is that of :math:`r`.
 """
 
 from __future__ import annotations
