@@ -46,7 +46,8 @@ def _reference_rows(
     zero = np.zeros_like(q)
     yk = inverse_dynamics_regressor(chain, q, zero, zero, base_acceleration=np.eye(3)[:, None])
     a = np.concatenate([y0[..., keep]] + [yk[k][..., keep] for k in range(3)], axis=-1)
-    joint = _design.fitted_columns(_design.joint_columns(qd, qdd))
+    joint = _design.joint_columns(qd, qdd)
+    _design.drop_duplicate_armature(joint)
     return np.concatenate([a, joint], axis=-1).transpose(1, 0, 2)
 
 

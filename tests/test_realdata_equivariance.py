@@ -94,7 +94,7 @@ def test_a_base_tilted_by_a_known_rotation_rotates_every_estimate_by_it(axis, lo
     ``20_02_05_20sec_8harm`` (0.022°) while joint 1's armature was a parameter of its own: the
     split of it from link 1's inertia about joint 1's axis, fixed only by the difference of the
     joint's two load gains, left a direction along which the search crawled for its 200
-    iterations and stopped at a point that depended on the frame (``fitted_columns`` in
+    iterations and stopped at a point that depended on the frame (``drop_duplicate_armature`` in
     ``gravdir.motion._design``).
     """
     rotation = _rotation(axis)

@@ -50,9 +50,9 @@ def joint_columns(
     return np.stack([qdd, sgn, qd, np.ones_like(qd), qd * np.abs(qd)], axis=-1)
 
 
-def fitted_columns(columns: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The joint columns the fits carry: `columns` (of :func:`joint_columns`, joints on axis -2)
-    with joint 1's armature column zero, a new array.
+def drop_duplicate_armature(columns: NDArray[np.float64]) -> None:
+    """Zero joint 1's armature column of `columns` (of :func:`joint_columns`, joints on axis
+    -2) in place: the joint columns the fits carry.
 
     Link 1 turns about joint 1's axis alone, so its inertia about that axis enters the torques
     only as ``I q̈_1`` on joint 1, which a base parameter carries: joint 1's armature column is
@@ -62,9 +62,7 @@ def fitted_columns(columns: NDArray[np.float64]) -> NDArray[np.float64]:
     the data barely fix that direction and the search crawls along it. The base parameter
     carries the armature instead, and joint 1's armature in ``joint_parameters`` is zero.
     """
-    out = columns.copy()
-    out[..., 0, 0] = 0.0
-    return out
+    columns[..., 0, 0] = 0.0
 
 
 def joint_torque(
@@ -147,7 +145,9 @@ def _rows(
         yk = _rest_regressors(frames)
         for k in range(3):
             a[..., (k + 1) * p : (k + 2) * p] = np.swapaxes(yk[k][..., keep], 0, 1)
-        a[..., 4 * p :] = np.swapaxes(fitted_columns(joint_columns(qd, qdd)), 0, 1)
+        columns = joint_columns(qd, qdd)
+        drop_duplicate_armature(columns)
+        a[..., 4 * p :] = np.swapaxes(columns, 0, 1)
     return a
 
 

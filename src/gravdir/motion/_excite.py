@@ -35,7 +35,7 @@ from gravdir.dynamics import (
 )
 from gravdir.errors import DegenerateGeometryError
 from gravdir.kinematics import SerialChain, link_frames
-from gravdir.motion._design import fitted_columns, gain_basis, joint_columns
+from gravdir.motion._design import drop_duplicate_armature, gain_basis, joint_columns
 from gravdir.motion._fixed import gravity_columns
 from gravdir.motion._inputs import (
     FRICTION_COLUMNS,
@@ -130,12 +130,13 @@ def _rows(
     inertial = prob.gains[:, None] * y[..., prob.base.independent]
     gain = (rigid[..., :, None] * eye) @ prob.gain_dirs
     columns = joint_columns(qd, qdd, sign)
+    torque = rigid + np.einsum("...jc,jc->...j", columns, prob.joint)
+    drop_duplicate_armature(columns)
     fitted = np.array(FRICTION_COLUMNS[prob.friction])
-    joint_cols = fitted_columns(columns)[..., fitted][..., :, None, :] * eye[..., None]
+    joint_cols = columns[..., fitted][..., :, None, :] * eye[..., None]
     jac = np.concatenate(
         [tangent, inertial, gain, joint_cols.reshape(*lead, n, n * int(fitted.sum()))], axis=-1
     )
-    torque = rigid + np.einsum("...jc,jc->...j", columns, prob.joint)
     return jac * prob.weight[:, None], torque
 
 

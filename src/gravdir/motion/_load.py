@@ -6,7 +6,7 @@ armature torque :math:`J \\ddot q` does not outweigh the rigid-body torque :math
 sign), is a gain :math:`k (1 + \\mu s)` on :math:`r`: the estimator fits it as two pseudo-joints
 per joint (driving and braking samples), which :func:`combine` turns back into one gain and one
 load coefficient. Joint 1 has no armature of its own (a base parameter carries it,
-:func:`gravdir.motion._design.fitted_columns`), so its sign is that of :math:`r`.
+:func:`gravdir.motion._design.drop_duplicate_armature`), so its sign is that of :math:`r`.
 """
 
 from __future__ import annotations
