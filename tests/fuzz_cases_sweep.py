@@ -58,6 +58,9 @@ def _fit_sweep() -> tuple[tuple[Any, ...], dict[str, Any]]:
         load_amplitude_rtol=1e-9,
         torque_sign=1,
         nan_policy="raise",
+        covariance="hac",
+        bandwidth=0.2,
+        sample_rate=50.0,
     )
     return (q,), kwargs
 

@@ -38,6 +38,19 @@ def bartlett_lags(bandwidth: float, sample_rate: float) -> int:
     return max(math.ceil(b * sample_rate - 1e-9) - 1, 0)
 
 
+def series_lags(bandwidth: float, sample_rate: float, n: int, series: str, at: str) -> int:
+    """:func:`bartlett_lags` of a `series` ("log", "sweep") of `n` samples, refused where the
+    kernel is not shorter than the series: it would sum every score, and their sum vanishes at
+    the estimate. `at` says how the rate was found, for the message."""
+    lags = bartlett_lags(bandwidth, sample_rate)
+    if lags >= n:
+        raise ValueError(
+            f"Expected `bandwidth` shorter than the {series} with covariance='hac', got "
+            f"{bandwidth!r} s against {n} samples {at}."
+        )
+    return lags
+
+
 class WindowSums:
     """The sums of every window of ``L + 1`` consecutive rows of a series fed in order by
     :meth:`add` (rows outside the series are zero): the :math:`B_t` of the Bartlett form.
@@ -115,3 +128,58 @@ def autocorrelation_time(
     first = np.where(stop.any(axis=0), stop.argmax(axis=0), running.shape[0] - 1)
     tau = running[first, np.arange(k)]
     return np.asarray(lag1, dtype=np.float64), np.maximum(tau, 1.0)
+
+
+def sqrtm_psd(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:
+    """The symmetric square root of a positive semi-definite matrix (or of its inverse, on the
+    eigenvalues above rounding)."""
+    vals, vecs = np.linalg.eigh(0.5 * (a + a.T))
+    top = max(float(vals.max(initial=0.0)), 0.0)
+    keep = vals > 1e-14 * top
+    root = np.sqrt(np.where(keep, vals, 0.0))
+    if inverse:
+        root = np.where(keep, 1.0 / np.where(keep, root, 1.0), 0.0)
+    return np.asarray((vecs * root) @ vecs.T, dtype=np.float64)
+
+
+def least_squares_sandwich(
+    x: NDArray[np.float64], e: NDArray[np.float64], inv_gram: NDArray[np.float64], lags: int
+) -> NDArray[np.float64]:
+    """The Bartlett sandwich covariance ``P M P`` of a least-squares fit with design rows `x`
+    (N, P), residuals `e` (N,) and ``P`` = `inv_gram` (P, P), the inverse of ``X^T X`` (zero
+    rows and columns for coefficients held fixed, whose columns are left out).
+
+    ``M`` is the Bartlett estimate (largest lag `lags`, samples) of the long-run covariance of
+    the scores ``g_t = x_t e_t``, rescaled by ``T = G^(1/2) (G - A)^(-1/2)``: under white noise
+    its expectation is ``sigma^2 (G - A)``, ``A = sum_ts k(t - s) U_t P U_s`` with
+    ``U_t = x_t x_t^T`` (what the fitted columns take out of the residuals), so that the
+    rescaled ``M`` is unbiased there (the *Real logs* page, with unit weights). Rows outside the
+    fit (zero rows) count as zero scores. Formed in equilibrated columns; one pass, memory
+    ``O((N + L) P^2)``.
+    """
+    n, p = x.shape
+    held = ~np.any(inv_gram != 0.0, axis=0)
+    x = np.where(held[None, :], 0.0, x)
+    norms = np.sqrt(np.einsum("np,np->p", x, x))
+    d = np.where(norms > 0.0, 1.0 / np.where(norms > 0.0, norms, 1.0), 0.0)
+    xs = x * d
+    top = float(np.max(np.abs(e), initial=0.0))
+    if not top > 0.0:  # an exact fit: nothing to estimate a spread from
+        return np.zeros((p, p))
+    es = e / top
+    ps = np.where(
+        (norms[:, None] > 0.0) & (norms[None, :] > 0.0),
+        inv_gram * norms[:, None] * norms[None, :],
+        0.0,
+    )
+    gram = xs.T @ xs
+    rows = np.concatenate([xs * es[:, None], np.einsum("np,nq->npq", xs, xs).reshape(n, -1)], 1)
+    sums = WindowSums(p + p * p, lags)
+    b = np.concatenate([sums.add(rows), sums.tail()])
+    bg, bu = b[:, :p], b[:, p:].reshape(-1, p, p)
+    meat = bg.T @ bg / (lags + 1)
+    loss = np.einsum("wab,bc,wcd->ad", bu, ps, bu) / (lags + 1)
+    t = sqrtm_psd(gram) @ sqrtm_psd(gram - loss, inverse=True)
+    cov = ps @ (t @ meat @ t.T) @ ps
+    cov = (top * top) * (d[:, None] * (0.5 * (cov + cov.T)) * d[None, :])
+    return np.asarray(cov, dtype=np.float64)

@@ -27,3 +27,4 @@ LOAD_FRICTION_OPTIONS: tuple[LoadFriction, ...] = ("none", "signed", "abs", "aut
 # likelihood (residuals independent in time), ``"hac"`` the Bartlett sandwich (residuals
 # correlated in time, gravdir._hac).
 CovarianceOption = Literal["white", "hac"]
+COVARIANCE_OPTIONS: tuple[CovarianceOption, ...] = ("white", "hac")

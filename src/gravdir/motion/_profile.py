@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import WindowSums
+from gravdir._hac import WindowSums, sqrtm_psd
 from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError
 from gravdir.motion._design import (
@@ -238,7 +238,7 @@ def hac_uncertainty(
     scale = 1.0 / (lags + 1)
     v_h = h_mat @ v @ h_mat.T
     expected = v_h - scale * (cross + cross.T) + scale * quad
-    t_mat = _sqrtm(v_h) @ _sqrtm(expected, inverse=True)
+    t_mat = sqrtm_psd(v_h) @ sqrtm_psd(expected, inverse=True)
     cov_r = t_mat @ (scale * meat) @ t_mat.T
     cov_r = 0.5 * (cov_r + cov_r.T)
     white = gains_std(cov, layout, dirs)
@@ -248,15 +248,3 @@ def hac_uncertainty(
     if not vals.min() > 0:  # residuals at the rounding level: no spread to estimate
         return None
     return (vecs / vals) @ vecs.T, k_std
-
-
-def _sqrtm(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:
-    """The symmetric square root of a positive semi-definite matrix (or of its inverse, on the
-    eigenvalues above rounding)."""
-    vals, vecs = np.linalg.eigh(0.5 * (a + a.T))
-    top = max(float(vals.max(initial=0.0)), 0.0)
-    keep = vals > 1e-14 * top
-    root = np.sqrt(np.where(keep, vals, 0.0))
-    if inverse:
-        root = np.where(keep, 1.0 / np.where(keep, root, 1.0), 0.0)
-    return np.asarray((vecs * root) @ vecs.T, dtype=np.float64)

@@ -19,8 +19,8 @@ from gravdir._checks import (
     check_per_joint,
     check_positive,
 )
-from gravdir._hac import bartlett_lags
-from gravdir._options import Friction, LoadFriction
+from gravdir._hac import series_lags
+from gravdir._options import COVARIANCE_OPTIONS, Friction, LoadFriction
 from gravdir._time import check_time
 from gravdir.dynamics import BaseParameters
 from gravdir.errors import InsufficientDataError
@@ -149,7 +149,7 @@ def check_model(
 def check_covariance(covariance: str, bandwidth: float, time: NDArray[np.float64]) -> int | None:
     """The largest lag of the Bartlett sandwich, samples (None: the white-noise form), at the
     rate of `time` (the reciprocal of its median interval)."""
-    check_option(covariance, "covariance", ("white", "hac"))
+    check_option(covariance, "covariance", COVARIANCE_OPTIONS)
     if covariance == "white":
         return None
     if time.size < 2:
@@ -157,15 +157,8 @@ def check_covariance(covariance: str, bandwidth: float, time: NDArray[np.float64
             f"Expected at least 2 samples in `time` with covariance='hac', got {time.size}."
         )
     interval = float(np.median(np.diff(time)))
-    lags = bartlett_lags(bandwidth, 1.0 / interval)
-    if lags >= time.size:
-        # A kernel longer than the log sums every score: their sum vanishes at the estimate.
-        raise ValueError(
-            f"Expected `bandwidth` shorter than the log with covariance='hac', got {bandwidth!r} "
-            f"s against {time.size} samples at a median interval of {interval:.3g} s (`time` "
-            "in seconds?)."
-        )
-    return lags
+    at = f"at a median interval of {interval:.3g} s (`time` in seconds?)"
+    return series_lags(bandwidth, 1.0 / interval, time.size, "log", at)
 
 
 def select_samples(

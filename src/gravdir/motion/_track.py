@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from gravdir._checks import check_count, check_option, check_positive
 from gravdir._hac import DEFAULT_BANDWIDTH
 from gravdir._model_error import check_model_error
-from gravdir._options import CovarianceOption
+from gravdir._options import COVARIANCE_OPTIONS, CovarianceOption
 from gravdir._results import UpResult, _equal, data_fingerprint
 from gravdir._threads import one_blas_thread
 from gravdir._time import check_time
@@ -231,7 +231,7 @@ def _settings(*args: Any) -> _Settings:
         raise ValueError(f"Expected `drift` to be True or False, got {drift!r}.")
     count = check_count(reference_windows, "reference_windows", maximum=MAX_REFERENCE_WINDOWS)
     speed = check_positive(min_speed, "min_speed", allow_zero=True)
-    check_option(covariance, "covariance", ("white", "hac"))
+    check_option(covariance, "covariance", COVARIANCE_OPTIONS)
     b = check_positive(bandwidth, "bandwidth", allow_zero=True)
     if covariance == "hac" and b > 0.5 * w:
         raise ValueError(

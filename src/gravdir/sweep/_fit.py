@@ -9,8 +9,9 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._options import Friction, LoadFriction
+from gravdir._checks import NanPolicy, apply_torque_sign, check_option, check_positive
+from gravdir._hac import DEFAULT_BANDWIDTH, least_squares_sandwich, series_lags
+from gravdir._options import COVARIANCE_OPTIONS, CovarianceOption, Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -84,6 +85,9 @@ def fit_sweep(
     load_amplitude_rtol: float = DEFAULT_LOAD_AMPLITUDE_RTOL,
     torque_sign: Literal[1, -1] = 1,
     nan_policy: NanPolicy = "raise",
+    covariance: CovarianceOption = "white",
+    bandwidth: float = DEFAULT_BANDWIDTH,
+    sample_rate: float | None = None,
 ) -> SweepFit:
     """Fit the gravity sinusoid, offset and friction of a joint sweep by linear least squares.
 
@@ -168,6 +172,21 @@ def fit_sweep(
         sweep of a batch loses only its own NaN samples (they become zero rows of its batched
         solve), and the fit equals that of the remaining samples alone; ``n_used`` counts
         them. Infinities are refused under both.
+    covariance : {"white", "hac"}, optional
+        The coefficients' covariance. ``"white"`` (default): :math:`\\hat\\sigma^2 (X^\\top
+        X)^{-1}`, exact for residuals independent from sample to sample. ``"hac"``: the
+        Bartlett sandwich of the per-sample scores, honest when the residuals are correlated
+        in time, as those of real drives are; it needs `sample_rate`. Both are unbiased under
+        white noise.
+    bandwidth : float, optional
+        Bandwidth of the Bartlett kernel of ``covariance="hac"``, s (default 1, as
+        :func:`gravdir.estimate_up_from_motion`; 0 gives the heteroskedasticity-consistent
+        form without lags); shorter than the sweep. Ignored under ``"white"``.
+    sample_rate : float, optional
+        Samples per second of the sweeps, Hz: counts the kernel's lags (``ceil(bandwidth *
+        sample_rate) - 1``; a rate a few percent off moves the covariance by less than that).
+        Required by ``covariance="hac"``, ignored (but checked) otherwise. Samples left out
+        (slow, NaN) stay in the count: the lags are distances along the sample axis.
 
     Returns
     -------
@@ -184,8 +203,9 @@ def fit_sweep(
         not broadcast; if `q`
         looks like degrees (a position beyond ±4π or a span beyond two turns: the message says
         "degrees?"); if an option is unknown, a number is a string or a bool, or a value lies
-        outside its documented range; or if a fitted coefficient itself lies beyond the float
-        range.
+        outside its documented range; if ``covariance="hac"`` comes without `sample_rate` or
+        with a `bandwidth` not shorter than the sweep; or if a fitted coefficient itself lies
+        beyond the float range.
     InsufficientDataError
         If, in any sweep, no sample or too few samples remain after the speed mask (and the
         omitted NaN samples), `acceleration` is zero at every used sample, a direction has no
@@ -220,12 +240,16 @@ def fit_sweep(
     :math:`M_{jj} \\ddot q_j + g_j(q)` with :math:`M_{jj}` independent of :math:`q_j`, so no
     Coriolis or centrifugal term (docs/sweep.md). Then :math:`A = \\operatorname{hypot}(a, b)` and
     :math:`\\varphi = \\operatorname{atan2}(b, a)`. The covariance is
-    :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`; amplitude and phase variances follow to first order
-    (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated normal equations,
-    refined once where ill-conditioned; unused samples are zero rows, so sweeps with different
-    masks share one batched solve. A sweep whose largest torque or speed lies outside
-    :math:`[2^{-100}, 2^{100}]` is fitted in units of a power of two near it (an exact scaling,
-    undone on the results), so every finite input gives finite coefficients and residuals.
+    :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`, or under ``covariance="hac"`` the sandwich
+    :math:`P \\hat M P` (:math:`P = (X^\\top X)^{-1}`, :math:`\\hat M` the Bartlett long-run
+    covariance of the scores :math:`x_t \\hat e_t`, rescaled to be unbiased under white
+    noise: docs/sweep.md, "Correlated residuals"); amplitude and phase variances follow to
+    first order (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated
+    normal equations, refined once where ill-conditioned; unused samples are zero rows, so
+    sweeps with different masks share one batched solve. A sweep whose largest torque or speed
+    lies outside :math:`[2^{-100}, 2^{100}]` is fitted in units of a power of two near it (an
+    exact scaling, undone on the results), so every finite input gives finite coefficients and
+    residuals.
 
     With ``load_friction="abs"`` the column :math:`\\mathrm{sgn}\\,v\\,|a \\sin q + b \\cos q|`
     depends on :math:`(a, b)`, and Gauss-Newton iterates from the load-free fit with the
@@ -292,6 +316,10 @@ def fit_sweep(
         and type(load_amplitude_rtol) is float
         and 0.0 <= load_amplitude_rtol <= 1.0
         and fast_options(friction, min_speed, min_arc, single_speed_rtol, torque_sign)
+        and covariance == "white"
+        and sample_rate is None
+        and bandwidth == DEFAULT_BANDWIDTH
+        and type(bandwidth) is float
     ):
         # One ordinary sweep or a batch of them, with every option checked above: the validated
         # fast paths, which return None wherever the general path below must decide (and raise).
@@ -325,19 +353,34 @@ def fit_sweep(
     single_speed_rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
     max_iter = check_max_iter(max_iter)
     rtol = check_rtol(load_amplitude_rtol, "load_amplitude_rtol")
+    lags = _check_covariance(covariance, bandwidth, sample_rate, qq.shape[-1])
     keep = None
     if omit:
         (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
-        return _fit(*args, max_iter, rtol, aa, keep, fingerprint)
+        return _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
     except FloatingPointError:
         # numpy's default error state ignores underflow, which only rounds towards zero (a sample
         # of 1e-300 beside one of 1); a caller's stricter state would turn it into an error, so
         # the fit is repeated with underflow ignored. (Entering np.errstate on every call would
         # cost a few percent of a single-sweep fit.)
         with np.errstate(under="ignore"):
-            return _fit(*args, max_iter, rtol, aa, keep, fingerprint)
+            return _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
+
+
+def _check_covariance(covariance: Any, bandwidth: Any, sample_rate: Any, n: int) -> int | None:
+    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form)."""
+    check_option(covariance, "covariance", COVARIANCE_OPTIONS)
+    rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
+    if covariance == "white":
+        return None
+    if rate is None:
+        raise ValueError(
+            "Expected `sample_rate` (Hz) with covariance='hac': the kernel's `bandwidth` is in "
+            "seconds, got None."
+        )
+    return series_lags(bandwidth, rate, n, "sweep", f"at {rate:g} Hz (`sample_rate` in Hz?)")
 
 
 def _fit(
@@ -355,9 +398,11 @@ def _fit(
     aa: NDArray[np.float64] | None = None,
     keep: NDArray[np.bool_] | None = None,
     fingerprint: tuple[frozenset[str], Any] = (frozenset(), None),
+    lags: int | None = None,
 ) -> SweepFit:
     """:func:`fit_sweep` on checked arguments; the result carries `fingerprint` (the fit's
-    and each sweep's, from :func:`~gravdir.sweep._nan.sample_fingerprints`)."""
+    and each sweep's, from :func:`~gravdir.sweep._nan.sample_fingerprints`), and the Bartlett
+    sandwich covariance of largest lag `lags` (None: the white-noise form)."""
     tt, torque_scale, yy = _scaled_torque(tt)
     d = prepare(
         qq, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol, aa, keep, tt
@@ -368,9 +413,11 @@ def _fit(
     # A linear solve converges without iterating.
     converged: Any = True
     n_iter: Any = 0
+    rows, resid = d.x, None
     if load_friction == "abs":
         gn = _fit_load_abs(vv, y, d, max_iter, rtol)
         beta, inv_gram, rss, pinned = gn.beta, gn.inv_gram, gn.rss, gn.pinned
+        rows, resid = gn.jac, gn.resid
         converged, n_iter = gn.converged, gn.n_iter
         if not converged.ndim:
             converged, n_iter = bool(converged), int(n_iter)
@@ -388,6 +435,8 @@ def _fit(
     n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
     n_free = len(names) - (0 if pinned is None else pinned.sum(axis=-1))
     cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
+    if lags is not None:
+        cov = _sandwich(rows, y - predict(beta, rows) if resid is None else resid, inv_gram, lags)
     load: Any = None
     if load_friction == "signed":
         # A ratio of coefficients: the same in scaled units.
@@ -457,6 +506,22 @@ class _GaussNewton(NamedTuple):
     pinned: NDArray[np.bool_] | None
     converged: NDArray[np.bool_]
     n_iter: NDArray[np.int64]
+    jac: NDArray[np.float64]  # the model's derivative at `beta` (..., p + 1, n)
+    resid: NDArray[np.float64]  # the residuals at `beta` (..., n)
+
+
+def _sandwich(
+    rows: NDArray[np.float64],
+    resid: NDArray[np.float64],
+    inv_gram: NDArray[np.float64],
+    lags: int,
+) -> NDArray[np.float64]:
+    """The Bartlett sandwich covariance of each sweep of a batch: design `rows` (..., p, n) (the
+    model's derivative), residuals (..., n), inverse Gram matrix (..., p, p)."""
+    out = np.empty_like(inv_gram)
+    for i in np.ndindex(resid.shape[:-1]):
+        out[i] = least_squares_sandwich(rows[i].T, resid[i], inv_gram[i], lags)
+    return out
 
 
 def _fit_load_abs(
@@ -488,27 +553,30 @@ def _fit_load_abs(
     beta = np.concatenate([beta0, np.zeros(batch + (1,))], axis=-1)
     inv_gram = np.zeros(batch + (p + 1, p + 1))
     inv_gram[..., :p, :p] = inv0
+    # The load-free design, its load column held at zero.
+    free = np.concatenate([x, np.zeros_like(x[..., :1, :])], axis=-2)
     if negligible.all():
         converged = np.ones(batch, dtype=bool)
-        return _GaussNewton(beta, inv_gram, rss0, pinned, converged, np.zeros(batch, np.int64))
+        return _GaussNewton(
+            beta, inv_gram, rss0, pinned, converged, np.zeros(batch, np.int64), free,
+            y - predict(beta0, x),
+        )  # fmt: skip
     if not negligible.any():
         gn_pinned = pinned if d.pinned is not None else None
-        beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
-            x, y, v, d.used, beta, gn_pinned, max_iter, ii
-        )
-        return _GaussNewton(beta_gn, inv_gn, rss_gn, gn_pinned, converged, n_iter)
-    beta_gn, inv_gn, rss_gn, converged, n_iter = _gauss_newton(
-        x, y, v, d.used, beta, pinned, max_iter, ii
-    )
+        gn = _gauss_newton(x, y, v, d.used, beta, gn_pinned, max_iter, ii)
+        return gn._replace(pinned=gn_pinned)
+    gn = _gauss_newton(x, y, v, d.used, beta, pinned, max_iter, ii)
     # Sweeps without gravity load keep the load-free fit exactly.
     keep = negligible[..., None]
     return _GaussNewton(
-        np.where(keep, beta, beta_gn),
-        np.where(keep[..., None], inv_gram, inv_gn),
-        np.where(negligible, rss0, rss_gn),
+        np.where(keep, beta, gn.beta),
+        np.where(keep[..., None], inv_gram, gn.inv_gram),
+        np.where(negligible, rss0, gn.rss),
         pinned,
-        converged | negligible,
-        np.where(negligible, 0, n_iter),
+        gn.converged | negligible,
+        np.where(negligible, 0, gn.n_iter),
+        np.where(keep[..., None], free, gn.jac),
+        np.where(keep, y - predict(beta0, x), gn.resid),
     )
 
 
@@ -521,12 +589,13 @@ def _gauss_newton(
     pinned: NDArray[np.bool_] | None,
     max_iter: int,
     ii: int | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], Any, NDArray[np.bool_], NDArray[np.int64]]:
+) -> _GaussNewton:
     """The Gauss-Newton iteration of the load column from `beta` (its last entry is mu); `ii`
     is the index of the inertia column, whose torque is part of the load (None: no column).
 
-    Returns the coefficients, the inverse Gram matrix of the last Jacobian, the RSS, and per
-    sweep whether a step met the `_STEP_RTOL` test and after how many steps (`max_iter` if not).
+    Returns the coefficients, the inverse Gram matrix of the last Jacobian, the RSS, `pinned`,
+    per sweep whether a step met the `_STEP_RTOL` test and after how many steps (`max_iter` if
+    not), and the Jacobian and the residuals at the coefficients returned.
     """
     batch = beta.shape[:-1]
     sgn = np.sign(v) if used is None else np.sign(v) * used
@@ -537,16 +606,7 @@ def _gauss_newton(
     converged = np.zeros(batch, dtype=bool)
     n_iter = np.full(batch, max_iter, dtype=np.int64)
     for it in range(1, max_iter + 1):
-        mu = beta[..., -1:]
-        tg = _load_torque(beta, x, ii)
-        model[..., -1, :] = sgn * np.abs(tg)
-        # Jacobian: d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b and I).
-        jac[...] = model
-        factor = 1 + mu * sgn * np.sign(tg)
-        jac[..., 1, :] *= factor
-        jac[..., 2, :] *= factor
-        if ii is not None:
-            jac[..., ii, :] *= factor
+        _load_jacobian(beta, x, sgn, ii, model, jac)
         resid = y - predict(beta, model)
         rss = dot(resid, resid)
         step, inv_step, _ = solve_normal(jac, resid, None, pinned)
@@ -569,9 +629,29 @@ def _gauss_newton(
         converged = converged | small
         if converged.all():
             break
-    model[..., -1, :] = sgn * np.abs(_load_torque(beta, x, ii))
+    _load_jacobian(beta, x, sgn, ii, model, jac)
     resid = y - predict(beta, model)
-    return beta, inv_gram, dot(resid, resid), converged, n_iter
+    return _GaussNewton(beta, inv_gram, dot(resid, resid), pinned, converged, n_iter, jac, resid)
+
+
+def _load_jacobian(
+    beta: NDArray[np.float64],
+    x: NDArray[np.float64],
+    sgn: Any,
+    ii: int | None,
+    model: NDArray[np.float64],
+    jac: NDArray[np.float64],
+) -> None:
+    """Fill the load column of `model` and the Jacobian `jac` (both (..., p + 1, n)) at `beta`."""
+    tg = _load_torque(beta, x, ii)
+    model[..., -1, :] = sgn * np.abs(tg)
+    # d/da of mu sgn(v)|tg| is mu sgn(v) sgn(tg) sin q (likewise for b and I).
+    jac[...] = model
+    factor = 1 + beta[..., -1:] * sgn * np.sign(tg)
+    jac[..., 1, :] *= factor
+    jac[..., 2, :] *= factor
+    if ii is not None:
+        jac[..., ii, :] *= factor
 
 
 def _load_torque(

@@ -213,7 +213,8 @@ class SweepFit(Fingerprinted):
     covariance : ndarray, shape (..., p, p)
         Covariance of ``coefficients``, :math:`\\hat\\sigma^2 (X^\\top X)^{-1}` with
         :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(n_{used} - p)` (for ``load_friction="abs"`` the
-        Gauss-Newton Jacobian replaces :math:`X`). A coefficient held at zero by the fit has
+        Gauss-Newton Jacobian replaces :math:`X`), or with ``covariance="hac"`` the Bartlett
+        sandwich of :func:`fit_sweep`. A coefficient held at zero by the fit has
         zero covariance when the data fix it (the viscous term at a single speed) and infinite
         variance when they say nothing about it (the load coefficient without gravity load).
         A variance outside the float range (torques or speeds beyond about 1e±150) is infinite
