@@ -34,7 +34,10 @@ def _urdf_arm_fields() -> tuple[tuple, dict]:
 def _log_case() -> tuple[tuple, dict]:
     config = np.array([0.0, -1.5, 1.0, -1.0, 0.5, 0.0])
     sensors = tuple(
-        TorqueSensor(gain=1.05, offset=0.1, coulomb=0.3, viscous=0.2, noise_std=0.05)
+        TorqueSensor(
+            gain=1.05, offset=0.1, coulomb=0.3, viscous=0.2, noise_std=0.05,
+            noise_correlation_time=0.05,
+        )  # fmt: skip
         for _ in range(6)
     )
     return (

@@ -530,6 +530,8 @@ def test_sensor_noise_statistics_and_random_seed() -> None:
         ({"ripple_order": 0.0}, "`ripple_order`"),
         ({"ripple_phase": np.inf}, "`ripple_phase`"),
         ({"noise_std": -1.0}, "`noise_std`"),
+        ({"noise_correlation_time": -0.1}, "`noise_correlation_time`"),
+        ({"noise_correlation_time": "0.1"}, "`noise_correlation_time`"),
     ],
 )
 def test_sensor_rejects_bad_parameters(kwargs: dict[str, float], match: str) -> None:
@@ -544,6 +546,32 @@ def test_sensor_measure_rejects_bad_arrays() -> None:
         TorqueSensor().measure(0.0, np.nan, 0.0)
     with pytest.raises(ValueError, match="`rng`"):
         TorqueSensor(noise_std=1.0).measure(0.0, 0.0, 0.0)
+    # Correlated noise needs the sample times, which `measure` does not take.
+    correlated = TorqueSensor(noise_std=1.0, noise_correlation_time=0.1)
+    with pytest.raises(ValueError, match="`noise_correlation_time`"):
+        correlated.measure(0.0, 0.0, 0.0, np.random.default_rng(0))
+    assert TorqueSensor(noise_correlation_time=0.1).measure(0.0, 1.0, 2.0) == 2.0
+
+
+def test_correlated_sensor_noise_is_drawn_along_the_sweeps_stamps() -> None:
+    """A sweep recorded with noise correlated over 0.1 s at 200 Hz: the reading less the
+    noise-free one has the sensor's standard deviation and lag-1 correlation exp(-0.005/0.1),
+    and the same seed gives the same readings; white noise stays uncorrelated."""
+    arm = ur5_arm(up_from_base_tilt(0.3, 0.2))
+    config = np.array([0.0, -1.2, 0.4, -1.0, 0.3, 0.0])
+    readings = {}
+    for tau_c in (0.0, 0.1):
+        sensor = TorqueSensor(coulomb=0.3, noise_std=0.2, noise_correlation_time=tau_c)
+        args = (1, config, -2.5, 0.5, 0.1, 200.0)
+        rec = arm.sweep(*args, sensor=sensor, rng=np.random.default_rng(5))
+        again = arm.sweep(*args, sensor=sensor, rng=np.random.default_rng(5))
+        clean = arm.sweep(*args, sensor=dataclasses.replace(sensor, noise_std=0.0))
+        np.testing.assert_array_equal(rec.torque, again.torque)
+        readings[tau_c] = rec.torque - clean.torque
+    for tau_c, e in readings.items():
+        lag1 = float(np.corrcoef(e[1:], e[:-1])[0, 1])
+        assert np.std(e) == pytest.approx(0.2, rel=0.15 if tau_c else 0.03)
+        assert lag1 == pytest.approx(np.exp(-0.005 / tau_c) if tau_c else 0.0, abs=0.03)
 
 
 # --------------------------------------------------------------------------------------------

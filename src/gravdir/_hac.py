@@ -19,11 +19,13 @@ windows. It is positive semi-definite by construction and costs :math:`O(N P^2)`
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import check_positive
+from gravdir._imports import IMPORT_LOCK
 
 # Default bandwidth of the Bartlett kernel, s: the torque residuals of real arms stay correlated
 # over about a second (the Real logs page), and the long-run variance has levelled off by then.
@@ -142,6 +144,11 @@ def sqrtm_psd(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float
     return np.asarray((vecs * root) @ vecs.T, dtype=np.float64)
 
 
+# Rows of the window sums formed at a time by `least_squares_sandwich`: memory O(chunk p^2)
+# whatever the length of the series.
+_CHUNK = 4096
+
+
 def least_squares_sandwich(
     x: NDArray[np.float64], e: NDArray[np.float64], inv_gram: NDArray[np.float64], lags: int
 ) -> NDArray[np.float64]:
@@ -150,12 +157,14 @@ def least_squares_sandwich(
     rows and columns for coefficients held fixed, whose columns are left out).
 
     ``M`` is the Bartlett estimate (largest lag `lags`, samples) of the long-run covariance of
-    the scores ``g_t = x_t e_t``, rescaled by ``T = G^(1/2) (G - A)^(-1/2)``: under white noise
-    its expectation is ``sigma^2 (G - A)``, ``A = sum_ts k(t - s) U_t P U_s`` with
-    ``U_t = x_t x_t^T`` (what the fitted columns take out of the residuals), so that the
-    rescaled ``M`` is unbiased there (the *Real logs* page, with unit weights). Rows outside the
-    fit (zero rows) count as zero scores. Formed in equilibrated columns; one pass, memory
-    ``O((N + L) P^2)``.
+    the scores ``g_t = x_t e_t``, rescaled by ``T = V^(1/2) E^(-1/2)`` so that it is unbiased
+    where the residuals are a first-order autoregressive series with the lag-1 correlation
+    ``r`` they show (clipped to ``[0, L / (L + 1)]``; ``r = 0`` is white noise):
+    ``V = X^T S X`` the variance of the scores' sum and ``E`` the expectation of the estimate
+    under the covariance ``S_ts = r^|t-s|`` of the noise, what the kernel's truncation and the
+    fitted columns take out of it (docs/sweep.md, "Correlated residuals"). Rows outside the fit
+    (zero rows) count as zero scores. Formed in unit-norm columns; memory
+    ``O(chunk P^2)``, time ``O(N P^3 + P N log N)``.
     """
     n, p = x.shape
     held = ~np.any(inv_gram != 0.0, axis=0)
@@ -172,14 +181,51 @@ def least_squares_sandwich(
         inv_gram * norms[:, None] * norms[None, :],
         0.0,
     )
-    gram = xs.T @ xs
-    rows = np.concatenate([xs * es[:, None], np.einsum("np,nq->npq", xs, xs).reshape(n, -1)], 1)
-    sums = WindowSums(p + p * p, lags)
-    b = np.concatenate([sums.add(rows), sums.tail()])
-    bg, bu = b[:, :p], b[:, p:].reshape(-1, p, p)
-    meat = bg.T @ bg / (lags + 1)
-    loss = np.einsum("wab,bc,wcd->ad", bu, ps, bu) / (lags + 1)
-    t = sqrtm_psd(gram) @ sqrtm_psd(gram - loss, inverse=True)
-    cov = ps @ (t @ meat @ t.T) @ ps
+    r = min(max(float(es[1:] @ es[:-1]) / float(es @ es), 0.0), lags / (lags + 1))
+    with IMPORT_LOCK:
+        from scipy.signal import fftconvolve, lfilter  # slow to import: only when needed
+
+    z = _ar1_covariance_times(xs, r, lfilter)  # S X
+    v = xs.T @ z
+    lag = np.arange(-lags, lags + 1)
+    weights = (1.0 - np.abs(lag) / (lags + 1)) * r ** np.abs(lag)
+    t1 = xs.T @ (xs if r == 0.0 else fftconvolve(xs, weights[:, None], "same", axes=0))
+    sums = WindowSums(p + 2 * p * p, lags)
+    meat, t2, t3 = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
+    pvp = ps @ v @ ps
+
+    def accumulate(b: NDArray[np.float64]) -> None:
+        bu = b[:, p : p + p * p].reshape(-1, p, p)
+        bz = b[:, p + p * p :].reshape(-1, p, p)
+        meat[:] += b[:, :p].T @ b[:, :p]
+        t2[:] += np.einsum("wab,bc,wcd->ad", bu, ps, bz)
+        t3[:] += np.einsum("wab,bc,wcd->ad", bu, pvp, bu)
+
+    for i in range(0, n, _CHUNK):
+        xc, zc = xs[i : i + _CHUNK], z[i : i + _CHUNK]
+        rows = np.concatenate(
+            [
+                xc * es[i : i + _CHUNK, None],
+                np.einsum("np,nq->npq", xc, xc).reshape(xc.shape[0], -1),
+                np.einsum("np,nq->npq", zc, xc).reshape(xc.shape[0], -1),
+            ],
+            axis=1,
+        )
+        accumulate(sums.add(rows))
+    accumulate(sums.tail())
+    expected = t1 - (t2 + t2.T - t3) / (lags + 1)
+    t = sqrtm_psd(v) @ sqrtm_psd(expected, inverse=True)
+    cov = ps @ (t @ (meat / (lags + 1)) @ t.T) @ ps
     cov = (top * top) * (d[:, None] * (0.5 * (cov + cov.T)) * d[None, :])
     return np.asarray(cov, dtype=np.float64)
+
+
+def _ar1_covariance_times(x: NDArray[np.float64], r: float, lfilter: Any) -> NDArray[np.float64]:
+    """``S x`` for the covariance ``S_ts = r^|t-s|`` of a stationary first-order autoregressive
+    series of unit variance: the causal and the anti-causal filter ``1 / (1 - r B)`` (scipy's
+    `lfilter`) less the identity (each counts the diagonal once). ``O(N P)``."""
+    if r == 0.0:
+        return x
+    forward = lfilter([1.0], [1.0, -r], x, axis=0)
+    backward = lfilter([1.0], [1.0, -r], x[::-1], axis=0)[::-1]
+    return np.asarray(forward + backward - x, dtype=np.float64)

@@ -288,7 +288,7 @@ def controller_log(
     holding = chunked(arm.gravity_torque, q)
     true = chunked(arm.inverse_dynamics, q, qd, qdd) if inertial else holding
     measured = np.column_stack(
-        [measure(chosen[i], q[:, i], qd[:, i], true[:, i], rng, "sensors") for i in range(n)]
+        [measure(chosen[i], t, q[:, i], qd[:, i], true[:, i], rng, "sensors") for i in range(n)]
     )
     with np.errstate(over="ignore", under="ignore"):
         current = measured / gains

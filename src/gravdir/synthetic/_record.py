@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
 
@@ -17,6 +18,7 @@ from gravdir._checks import (
     check_positive,
     check_radians,
 )
+from gravdir.synthetic._noise import correlated_noise
 from gravdir.synthetic._sweep import (
     MAX_JITTER_FRACTION,
     PROFILES,
@@ -184,20 +186,30 @@ def pick_sensor(
 
 def measure(
     sensor: TorqueSensor,
+    time: NDArray[np.float64],
     q: NDArray[np.float64],
     velocity: NDArray[np.float64],
     torque: NDArray[np.float64],
     rng: np.random.Generator | None,
     name: str = "sensor",
 ) -> NDArray[np.float64]:
-    """The sensor's reading of the rigid-body torque `torque` (its load friction grows with it)."""
+    """The sensor's reading at the sample times `time` of the rigid-body torque `torque` (its
+    load friction grows with it); noise correlated in time is drawn along `time`."""
+    correlated = sensor.noise_std > 0 and sensor.noise_correlation_time > 0
     try:
-        return sensor.measure(q, velocity, torque, rng)
+        if not correlated:
+            return sensor.measure(q, velocity, torque, rng)
+        clean = dataclasses.replace(sensor, noise_std=0.0).measure(q, velocity, torque)
     except ValueError:  # the arguments are checked: only an overflow of a reading is left
         raise ValueError(
             f"Expected `{name}` to give readings within the float range, got an overflow (its "
             "gain, friction or ripple coefficients are too large)."
         ) from None
+    if rng is None:
+        raise ValueError("Expected `rng` (a numpy.random.Generator) because `noise_std` > 0.")
+    noise = correlated_noise(time, sensor.noise_std, sensor.noise_correlation_time, rng=rng)
+    out: NDArray[np.float64] = clean + noise
+    return out
 
 
 def record_sweep(
@@ -274,7 +286,7 @@ def record_sweep(
             )
     with np.errstate(over="ignore", under="ignore"):
         rigid = holding + inertial_torque
-    measured = measure(chosen, profile_.q, profile_.velocity, rigid, rng)
+    measured = measure(chosen, profile_.time, profile_.q, profile_.velocity, rigid, rng)
     config_out = config.copy()
     config_out[joint] = motion.start
     return SweepRecord(

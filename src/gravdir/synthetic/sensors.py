@@ -2,7 +2,8 @@
 
 A :class:`TorqueSensor` turns the true holding torque of one joint into what a controller would
 report while the joint moves: a gain error, an offset, friction (Coulomb, viscous and a part that
-grows with the gravity load), gear ripple at a high joint-angle order and white noise.
+grows with the gravity load), gear ripple at a high joint-angle order and noise, white or
+correlated in time.
 :func:`realistic_sensors` draws one sensor per joint with the error magnitudes gravdir takes as
 "realistic" (listed in its docstring and in ``docs/synthetic.md``), scaled by each joint's peak
 gravity torque (for a synthetic arm, ``arm.peak_gravity_torque()``).
@@ -60,7 +61,15 @@ class TorqueSensor(Result):
     ripple_phase : float, optional
         Phase of the ripple, rad.
     noise_std : float, optional
-        Standard deviation of the white noise added to each reading, N·m, :math:`\\ge 0`.
+        Standard deviation of the noise added to each reading, N·m, :math:`\\ge 0`.
+    noise_correlation_time : float, optional
+        Correlation time of that noise, s, :math:`\\ge 0` (default 0: white). Above 0 the noise
+        is the stationary first-order process of
+        :func:`~gravdir.synthetic.correlated_noise`, two readings :math:`\\Delta t` apart
+        correlating as :math:`e^{-|\\Delta t|/\\tau}`, as a real drive's torque residuals do
+        (*Real logs*, "The residual diagnostic and its warning"). It needs the sample times:
+        the arm's ``sweep`` and ``log`` draw it along their time stamps, and :meth:`measure`
+        refuses it.
 
     Raises
     ------
@@ -78,7 +87,9 @@ class TorqueSensor(Result):
 
         \\tau_f &= (F_c + \\mu |\\tau_h|)\\,\\operatorname{sgn}(v) + F_v v, \\\\
         \\tau_m &= k\\,(\\tau_h + \\tau_f) + o + a_r \\sin(n_r q + \\varphi_r) + \\varepsilon,
-        \\qquad \\varepsilon \\sim \\mathcal N(0, \\sigma^2).
+        \\qquad \\varepsilon \\sim \\mathcal N(0, \\sigma^2)
+
+    (:math:`\\varepsilon` white, or correlated over `noise_correlation_time`).
 
     The gain :math:`k` scales what the actuator really delivers -- holding torque and the
     friction it overcomes -- because a current-based torque estimate mis-scales the whole motor
@@ -106,7 +117,7 @@ class TorqueSensor(Result):
     _units = {
         "gain": "", "offset": "N·m", "coulomb": "N·m", "viscous": "N·m·s/rad",
         "load_coefficient": "", "ripple_amplitude": "N·m", "ripple_order": "cycles/rev",
-        "ripple_phase": "rad", "noise_std": "N·m",
+        "ripple_phase": "rad", "noise_std": "N·m", "noise_correlation_time": "s",
     }
 
     gain: float = 1.0
@@ -118,6 +129,7 @@ class TorqueSensor(Result):
     ripple_order: float = 100.0
     ripple_phase: float = 0.0
     noise_std: float = 0.0
+    noise_correlation_time: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gain", check_positive(self.gain, "gain"))
@@ -125,7 +137,10 @@ class TorqueSensor(Result):
             if isinstance(getattr(self, name), bool | np.bool_):
                 raise ValueError(f"Expected `{name}` to be a number, got {getattr(self, name)!r}.")
         object.__setattr__(self, "offset", check_scalar(self.offset, "offset"))
-        for name in ("coulomb", "viscous", "load_coefficient", "ripple_amplitude", "noise_std"):
+        for name in (
+            "coulomb", "viscous", "load_coefficient", "ripple_amplitude", "noise_std",
+            "noise_correlation_time",
+        ):  # fmt: skip
             value = check_positive(getattr(self, name), name, allow_zero=True)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "ripple_order", check_positive(self.ripple_order, "ripple_order"))
@@ -228,7 +243,9 @@ class TorqueSensor(Result):
         ------
         ValueError
             If an array is not numeric and finite, the shapes do not broadcast, `rng` is
-            missing while ``noise_std > 0``, or the reading overflows the float range.
+            missing while ``noise_std > 0``, the noise is correlated in time (it needs the
+            sample times: record through the arm's ``sweep`` or ``log``), or the reading
+            overflows the float range.
 
         Notes
         -----
@@ -246,6 +263,13 @@ class TorqueSensor(Result):
         v = check_array(velocity, "velocity")
         tau = check_array(holding_torque, "holding_torque")
         shape = check_same_shape(q=qq, velocity=v, holding_torque=tau)
+        if self.noise_std > 0 and self.noise_correlation_time > 0:
+            raise ValueError(
+                "Expected a sensor with white noise for `measure`, got `noise_correlation_time` "
+                f"= {self.noise_correlation_time:g} s: correlated noise needs the sample times. "
+                "Record through the arm's `sweep` or `log`, or add "
+                "gravdir.synthetic.correlated_noise to the readings of a noise-free sensor."
+            )
         if self.noise_std > 0 and rng is None:
             raise ValueError(
                 "Expected `rng` (a numpy.random.Generator) because `noise_std` > 0, got None."
