@@ -89,6 +89,28 @@ def test_quadratic_friction_narrows_the_spread_of_the_development_logs():
         assert np.all(fit.joint_parameters[:3, 4] < 0.0)
 
 
+@pytest.mark.slow
+def test_joint_1_residuals_hold_no_position_dependent_torque():
+    """Gear eccentricity or cable drag would put a function of q1 into joint 1's residuals (and
+    a friction that changes with the angle, that function times sgn q̇1). Orders 1 and 2 of q1,
+    alone and times sgn q̇1, explain less than 5 % of the variance of joint 1's residuals of the
+    quadratic-friction estimate on every development log: the term is not entered."""
+    for name in LONG_LOGS:
+        data = log(name)
+        fit = _estimate(name, "coulomb-viscous-quadratic")
+        acc = gravdir.joint_acceleration(data.time, velocity=data.velocity, window=0.2, axis=0)
+        resid = data.torque[:, 0] - fit.predict_torque(
+            data.q, velocity=data.velocity, acceleration=acc
+        )[:, 0]
+        moving = np.isfinite(resid) & (np.abs(data.velocity[:, 0]) > 0.02)
+        q1, sign = data.q[moving, 0], np.sign(data.velocity[moving, 0])
+        columns = [np.cos(q1), np.sin(q1), np.cos(2 * q1), np.sin(2 * q1)]
+        x = np.column_stack([np.ones_like(q1), *columns, *(sign * c for c in columns)])
+        y = resid[moving] - resid[moving].mean()
+        left = y - x @ np.linalg.lstsq(x, y, rcond=None)[0]
+        assert 1.0 - (left @ left) / (y @ y) < 0.05, name
+
+
 def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b), axis=-1), np.sum(a * b, -1)))
 
