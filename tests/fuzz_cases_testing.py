@@ -50,7 +50,9 @@ CASES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {"kinds": ("random", "ur5"), "conventions": ("modified",), "link_length": 0.5},
     ),
     "gravdir.testing.arms": lambda: ((3, 6), {"kinds": ("random", "ur5"), "transverse_j2": True}),
-    "gravdir.testing.sensor_errors": lambda: ((np.array([10.0, 20.0, 5.0]),), {"noise": False}),
+    "gravdir.testing.sensor_errors": lambda: (
+        (np.array([10.0, 20.0, 5.0]),), {"noise": False, "max_correlation_time": 0.1}
+    ),
     "gravdir.testing.sweep_experiments": lambda: ((), {"n_sweeps": 2, "min_amplitude": 0.3}),
     "gravdir.testing.touch_sets": lambda: ((6, 10), {"max_tilt": 0.2, "max_noise": 1e-4}),
     "gravdir.testing.harmonic_drive_joints": lambda: ((), {"noise": False}),

@@ -188,6 +188,15 @@ def test_sensor_errors_are_realistic_and_switchable(data):
         assert 0.85 <= s.gain <= 1.15 and abs(s.offset) <= 0.03 * p
         assert s.noise_std == pytest.approx(0.005 * p) and s.ripple_amplitude > 0
     assert all(s.noise_std == 0.0 and s.ripple_amplitude == 0.0 for s in quiet)
+    assert all(s.noise_correlation_time == 0.0 for s in (*sensors, *quiet))
+    correlated = data.draw(sensor_errors(peak, max_correlation_time=0.2))
+    assert all(0.0 <= s.noise_correlation_time <= 0.2 for s in correlated)
+
+
+def test_sensor_errors_refuse_a_bad_correlation_time():
+    for bad in (-0.1, math.inf, "0.1"):
+        with pytest.raises(ValueError, match="`max_correlation_time`"):
+            sensor_errors([1.0, 2.0], max_correlation_time=bad)
 
 
 # ------------------------------------------------------------------------------ experiments

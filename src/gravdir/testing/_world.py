@@ -513,7 +513,7 @@ def _draw_arm(
 
 
 def sensor_errors(
-    peak: ArrayLike, *, noise: bool = True, ripple: bool = True
+    peak: ArrayLike, *, noise: bool = True, ripple: bool = True, max_correlation_time: float = 0.0
 ) -> st.SearchStrategy[tuple[TorqueSensor, ...]]:
     """One torque sensor per joint with the realistic errors of gravdir's synthetic arms.
 
@@ -527,18 +527,24 @@ def sensor_errors(
         Whether the sensors add gear ripple (default True). An estimator that does not model
         the ripple sees it as extra noise; switch it off where a test compares the estimator's
         covariance with its scatter.
+    max_correlation_time : float, optional
+        Largest correlation time of the noise, s, finite and non-negative (default 0: white
+        noise). Above 0 each sensor's ``noise_correlation_time`` is drawn from
+        ``[0, max_correlation_time]``: noise correlated in time, as real drives' residuals are
+        (a sweep or log recorded with such sensors needs ``covariance="hac"`` fits).
 
     Returns
     -------
     hypothesis.strategies.SearchStrategy of tuple of TorqueSensor
         :func:`gravdir.synthetic.realistic_sensors` of a drawn seed: each sensor carries the
-        true gain, offset, friction, ripple and noise level of its joint.
+        true gain, offset, friction, ripple and noise level (and correlation time) of its
+        joint.
 
     Raises
     ------
     ValueError
-        As :func:`gravdir.synthetic.realistic_sensors`, or if `noise` or `ripple` is not a
-        bool.
+        As :func:`gravdir.synthetic.realistic_sensors`, if `noise` or `ripple` is not a
+        bool, or if `max_correlation_time` is negative or not finite.
 
     Examples
     --------
@@ -546,25 +552,32 @@ def sensor_errors(
     >>> sensors = find(sensor_errors([10.0, 20.0], noise=False), lambda s: True)
     >>> [s.noise_std for s in sensors], all(0.85 <= s.gain <= 1.15 for s in sensors)
     ([0.0, 0.0], True)
+    >>> slow = find(sensor_errors([10.0, 20.0], max_correlation_time=0.2),
+    ...             lambda s: s[0].noise_correlation_time > 0.1)
+    >>> 0.1 < slow[0].noise_correlation_time <= 0.2
+    True
     """
     realistic_sensors(np.random.default_rng(0), peak)  # validates `peak` now, not at a draw
     for flag, name in ((noise, "noise"), (ripple, "ripple")):
         if not isinstance(flag, bool):
             raise ValueError(f"Expected `{name}` to be True or False, got {flag!r}.")
+    longest = check_positive(max_correlation_time, "max_correlation_time", allow_zero=True)
     key = tuple(float(x) for x in np.asarray(peak, dtype=np.float64).ravel())
-    return _strategy(_draw_sensors, key, noise, ripple)  # type: ignore[no-any-return]
+    return _strategy(_draw_sensors, key, noise, ripple, longest)  # type: ignore[no-any-return]
 
 
 @st.composite
 def _draw_sensors(
-    draw: st.DrawFn, peak: tuple[float, ...], noise: bool, ripple: bool
+    draw: st.DrawFn, peak: tuple[float, ...], noise: bool, ripple: bool, longest: float
 ) -> tuple[TorqueSensor, ...]:
     sensors = realistic_sensors(np.random.default_rng(draw(_SEEDS)), peak)
+    times = [draw(st.floats(0.0, longest)) if longest > 0 else 0.0 for _ in sensors]
     return tuple(
         dataclasses.replace(
             s,
             noise_std=s.noise_std if noise else 0.0,
             ripple_amplitude=s.ripple_amplitude if ripple else 0.0,
+            noise_correlation_time=tau,
         )
-        for s in sensors
+        for s, tau in zip(sensors, times, strict=True)
     )
