@@ -242,8 +242,9 @@ def fit_sweep(
     :math:`\\varphi = \\operatorname{atan2}(b, a)`. The covariance is
     :math:`\\hat\\sigma^2 (X^\\top X)^{-1}`, or under ``covariance="hac"`` the sandwich
     :math:`P \\hat M P` (:math:`P = (X^\\top X)^{-1}`, :math:`\\hat M` the Bartlett long-run
-    covariance of the scores :math:`x_t \\hat e_t`, rescaled to be unbiased under white
-    noise: docs/sweep.md, "Correlated residuals"); amplitude and phase variances follow to
+    covariance of the scores :math:`x_t \\hat e_t`, rescaled to be unbiased where the
+    residuals are first-order autoregressive with the lag-1 correlation they show, white noise
+    included: docs/sweep.md, "Correlated residuals"); amplitude and phase variances follow to
     first order (:attr:`SweepFit.amplitude_phase_covariance`). The solve uses equilibrated
     normal equations, refined once where ill-conditioned; unused samples are zero rows, so
     sweeps with different masks share one batched solve. A sweep whose largest torque or speed

@@ -208,7 +208,12 @@ def measure(
     if rng is None:
         raise ValueError("Expected `rng` (a numpy.random.Generator) because `noise_std` > 0.")
     noise = correlated_noise(time, sensor.noise_std, sensor.noise_correlation_time, rng=rng)
-    out: NDArray[np.float64] = clean + noise
+    with np.errstate(over="ignore"):
+        out: NDArray[np.float64] = clean + noise
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"Expected `{name}` to give readings within the float range, got an overflow."
+        )
     return out
 
 
