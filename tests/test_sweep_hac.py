@@ -184,10 +184,9 @@ def test_estimate_up_from_sweeps_with_correlated_noise_is_honest_under_the_sandw
     over 120° at 0.25 rad/s and 100 Hz at J1 = 0.4, 0.4 + 90°, 0.4 + 180°, by the realistic
     sensors with their noise correlated over 0.15 s (a joint's residuals worth about a
     thirtieth of their samples; the real logs' J1 residuals are worth a third to a twentieth),
-    200 draws. With the sweeps' sandwich
-    covariance, the squared error of `estimate_up` in units of its reported covariance
-    averages within [0.7, 1.5] per degree of freedom; with the white form, by name, at least
-    20: the world is as hard as the real logs."""
+    200 draws. With the sweeps' sandwich covariance, the squared error of `estimate_up` in
+    units of its reported covariance averages within [0.7, 1.5] per degree of freedom; with the
+    white form, by name, at least 20: the world is as hard as the real logs."""
     from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
 
     rng = np.random.default_rng(11)
