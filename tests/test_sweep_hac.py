@@ -172,6 +172,12 @@ def test_bad_covariance_options_are_refused_naming_the_argument() -> None:
         )
     with pytest.raises(ValueError, match="`covariance`"):
         gravdir.fit_sweep(q, velocity=v, torque=tau, covariance="newey-west")
+    with pytest.raises(ValueError, match="`covariance`"):
+        gravdir.fit_sweep(q, velocity=v, torque=tau, covariance=np.array(["white", "hac"]))
+    # Under the white form the bandwidth is not used, on the fast path as on the general one.
+    white = gravdir.fit_sweep(q, velocity=v, torque=tau)
+    ignored = gravdir.fit_sweep(q, velocity=v, torque=tau, bandwidth=np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(ignored.covariance, white.covariance)
     with pytest.raises(ValueError, match="`bandwidth`"):
         gravdir.fit_sweep(
             q, velocity=v, torque=tau, covariance="hac", sample_rate=RATE, bandwidth=-1.0

@@ -317,10 +317,9 @@ def fit_sweep(
         and type(load_amplitude_rtol) is float
         and 0.0 <= load_amplitude_rtol <= 1.0
         and fast_options(friction, min_speed, min_arc, single_speed_rtol, torque_sign)
+        and type(covariance) is str
         and covariance == "white"
         and sample_rate is None
-        and bandwidth == DEFAULT_BANDWIDTH
-        and type(bandwidth) is float
     ):
         # One ordinary sweep or a batch of them, with every option checked above: the validated
         # fast paths, which return None wherever the general path below must decide (and raise).
