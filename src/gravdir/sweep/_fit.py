@@ -317,7 +317,7 @@ def fit_sweep(
         and type(load_amplitude_rtol) is float
         and 0.0 <= load_amplitude_rtol <= 1.0
         and fast_options(friction, min_speed, min_arc, single_speed_rtol, torque_sign)
-        and type(covariance) is str
+        and isinstance(covariance, str)
         and covariance == "white"
         and sample_rate is None
     ):
