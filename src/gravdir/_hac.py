@@ -19,7 +19,6 @@ windows. It is positive semi-definite by construction and costs :math:`O(N P^2)`
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -185,11 +184,17 @@ def least_squares_sandwich(
     with IMPORT_LOCK:
         from scipy.signal import fftconvolve, lfilter  # slow to import: only when needed
 
-    z = _ar1_covariance_times(xs, r, lfilter)  # S X
+    z, kernel_x = xs, xs  # S X and the kernel-weighted S X of E_1; S = I where r = 0
+    if r > 0.0:
+        # S x: the causal and the anti-causal filter 1 / (1 - r B), less the diagonal counted
+        # twice; E_1's kernel k_l r^|l| as one convolution. O(N P) and O(P N log N).
+        z = lfilter([1.0], [1.0, -r], xs, axis=0)
+        z += lfilter([1.0], [1.0, -r], xs[::-1], axis=0)[::-1] - xs
+        lag = np.abs(np.arange(-lags, lags + 1))
+        weights = (1.0 - lag / (lags + 1)) * r**lag
+        kernel_x = fftconvolve(xs, weights[:, None], "same", axes=0)
     v = xs.T @ z
-    lag = np.arange(-lags, lags + 1)
-    weights = (1.0 - np.abs(lag) / (lags + 1)) * r ** np.abs(lag)
-    t1 = xs.T @ (xs if r == 0.0 else fftconvolve(xs, weights[:, None], "same", axes=0))
+    t1 = xs.T @ kernel_x
     sums = WindowSums(p + 2 * p * p, lags)
     meat, t2, t3 = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
     pvp = ps @ v @ ps
@@ -219,13 +224,3 @@ def least_squares_sandwich(
     cov = (top * top) * (d[:, None] * (0.5 * (cov + cov.T)) * d[None, :])
     return np.asarray(cov, dtype=np.float64)
 
-
-def _ar1_covariance_times(x: NDArray[np.float64], r: float, lfilter: Any) -> NDArray[np.float64]:
-    """``S x`` for the covariance ``S_ts = r^|t-s|`` of a stationary first-order autoregressive
-    series of unit variance: the causal and the anti-causal filter ``1 / (1 - r B)`` (scipy's
-    `lfilter`) less the identity (each counts the diagonal once). ``O(N P)``."""
-    if r == 0.0:
-        return x
-    forward = lfilter([1.0], [1.0, -r], x, axis=0)
-    backward = lfilter([1.0], [1.0, -r], x[::-1], axis=0)[::-1]
-    return np.asarray(forward + backward - x, dtype=np.float64)
