@@ -521,9 +521,18 @@ def assert_same_values(a, b, name):
     assert np.all(gap <= 1e-9 * np.abs(b[finite]) + 1e-10 * top), name
 
 
+# The diagnostic of the residuals as a series: the accumulators merged in these tests took
+# their chunks out of order, so their residuals' neighbours differ from fit_sweep's at the joins
+# (tests/test_sweep_diagnostic.py checks it on samples fed in order and across a merge).
+SERIES_FIELDS = ("residual_lag1", "effective_samples")
+
+
 def assert_same_fit(fit, ref):
-    """Every field of the two fits (and the standard deviations derived from the covariance)."""
+    """Every field of the two fits (and the standard deviations derived from the covariance)
+    but the series diagnostic."""
     for field in dataclasses.fields(ref):
+        if field.name in SERIES_FIELDS:
+            continue
         a, b = getattr(fit, field.name), getattr(ref, field.name)
         if np.asarray(b).dtype.kind == "f":
             assert_same_values(a, b, field.name)

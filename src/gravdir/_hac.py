@@ -19,6 +19,7 @@ windows. It is positive semi-definite by construction and costs :math:`O(N P^2)`
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -129,6 +130,39 @@ def autocorrelation_time(
     first = np.where(stop.any(axis=0), stop.argmax(axis=0), running.shape[0] - 1)
     tau = running[first, np.arange(k)]
     return np.asarray(lag1, dtype=np.float64), np.maximum(tau, 1.0)
+
+
+# A series whose integrated autocorrelation time exceeds this many samples makes the white-noise
+# covariance understate the spread of an estimate visibly (its variance by about that factor).
+CORRELATED_TIME = 3.0
+# Residuals below this fraction of the RMS torque are rounding (and derivative error) of a
+# noise-free series, not a misfit: their correlation says nothing about the model.
+ROUNDING = 1e-6
+
+
+def residual_lag1(lag: Any, rss: Any, yy: Any) -> Any:
+    """The lag-1 autocorrelation ``lag / rss`` of residuals whose lag-1 products sum to `lag`
+    and squares to `rss`, of a torque whose squares sum to `yy` (arrays broadcast; a float for
+    floats): clipped to [-1, 1], and 0 where the residuals are at the rounding of the torque
+    (``rss <= ROUNDING**2 * yy``)."""
+    if isinstance(lag, float) and isinstance(rss, float) and isinstance(yy, float):
+        if not rss > ROUNDING * ROUNDING * yy:  # one sweep: without the array calls' cost
+            return 0.0
+        return min(max(lag / rss, -1.0), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(np.divide(lag, rss), -1.0, 1.0)
+    return np.where(np.asarray(rss) > ROUNDING * ROUNDING * np.asarray(yy), r, 0.0)
+
+
+def ar1_correlation_time(lag1: Any) -> Any:
+    """The integrated autocorrelation time ``(1 + r) / (1 - r)`` (samples) of a first-order
+    autoregressive series of lag-1 correlation `r`, floored at 1 (``r <= 0``) and infinite at
+    ``r = 1`` (a float for a float)."""
+    if isinstance(lag1, float):  # one sweep: without the array calls' cost
+        return math.inf if lag1 >= 1.0 else max((1.0 + lag1) / (1.0 - lag1), 1.0)
+    r = np.maximum(np.asarray(lag1, dtype=np.float64), 0.0)
+    with np.errstate(divide="ignore"):
+        return np.where(r < 1.0, (1.0 + r) / np.maximum(1.0 - r, 0.0), np.inf)
 
 
 def sqrtm_psd(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:

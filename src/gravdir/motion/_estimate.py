@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._hac import DEFAULT_BANDWIDTH, autocorrelation_time
+from gravdir._hac import CORRELATED_TIME, DEFAULT_BANDWIDTH, ROUNDING, autocorrelation_time
 from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir._results import data_fingerprint, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
@@ -564,7 +564,7 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
     with np.errstate(over="ignore", invalid="ignore"):  # an unused sample may exceed the unit
         torque = np.where(used, s.torque / problem.unit, 0.0)  # at most 1 where used
     scale = np.sqrt(np.sum(torque**2, axis=0) / np.maximum(est.n_used, 1))
-    visible = (tau > _CORRELATED_TIME) & (est.residual_rms / problem.unit > _ROUNDING * scale)
+    visible = (tau > CORRELATED_TIME) & (est.residual_rms / problem.unit > ROUNDING * scale)
     if problem.lags is None and np.any(visible):
         j = int(np.argmax(np.where(visible, tau, 0.0)))
         warnings.warn(
@@ -617,12 +617,6 @@ def _refuse_collapsed_gains(est: MotionFit) -> tuple[MotionFit, bool]:
 # torque constants of one arm's drives agree within tens of per cent, and torques logged in
 # units other than the drives' share (the estimator's premise) differ by far more.
 _MIN_PLAUSIBLE_GAIN = 0.1
-# A joint whose residuals' integrated autocorrelation time exceeds this many samples makes the
-# white-noise covariance understate the spread of `up` visibly (its variance by that factor).
-_CORRELATED_TIME = 3.0
-# Residuals below this fraction of a joint's RMS torque are rounding and derivative error of a
-# noise-free log, not a misfit worth a warning.
-_ROUNDING = 1e-6
 
 
 def _warn(est: MotionFit, max_iter: int) -> MotionFit:

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
+from gravdir._hac import residual_lag1
 from gravdir._options import Friction, LoadFriction
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
@@ -29,7 +30,7 @@ from gravdir.sweep._design import (
 )
 from gravdir.sweep._fit import _signed_load_coefficient
 from gravdir.sweep._nan import check_nan_policy, fingerprint_from_sums, torque_sums
-from gravdir.sweep._result import SweepFit, make_fit
+from gravdir.sweep._result import SweepFit, make_fit, warn_correlated
 from gravdir.sweep._solve import covariance_rms, solve_factor
 from gravdir.sweep._stream import (
     OPTION_NAMES,
@@ -47,6 +48,7 @@ from gravdir.sweep._stream import (
 
 __all__ = ["SweepAccumulator"]
 
+
 # Samples buffered per sweep before they are folded into the triangular factor: one QR of
 # (block + p + 1) rows costs ~15 us at 512 rows and p = 5, ~0.03 us a sample, while the buffer
 # stays a fixed 16 kB a sweep (measured in benchmarks/accumulator.py).
@@ -55,7 +57,8 @@ _ACCUMULATOR_LOAD_OPTIONS = ("none", "signed")
 # The state: named blocks of per-sweep statistics, each with the rule that merges two
 # accumulators' blocks in `a + b` ("sum": counts and checksums; "max", "min": extremes;
 # "moments": Chan's merge of (count, mean, M2) per direction; "factor": the triangular factor of
-# the two factors stacked (TSQR); "units": set by `_to_units` before the others merge). `==`
+# the two factors stacked (TSQR); "last": the right operand's, whose samples come last, so no
+# lag-1 product joins the two; "units": set by `_to_units` before the others merge). `==`
 # compares every block. A new statistic is one entry here, its update in `_flush`, its
 # allocation in `_allocate` and, where it is measured in a unit, its rescaling in `_to_units`.
 _BLOCKS = {
@@ -70,6 +73,8 @@ _BLOCKS = {
     "_unit": "units",
     "_dir": "moments",
     "_sums": "sum",
+    "_lag": "sum",
+    "_last": "last",
 }
 _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "sum": np.add,
@@ -77,6 +82,7 @@ _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "min": np.minimum,
     "moments": chan_merge,
     "factor": lambda a, b: qr_r(np.concatenate([a, b], axis=-2)),
+    "last": lambda a, b: b.copy(),
 }
 # The quantities measured in units of a power of two, in the order of the last axis of `_top`
 # and `_unit`: torque, speed, acceleration.
@@ -188,7 +194,8 @@ class SweepAccumulator:
     >>> from gravdir import SweepAccumulator, fit_sweep
     >>> q = np.concatenate([np.linspace(-1, 1, 200), np.linspace(1, -1, 200)])
     >>> v = np.where(np.arange(400) < 200, 0.5, -0.5)
-    >>> tau = 0.1 + 4 * np.sin(q + 0.3) + 0.2 * np.sign(v) + 0.01 * np.cos(7 * q)
+    >>> noise = 0.01 * np.random.default_rng(0).normal(size=400)
+    >>> tau = 0.1 + 4 * np.sin(q + 0.3) + 0.2 * np.sign(v) + noise
     >>> acc = SweepAccumulator(min_speed=0.05)
     >>> acc.ready
     False
@@ -298,6 +305,10 @@ class SweepAccumulator:
         self._unit_one = True  # every entry of `_unit` is 1: the common case, without scaling
         self._dir = np.zeros(batch + (2, 3))  # (forward, backward) x (count, mean, M2)
         self._sums = np.zeros(batch + (2,), dtype=np.uint64)
+        # The lag-1 products sum_t z_t z_(t+1)' of the rows z_t of [X | torque] (unused samples
+        # are zero rows), and the last row folded, which pairs with the next block's first.
+        self._lag = np.zeros(batch + (p1, p1))
+        self._last = np.zeros(batch + (p1,))
 
     @property
     def batch_shape(self) -> tuple[int, ...] | None:
@@ -479,6 +490,9 @@ class SweepAccumulator:
             rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
         else:
             rows[..., col] = tb * w * (self._sign / unit[..., _TORQUE, None])
+        self._lag += np.swapaxes(rows[..., :-1, :], -1, -2) @ rows[..., 1:, :]
+        self._lag += self._last[..., :, None] * rows[..., 0, None, :]
+        self._last = rows[..., -1, :].copy()
         self._r = qr_r(m)
         if self._needs_both:
             for d, side in enumerate((sgn > 0, sgn < 0)):
@@ -510,6 +524,10 @@ class SweepAccumulator:
             # The factor of [X | tau]: its columns in a unit of their own (X D = Q (R D)).
             for col, which in self._unit_columns:
                 self._r[..., :, col] *= factor[..., which, None]
+                # The lag-1 products (bilinear in the rows) and the last row.
+                self._lag[..., :, col] *= factor[..., which, None]
+                self._lag[..., col, :] *= factor[..., which, None]
+                self._last[..., col] *= factor[..., which]
             # The velocity moments: the mean in the unit, the squared deviations in its square.
             fv = factor[..., _SPEED, None]
             self._dir[..., 1] *= fv
@@ -707,6 +725,13 @@ class SweepAccumulator:
                 pinned[..., i] = single
                 r = np.where(single[..., None, None], insert_unit(reduced, i), r)
         beta, inv_gram, rss = solve_factor(r, pinned)
+        # The residuals are [X | torque] [-beta; 1] in the candidate columns (a dropped one at 0).
+        weights = np.zeros(batch + (len(self._names) + 1,))
+        weights[..., [self._names.index(name) for name in names]] = -beta
+        weights[..., -1] = 1.0
+        lag = np.einsum("...i,...ij,...j->...", weights, self._lag, weights)
+        yy = np.einsum("...ij,...ij->...", self._r[..., :, -1:], self._r[..., :, -1:])
+        lag1 = residual_lag1(lag, rss, yy)
         n_used = self._used
         n_free = p - (0 if pinned is None else pinned.sum(axis=-1))
         cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
@@ -735,13 +760,14 @@ class SweepAccumulator:
         else:  # one sweep: the scalar types of fit_sweep's single-sweep result
             load, rms, arc = (None if load is None else load[()]), rms[()], arc[()]
             used, one_speed, converged, n_iter = np.int64(n_used), np.bool_(single), True, 0
-        return make_fit(
+        fit = make_fit(
             beta,
             cov,
             names,
             self._orders,
             load,
             rms,
+            lag1,
             used,
             one_speed,
             arc,
@@ -750,6 +776,11 @@ class SweepAccumulator:
             n_iter,
             fingerprint,
         )
+        warn_correlated(
+            fit, "A SweepAccumulator has only the white-noise covariance: buffer the sweep and "
+            "call fit_sweep(covariance='hac').", stacklevel=2,
+        )  # fmt: skip
+        return fit
 
     def __repr__(self) -> str:
         state = "ready" if self._batch is not None and self.ready else "not ready"

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._checks import MAX_JOINT_ANGLE
+from gravdir._hac import residual_lag1
 from gravdir.sweep._design import (
     SCALE_HI,
     SCALE_LO,
@@ -138,6 +139,7 @@ def fast_fit(
     threshold = speed_threshold(fastest, min_speed)
     qq, tt, vv = q, t, v
     arc = q_hi - q_lo
+    used = None
     if float(np.minimum.reduce(speed)) < threshold:
         used = speed >= threshold
         qq, tt, vv = q[used], t[used], v[used]
@@ -180,6 +182,9 @@ def fast_fit(
     resid = x[y_col] - np.dot(beta, x[:p])
     rss = float(resid @ resid)
     cov, rms = covariance_rms(inv_gram, rss, n_used, p)
+    # Lag-1 products of the residuals along the sample axis: no pair spans a sample left out.
+    later = resid[1:] if used is None else resid[1:] * (np.diff(np.flatnonzero(used)) == 1)
+    lag1 = residual_lag1(float(resid[:-1] @ later), rss, float(full[y_col, y_col]))
     # The fingerprint of the torque as given (gravdir.sweep._nan.sample_fingerprints); integer
     # arithmetic wraps modulo 2^64.
     bits = t.view(np.uint64) if t.flags.c_contiguous else np.ascontiguousarray(t).view(np.uint64)
@@ -191,6 +196,7 @@ def fast_fit(
         (),
         None,
         rms,
+        lag1,
         np.int64(n_used),
         np.bool_(single),
         np.float64(arc),
@@ -240,6 +246,9 @@ def fast_batch(
     # y . y with the unmasked torque's for the scaling rule, the extremes of |v| and q, the count
     # and arc of the used samples, and the checksum sums.
     gram = np.empty((m, p, p + 1))
+    # Per sweep: the lag-1 products sum_t z_t z_(t+1)' of the rows of [X | y], of which the
+    # residuals' lag-1 products are a quadratic form (docs/sweep.md, "The residual diagnostic").
+    lagged = np.empty((m, p + 1, p + 1))
     yy, yy_all = np.empty(m), np.empty(m)
     fastest, slowest, q_hi, q_lo = np.empty((4, m))
     n_used, arc = np.full(m, n, dtype=np.int64), np.empty(m)
@@ -276,6 +285,7 @@ def fast_batch(
                     np.negative(tb, out=xb[:, p])
                 yy[b] = yy_all[b]
             np.matmul(xb[:, :p], np.swapaxes(xb, -1, -2), out=gram[b])
+            np.matmul(xb[..., :-1], np.swapaxes(xb[..., 1:], -1, -2), out=lagged[b])
             bits = tb.view(np.uint64)
             np.add.reduce(bits, axis=-1, out=s1[b])
             np.vecdot(bits, bits, out=s2[b])
@@ -293,6 +303,7 @@ def fast_batch(
         )
     if not bool(ordinary.all()):
         return None
+    y_col = p
     single: Any = np.full(m, friction == "coulomb")
     if terms:
         # Both directions: sum(sgn v) = n_fwd - n_bwd, sum(sgn v ** 2) = n_used.
@@ -318,6 +329,10 @@ def fast_batch(
         return None
     beta, inv_gram, rss = solved
     cov, rms = covariance_rms(inv_gram, rss, n_used, p)
+    weights = np.zeros((m, y_col + 1))  # the residual is [X | y] [-beta; 1]
+    weights[:, :p] = -beta
+    weights[:, y_col] = 1.0
+    lag = np.einsum("mi,mij,mj->m", weights, lagged, weights)
     return make_fit(
         beta,
         cov,
@@ -325,6 +340,7 @@ def fast_batch(
         (),
         None,
         rms,
+        residual_lag1(lag, rss, yy),
         n_used,
         single,
         arc,

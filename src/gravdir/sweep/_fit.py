@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign, check_option, check_positive
-from gravdir._hac import DEFAULT_BANDWIDTH, least_squares_sandwich, series_lags
+from gravdir._hac import DEFAULT_BANDWIDTH, least_squares_sandwich, residual_lag1, series_lags
 from gravdir._options import COVARIANCE_OPTIONS, CovarianceOption, Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
@@ -37,7 +37,7 @@ from gravdir.sweep._design import (
 )
 from gravdir.sweep._fast import fast_options, fast_path
 from gravdir.sweep._nan import check_nan_policy, omit_nan_samples, sample_fingerprints
-from gravdir.sweep._result import SweepFit, make_fit
+from gravdir.sweep._result import SweepFit, make_fit, warn_correlated
 from gravdir.sweep._solve import (
     all_,
     all_finite,
@@ -335,6 +335,7 @@ def fit_sweep(
             nan_policy == "omit",
         )
         if fit is not None:
+            warn_correlated(fit, _HAC_REMEDY, stacklevel=2)
             return fit
     qq, tt, vv, aa = check_sweep_inputs(q, torque, velocity, acceleration, finite=False)
     omit = check_nan_policy(nan_policy)
@@ -359,14 +360,21 @@ def fit_sweep(
         (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
-        return _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
+        fit = _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
     except FloatingPointError:
         # numpy's default error state ignores underflow, which only rounds towards zero (a sample
         # of 1e-300 beside one of 1); a caller's stricter state would turn it into an error, so
         # the fit is repeated with underflow ignored. (Entering np.errstate on every call would
         # cost a few percent of a single-sweep fit.)
         with np.errstate(under="ignore"):
-            return _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
+            fit = _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)
+    if lags is None:
+        warn_correlated(fit, _HAC_REMEDY, stacklevel=2)
+    return fit
+
+
+# What a caller of fit_sweep does about residuals correlated in time.
+_HAC_REMEDY = "Pass covariance='hac' with `sample_rate`."
 
 
 def _check_covariance(covariance: Any, bandwidth: Any, sample_rate: Any, n: int) -> int | None:
@@ -435,8 +443,13 @@ def _fit(
     n_used = d.n_used if isinstance(d.n_used, np.ndarray) else int(d.n_used)
     n_free = len(names) - (0 if pinned is None else pinned.sum(axis=-1))
     cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
+    if resid is None:
+        resid = y - predict(beta, rows)
+    lag1 = residual_lag1(
+        dot(resid[..., 1:], resid[..., :-1]), dot(resid, resid), yy if yy is not None else dot(y, y)
+    )
     if lags is not None:
-        cov = _sandwich(rows, y - predict(beta, rows) if resid is None else resid, inv_gram, lags)
+        cov = _sandwich(rows, resid, inv_gram, lags)
     load: Any = None
     if load_friction == "signed":
         # A ratio of coefficients: the same in scaled units.
@@ -456,6 +469,7 @@ def _fit(
         orders,
         load,
         rms,
+        lag1,
         d.n_used,
         d.single_speed,
         d.arc,

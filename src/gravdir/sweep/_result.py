@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
@@ -12,7 +13,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_array
+from gravdir._hac import CORRELATED_TIME, ar1_correlation_time
 from gravdir._results import Fingerprinted, Result
+from gravdir.errors import GravdirWarning
 
 __all__ = ["SweepFit", "SweepZeros", "wrap_angle"]
 
@@ -221,6 +224,26 @@ class SweepFit(Fingerprinted):
         too, with zero covariances, and the fit warns; it is never reported as zero.
     residual_rms : ndarray, shape (...)
         Root mean square of the residuals over the samples used.
+    residual_lag1 : ndarray, shape (...)
+        The model-adequacy diagnostic: the lag-1 autocorrelation
+        :math:`r = \\sum_t e_t e_{t+1} / \\sum_t e_t^2` of the residuals along the sample axis
+        (samples left out count as zero, so no pair spans them), in [-1, 1]. Near 0 for
+        white sensor noise; real drives give 0.5--0.9, and a model that misfits (a missing
+        friction term, an unmodelled posture dependence) leaves smooth residuals near 1. It
+        is 0 where the residuals are at the rounding of the torque (below 1e-6 of its RMS),
+        whose correlation says nothing about the model.
+    effective_samples : ndarray, shape (...)
+        The independent samples the residuals are worth, ``n_used / tau`` with ``tau = (1 +
+        r) / (1 - r)`` (at least 1) the integrated autocorrelation time of a first-order
+        autoregressive series of lag-1 correlation ``r`` = ``residual_lag1``, the model
+        the ``"hac"`` covariance is made unbiased for (docs/sweep.md, "Correlated residuals").
+        Far below ``n_used``, the white-noise covariance understates the spread of the
+        coefficients by about ``n_used / effective_samples`` in variance. The count rests on
+        the lag-1 correlation alone (so that a :class:`~gravdir.sweep.SweepAccumulator` keeps
+        it in constant memory): residuals correlated over a long range but weakly from one
+        sample to the next (a differentiated acceleration's noise on a slow misfit) can be
+        worth fewer samples than it says, which the ``"hac"`` covariance sees and
+        :attr:`gravdir.motion.MotionFit.effective_samples`, summing every lag, counts.
     n_used : ndarray of int, shape (...)
         Number of samples used (those with ``|velocity| >= min_speed``).
     single_speed : ndarray of bool, shape (...)
@@ -254,7 +277,8 @@ class SweepFit(Fingerprinted):
         "viscous": "N·m·s/rad", "load_coefficient": "", "inertia": "kg·m²",
         "harmonic_orders": "cycles/rev", "harmonic_coefficients": "N·m",
         "coefficients": "per `column_names`", "covariance": "per `column_names`, squared",
-        "residual_rms": "N·m", "n_used": "", "arc": "rad", "n_iter": "",
+        "residual_rms": "N·m", "residual_lag1": "", "effective_samples": "", "n_used": "",
+        "arc": "rad", "n_iter": "",
     }
 
     amplitude: NDArray[np.float64]
@@ -270,6 +294,8 @@ class SweepFit(Fingerprinted):
     column_names: tuple[str, ...]
     covariance: NDArray[np.float64]
     residual_rms: NDArray[np.float64]
+    residual_lag1: NDArray[np.float64]
+    effective_samples: NDArray[np.float64]
     n_used: NDArray[np.int64]
     single_speed: NDArray[np.bool_]
     arc: NDArray[np.float64]
@@ -529,6 +555,7 @@ def make_fit(
     orders: tuple[float, ...],
     load: Any,
     residual_rms: Any,
+    residual_lag1: Any,
     n_used: Any,
     single_speed: Any,
     arc: Any,
@@ -541,9 +568,11 @@ def make_fit(
 
     `fingerprint` is the fit's fingerprint and the digests of its sweeps (an object array of
     the batch shape, kept privately so that an entry of a batch carries its own sweep's digest).
-    `load` None means no load-dependent friction. The arrays are made read-only in place, so the
-    result keeps them as they are instead of taking read-only views. For one sweep the callers
-    pass the per-sweep values as numpy scalars, which need no flag at all.
+    `load` None means no load-dependent friction. `residual_lag1` is
+    :func:`~gravdir._hac.residual_lag1` of each sweep; the effective samples follow from it.
+    The arrays are made read-only in place, so the result keeps them as they are instead of
+    taking read-only views. For one sweep the callers pass the per-sweep values as numpy
+    scalars, which need no flag at all.
     """
     batch = beta.shape[:-1]
     amplitude: Any
@@ -574,10 +603,16 @@ def make_fit(
         harm = np.zeros(batch + (0, 2)) if batch else _NO_HARMONICS
     if load is None:
         load = zero
+    lag1: Any
+    effective: Any
     if batch:
+        lag1 = np.asarray(residual_lag1, dtype=np.float64)
+        effective = n_used / ar1_correlation_time(lag1)
         owned: tuple[Any, ...] = (beta, cov, harm, zero, load, residual_rms, n_used, single_speed)
-        owned += (arc, amplitude, phase, converged, n_iter)
+        owned += (arc, amplitude, phase, converged, n_iter, lag1, effective)
     else:
+        r = float(residual_lag1)
+        lag1, effective = np.float64(r), np.float64(int(n_used) / ar1_correlation_time(r))
         owned = (beta, cov, harm) if orders else (beta, cov)
     for arr in owned:
         if isinstance(arr, np.ndarray):
@@ -597,6 +632,8 @@ def make_fit(
         "column_names": column_names,
         "covariance": cov,
         "residual_rms": residual_rms,
+        "residual_lag1": lag1,
+        "effective_samples": effective,
         "n_used": n_used,
         "single_speed": single_speed,
         "arc": arc,
@@ -619,6 +656,37 @@ def make_fit(
     if batch and fingerprint[1] is not None:
         object.__setattr__(fit, _SWEEP_FINGERPRINTS, fingerprint[1])
     return fit
+
+
+# The lag-1 autocorrelation above which a first-order autoregressive series has an integrated
+# autocorrelation time beyond CORRELATED_TIME: (1 + r) / (1 - r) > CORRELATED_TIME.
+_VISIBLE_LAG1 = (CORRELATED_TIME - 1.0) / (CORRELATED_TIME + 1.0)
+
+
+def warn_correlated(fit: SweepFit, remedy: str, stacklevel: int) -> None:
+    """Warn where the residuals of `fit`, whose covariance is the white-noise form, are
+    visibly correlated in time (:attr:`SweepFit.residual_lag1` above ``_VISIBLE_LAG1``), naming
+    the worst sweep and the `remedy`."""
+    lag1 = fit.residual_lag1
+    if not lag1.ndim:  # one sweep: a numpy scalar
+        if not lag1 > _VISIBLE_LAG1:
+            return
+        subject, worst = "they are", fit
+    else:
+        if not bool(np.any(lag1 > _VISIBLE_LAG1)):
+            return
+        index = np.unravel_index(int(np.argmax(lag1)), lag1.shape)
+        subject = f"those of sweep {tuple(int(i) for i in index)} are"
+        worst = fit[index]
+    warnings.warn(
+        f"The torque residuals are correlated in time: {subject} worth "
+        f"{float(worst.effective_samples):.0f} independent "
+        f"samples of {int(worst.n_used)} (lag-1 autocorrelation "
+        f"{float(worst.residual_lag1):.2f}), so the white-noise covariance understates the "
+        f"spread of the phase. {remedy} The Real logs page says what else to check.",
+        GravdirWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 @functools.cache
