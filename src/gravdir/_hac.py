@@ -165,6 +165,34 @@ def ar1_correlation_time(lag1: Any) -> Any:
         return np.where(r < 1.0, (1.0 + r) / np.maximum(1.0 - r, 0.0), np.inf)
 
 
+def covariance_dof(n_used: Any, n_free: Any, lags: int | None) -> Any:
+    """The degrees of freedom of a least-squares covariance estimated from `n_used` samples with
+    `n_free` coefficients: ``n_used - n_free`` for the white-noise form (`lags` None: the
+    residual variance's chi-square), and for the Bartlett sandwich of largest lag `lags` the
+    equivalent degrees of freedom ``3 n_used / (2 (lags + 1))`` of Lazarus, Lewis, Stock &
+    Watson (2018), at most the white form's: the variance of a Bartlett long-run variance
+    estimate is about ``4 (L + 1) / (3 n)`` times its square, that of a chi-square over its
+    degrees of freedom ``2 / nu`` (float64, of the shape of the arguments)."""
+    white = np.asarray(n_used, dtype=np.float64) - np.asarray(n_free, dtype=np.float64)
+    if lags is None:
+        return white
+    return np.minimum(1.5 * np.asarray(n_used, dtype=np.float64) / (lags + 1), white)
+
+
+def satterthwaite_dof(variances: Any, dofs: Any) -> float:
+    """The Welch--Satterthwaite degrees of freedom of a sum of independent variance estimates
+    `variances` (k,), each with degrees of freedom `dofs` (k,): ``(sum v)^2 / sum(v^2 / nu)``
+    (infinite where every estimate is exact, ``nu = inf``, or the sum is zero)."""
+    v = np.asarray(variances, dtype=np.float64)
+    nu = np.asarray(dofs, dtype=np.float64)
+    exact = ~np.isfinite(nu)
+    spread = float(np.sum(np.where(exact, 0.0, v * v / np.where(exact, 1.0, nu))))
+    total = float(np.sum(v))
+    if not spread > 0.0 or not math.isfinite(total):
+        return math.inf
+    return total * total / spread
+
+
 def sqrtm_psd(a: NDArray[np.float64], inverse: bool = False) -> NDArray[np.float64]:
     """The symmetric square root of a positive semi-definite matrix (or of its inverse, on the
     eigenvalues above rounding)."""

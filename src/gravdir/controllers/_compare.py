@@ -40,8 +40,9 @@ class SettingCheck(Result):
         The installed `up`.
     covariance_dof : float
         Degrees of freedom of the estimate's covariance: ``inf`` where it is known, finite
-        where it was estimated from a scatter (a :class:`~gravdir.fusion.FusedEstimate` with
-        its model error estimated: its `covariance_dof`).
+        where it is itself an estimate (the result's `covariance_dof`: an
+        :class:`~gravdir.general.UpEstimate` from fitted sweeps, a
+        :class:`~gravdir.fusion.FusedEstimate`).
     angle_deg, p_value
         `angle` in degrees; the probability that an estimate as uncertain as this one lies at
         least `mahalanobis` standard deviations from the truth if the installed `up` is the
@@ -134,8 +135,9 @@ def compare_setting(
     ``mahalanobis = sqrt(Σ_j λ_j (v_jᵀ δ)²)`` over the eigenpairs of the tangent information.
     If the installed `up` is the truth and the estimate's uncertainty honest, ``mahalanobis²``
     follows a chi-square distribution with 2 degrees of freedom (mean 2); where the covariance
-    was estimated from a scatter with ν degrees of freedom (`covariance_dof` of a fusion with
-    its model error estimated), ``mahalanobis² / 2`` follows F(2, ν) instead
+    is itself an estimate with ν degrees of freedom (the result's `covariance_dof`: of the
+    sweeps' fits behind an ``UpEstimate``, of a fusion), ``mahalanobis² / 2`` follows F(2, ν)
+    instead
     (docs/fusion.md, "Model error"). Where ``w = -u`` the
     direction of ``δ`` is undefined; the least informative direction is used (the smallest
     distance). See docs/controllers.md, "Comparing with the installed setting".

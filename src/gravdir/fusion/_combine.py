@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._hac import satterthwaite_dof
 from gravdir._model_error import ModelError, paule_mandel
 from gravdir._results import warn_not_converged
 from gravdir._tails import chi2_sf, f_sf
@@ -64,6 +65,40 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     return paule_mandel(excess, float(first.lin.x @ first.lin.x) / dof)
 
 
+def _fused_dof(sources: list[_Source], dofs: list[float]) -> tuple[float, float]:
+    """The trace (rad²) of the covariance of the fusion of `sources` and its degrees of freedom:
+    the Welch--Satterthwaite combination of each source's share ``tr(C I_k C)`` of it (``C``
+    the fusion's covariance, ``I_k`` the source's information) with the source's `dofs`
+    (infinite for a covariance that was not estimated)."""
+    infos = [(s.directions.T * s.values) @ s.directions for s in sources]
+    cov = np.linalg.pinv(sum(infos), rcond=1e-12, hermitian=True)
+    shares = [float(np.trace(cov @ info @ cov)) for info in infos]
+    return float(np.trace(cov)), satterthwaite_dof(shares, dofs)
+
+
+def _reference_dofs(sources: list[_Source], dofs: list[float]) -> tuple[float, list[float]]:
+    """The denominator degrees of freedom of the F references of the consistency test (the
+    Welch--Satterthwaite combination of the sources' covariance traces) and of each source's
+    leave-one-out test (of its own trace and that of the fusion of the others); infinite where
+    no covariance was estimated."""
+    traces = [float(np.sum(1.0 / s.values)) for s in sources]
+    overall = satterthwaite_dof(traces, dofs)
+    per_source = []
+    for k in range(len(sources)):
+        others = sources[:k] + sources[k + 1 :]
+        trace, nu = _fused_dof(others, dofs[:k] + dofs[k + 1 :])
+        per_source.append(satterthwaite_dof([traces[k], trace], [dofs[k], nu]))
+    return overall, per_source
+
+
+def _f_or_chi2(t: float, d: int, nu: float) -> float:
+    """The survival of a statistic `t` with `d` degrees of freedom: chi-square, or ``t / d``
+    on F(d, nu) for a finite `nu`."""
+    if not d:
+        return 1.0
+    return f_sf(t / d, d, nu) if math.isfinite(nu) else chi2_sf(t, d)
+
+
 def _calibrated_leave_one_out(
     checked: Checked, max_iter: int, xtol: float
 ) -> tuple[list[float], list[float]]:
@@ -104,6 +139,8 @@ def fuse(
             "correlated sources is not defined."
         )
     estimated = model_error_std == "estimate"
+    # The degrees of freedom of each source's covariance (infinite where it is exact).
+    dofs = [float(getattr(e, "covariance_dof", math.inf)) for e in estimates]
     if estimated and n < 3:
         raise InsufficientDataError(
             f"Expected at least 3 estimates with model_error_std='estimate' (each is judged "
@@ -123,13 +160,17 @@ def fuse(
             stats, source_p = _calibrated_leave_one_out(checked, max_iter, xtol)
         else:
             stats = run.loo
-            source_p = [chi2_sf(t, d) for t, d in zip(stats, run.loo_dof, strict=True)]
+            overall, per_source = _reference_dofs(sources, dofs)
+            source_p = [
+                _f_or_chi2(t, d, nu)
+                for t, d, nu in zip(stats, run.loo_dof, per_source, strict=True)
+            ]
     if not run.converged:
         warn_not_converged("fuse_up", max_iter, stacklevel=4)
     dof = _dof(sources)
     # With the variance estimated the statistic equals its dof whenever the variance is
     # positive: the verdict is the leave-one-out tests', Bonferroni-combined.
-    p_value = min(1.0, n * min(source_p)) if estimated else chi2_sf(run.chi2, dof)
+    p_value = min(1.0, n * min(source_p)) if estimated else _f_or_chi2(run.chi2, dof, overall)
     consistent = p_value >= significance
     outlier: int | None = None
     without: FusedEstimate | None = None
@@ -140,8 +181,12 @@ def fuse(
             without = _without(
                 estimates, k, checked.pairs, model_error_std, significance, max_iter, xtol
             )
+    if estimated and variance > 0.0:
+        covariance_dof = float(dof)  # the scatter of the sources estimates the model error
+    else:
+        covariance_dof = _fused_dof(with_model_error(sources, variance), dofs)[1]
     return _result(
-        run, checked, variance, estimated, dof, p_value, significance, stats, source_p,
+        run, checked, variance, covariance_dof, dof, p_value, significance, stats, source_p,
         outlier, without,
     )  # fmt: skip
 
@@ -150,7 +195,7 @@ def _result(
     run: Solution,
     checked: Checked,
     variance: float,
-    estimated: bool,
+    covariance_dof: float,
     dof: int,
     p_value: float,
     significance: float,
@@ -173,7 +218,7 @@ def _result(
         outlier_nsigma=None if outlier is None else math.sqrt(stats[outlier]),
         without_outlier=without,
         model_error_std=math.sqrt(variance),
-        covariance_dof=float(dof) if estimated and variance > 0.0 else math.inf,
+        covariance_dof=covariance_dof,
         n_sources=len(checked.sources),
         converged=run.converged,
         n_iter=run.n_iter,

@@ -53,9 +53,13 @@ class FusedEstimate(UpResult):
         Its degrees of freedom: the sum of the ranks of the sources' informations, minus 2.
     p_value : float
         Probability that consistent sources give a `chi2` at least this large (1 when `dof` is
-        0). With ``model_error_std="estimate"``, `chi2` equals `dof` whenever the model error
-        is positive, so the test is the leave-one-out tests' instead: ``min(1, n_sources *
-        min(source_p_value))`` (Bonferroni).
+        0): chi-square with `dof` degrees of freedom where every source's covariance is exact,
+        and ``chi2 / dof`` on F(`dof`, ν) where the sources carry a finite
+        ``covariance_dof`` (their covariances are estimates: the white form's residual variance,
+        a sandwich), ν the Welch--Satterthwaite combination of the sources' covariance traces
+        with their degrees of freedom. With ``model_error_std="estimate"``, `chi2` equals `dof`
+        whenever the model error is positive, so the test is the leave-one-out tests' instead:
+        ``min(1, n_sources * min(source_p_value))`` (Bonferroni).
     significance : float
         Level of the test.
     consistent : bool
@@ -67,10 +71,12 @@ class FusedEstimate(UpResult):
     source_p_value : ndarray, shape (n_sources,)
         The probability of a leave-one-out statistic ``nsigma**2`` at least as large from a
         consistent source (chi-square with as many degrees of freedom d as the difference has
-        determined directions; 1 where it has none). With ``model_error_std="estimate"``, each
-        source is judged with the model error calibrated on the others alone, and
-        ``nsigma**2 / d`` on the F distribution with d and ν degrees of freedom, ν those of the
-        others' `chi2` (the sum of their ranks minus 2).
+        determined directions; 1 where it has none; ``nsigma**2 / d`` on F(d, ν) where the
+        sources' covariances are estimates, ν the Welch--Satterthwaite combination of the
+        source's covariance trace and that of the fusion of the others). With
+        ``model_error_std="estimate"``, each source is judged with the model error calibrated
+        on the others alone, and ``nsigma**2 / d`` on the F distribution with d and ν degrees
+        of freedom, ν those of the others' `chi2` (the sum of their ranks minus 2).
     outlier : int or None
         With three or more sources and `consistent` false: the index of the source whose
         leave-one-out test is the most significant, when that test is significant at
@@ -86,11 +92,12 @@ class FusedEstimate(UpResult):
         the one given, or the one estimated from all sources (0 where they agree within their
         own uncertainties).
     covariance_dof : float
-        Degrees of freedom of the estimate behind `up_information`: ``inf`` where it is known
-        (the sources' own covariances, a model error given or estimated as 0); with the model
-        error estimated and positive, `dof` (the sources' scatter estimates it), and
-        :func:`~gravdir.controllers.compare_setting` then refers its distance to an F
-        distribution instead of a chi-square one.
+        Degrees of freedom of the estimate behind `up_information`: with the model error
+        estimated and positive, `dof` (the sources' scatter estimates it); otherwise the
+        Welch--Satterthwaite combination of each source's share of the fused covariance with
+        the source's own ``covariance_dof`` (``inf`` where every source's covariance is
+        exact). :func:`~gravdir.controllers.compare_setting` refers its distance to an F
+        distribution with them where they are finite, to a chi-square one otherwise.
     n_sources : int
         Number of sources fused.
     converged : bool

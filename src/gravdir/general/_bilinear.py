@@ -220,6 +220,18 @@ def _up_information(
     return information, float(eig[1] / eig[0])
 
 
+def _up_variance_shares(
+    prob: _Problem, up: NDArray[np.float64], x: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Each sweep's share (S,) of the trace of `up`'s covariance in the tangent plane, rad²:
+    ``|J_s C_t|_F^2`` with ``C = (J^T J)^+`` and ``C_t`` its tangent columns (they sum to the
+    trace of the reduced inverse)."""
+    jac = _jacobian(prob, up, tangent_basis(up), x)
+    cov = np.linalg.pinv(jac.T @ jac, rcond=1e-13, hermitian=True)
+    rows = (jac @ cov[:, :2]).reshape(-1, 2, 2)  # sweep s's rows times C's tangent columns
+    return np.asarray(np.einsum("sij,sij->s", rows, rows), dtype=np.float64)
+
+
 def _group_index(
     keys: Sequence[Hashable], joints: Sequence[int], axes: NDArray[np.float64], name: str
 ) -> tuple[NDArray[np.int64], list[Hashable]]:

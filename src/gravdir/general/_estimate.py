@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_direction
+from gravdir._hac import satterthwaite_dof
 from gravdir._results import UpResult, up_text, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
 from gravdir._tails import chi2_sf
@@ -22,6 +23,7 @@ from gravdir.general._bilinear import (
     _residuals,
     _sweep_groups,
     _up_information,
+    _up_variance_shares,
 )
 from gravdir.general._model import (
     _COVARIANCE_FLOOR,
@@ -103,6 +105,13 @@ class UpEstimate(UpResult):
         Sum of the squared whitened residuals.
     dof : int
         Degrees of freedom of `chi2`: ``2 n_sweeps - 2 n_groups - 2``.
+    covariance_dof : float
+        Degrees of freedom of :attr:`up_cov`, itself an estimate from the sweeps' covariances:
+        the Welch--Satterthwaite combination ``(sum v_s)^2 / sum(v_s^2 / nu_s)`` of each
+        sweep's share ``v_s`` of the trace of :attr:`up_cov` and its fit's ``covariance_dof``
+        ``nu_s`` (infinite where every sweep's covariance is exact).
+        :func:`~gravdir.controllers.compare_setting` and :func:`~gravdir.fusion.fuse_up` use
+        an F reference with them.
     sign_rule : {"hemisphere", "moment hint"}
         Which rule fixed the sign of `up`: ``"hemisphere"`` (`up` within 90° of `up_hint`) or
         ``"moment hint"`` (the moment of a hinted group points as the caller said).
@@ -125,6 +134,7 @@ class UpEstimate(UpResult):
 
     _units = {
         "condition": "", "moments": "N·m", "residuals": "", "chi2": "", "dof": "",
+        "covariance_dof": "",
         "sign_margin": "", "n_iter": "",
     }
 
@@ -136,6 +146,7 @@ class UpEstimate(UpResult):
     residuals: NDArray[np.float64]
     chi2: float
     dof: int
+    covariance_dof: float
     sign_rule: SignRule
     sign_margin: float
     converged: bool
@@ -398,6 +409,8 @@ def estimate_up(
         sigmas = _sign_sigmas(prob, up, x, information, hint, hints)
         _warn_if_marginal(rule, margin, sigmas, sign_tol, sign_nsigma)
         resid = _residuals(prob, up, x)
+        dofs = [float(item.fit.covariance_dof) for item in items]
+        covariance_dof = satterthwaite_dof(_up_variance_shares(prob, up, x), dofs)
         with np.errstate(over="ignore"):
             moments = unit * scaled_moments
     if not np.isfinite(moments).all():
@@ -414,6 +427,7 @@ def estimate_up(
         residuals=resid,
         chi2=float(np.sum(resid**2)),
         dof=2 * len(items) - 2 * len(groups.keys) - 2,
+        covariance_dof=covariance_dof,
         sign_rule=rule,
         sign_margin=float(margin),
         converged=bool(sol.converged),

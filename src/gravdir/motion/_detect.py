@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._hac import satterthwaite_dof
 from gravdir._model_error import paule_mandel
 from gravdir._results import _equal
 from gravdir._sphere import tangent_basis
@@ -74,9 +75,7 @@ class Verdict(NamedTuple):
 def _satterthwaite(*parts: _Part) -> float:
     """Degrees of freedom of a sum of covariances each estimated with its own (Satterthwaite,
     on their traces): ``(sum tr C)^2 / sum (tr C)^2 / dof``; inf where every part is known."""
-    total = sum(float(np.trace(p.cov)) for p in parts)
-    spread = sum(float(np.trace(p.cov)) ** 2 / p.dof for p in parts if math.isfinite(p.dof))
-    return total**2 / spread if spread > 0 else math.inf
+    return satterthwaite_dof([float(np.trace(p.cov)) for p in parts], [p.dof for p in parts])
 
 
 def _tangent(

@@ -11,7 +11,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, check_count, check_positive
 from gravdir._constants import STANDARD_GRAVITY
-from gravdir._hac import CORRELATED_TIME, DEFAULT_BANDWIDTH, ROUNDING, autocorrelation_time
+from gravdir._hac import (
+    CORRELATED_TIME,
+    DEFAULT_BANDWIDTH,
+    ROUNDING,
+    autocorrelation_time,
+    covariance_dof,
+)
 from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir._results import data_fingerprint, warn_not_converged
 from gravdir._sphere import tangent_basis, up_information_from_tangent
@@ -559,7 +565,13 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
         resid = s.torque - model_torque(est, s.q, s.velocity, s.acceleration, s.base_acceleration)
     used = (s.weights > 0) & np.isfinite(resid)
     lag1, tau = autocorrelation_time(np.where(used, resid, 0.0) / problem.unit, used)
-    est = dataclasses.replace(est, residual_lag1=lag1, effective_samples=est.n_used / tau)
+    # The model's columns: base parameters, each joint's five and its gain, the two of `up`.
+    columns = est.base_parameters.size + 6 * est.gains.size + 2
+    samples = int(np.max(est.n_used)) if problem.lags is not None else int(np.sum(est.n_used))
+    est = dataclasses.replace(
+        est, residual_lag1=lag1, effective_samples=est.n_used / tau,
+        covariance_dof=float(covariance_dof(samples, columns, problem.lags)),
+    )  # fmt: skip
     # A fit to a part in a million (a noise-free log) leaves rounding, whatever its correlation.
     with np.errstate(over="ignore", invalid="ignore"):  # an unused sample may exceed the unit
         torque = np.where(used, s.torque / problem.unit, 0.0)  # at most 1 where used

@@ -4,6 +4,7 @@ a fit made on load-friction pseudo-joints."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -69,6 +70,13 @@ class MotionFit(UpResult):
         residuals: how many independent samples they are worth. Far below `n_used` (a third or
         less), the residuals are correlated in time and the ``covariance="white"`` form
         understates the spread of `up`: a warning says so.
+    covariance_dof : float
+        Degrees of freedom of the covariance of `up`, itself an estimate: under
+        ``covariance="hac"`` the equivalent degrees of freedom ``3 T / (2 (L + 1))`` of a
+        Bartlett kernel of ``L + 1`` samples over the ``T`` samples of the log (Lazarus, Lewis,
+        Stock & Watson 2018); under ``"white"`` the residuals used less the model's columns.
+        :func:`~gravdir.fusion.fuse_up` and :func:`~gravdir.controllers.compare_setting` use an
+        F reference with them.
     sign_margin : float
         How decisively the dynamics fix the sign of `up`: the best fit with `up` on the other
         hemisphere is worse by this many standard deviations (square root of twice the
@@ -123,6 +131,7 @@ class MotionFit(UpResult):
     converged: bool
     n_iter: int
     chain: SerialChain = dataclasses.field(repr=False)
+    covariance_dof: float = math.inf
     gravity: float = STANDARD_GRAVITY
 
     _units: ClassVar[Mapping[str, str]] = {
@@ -137,6 +146,7 @@ class MotionFit(UpResult):
         "residual_rms": "N·m",
         "residual_lag1": "",
         "effective_samples": "",
+        "covariance_dof": "",
         "sign_margin": "σ",
         "sign_determined": "",
         "up_determined": "",

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import BartlettMeat, bartlett_lags
+from gravdir._hac import BartlettMeat, bartlett_lags, covariance_dof
 from gravdir._sphere import tangent_basis
 from gravdir.motion._fixed import FixedModel
 from gravdir.motion._sphere import sphere_least_squares
@@ -155,9 +155,9 @@ def _sandwich_information(
     if not cov_vals[0] > 0:
         return np.zeros((2, 2)), math.inf
     info = np.linalg.inv(0.5 * (cov + cov.T))
-    # Andrews (1991): the Bartlett estimate's variance is about (4/3) b times its square, b the
-    # bandwidth over the stretch; a scaled chi-square with as much has 1.5 / b degrees of freedom.
-    dof = 1.5 * s.time.size / (lags + 1)
+    # The sandwich's equivalent degrees of freedom, 1.5 / b for b the bandwidth over the stretch
+    # (two fitted tangent coordinates).
+    dof = float(covariance_dof(s.time.size, 2, lags))
     return np.asarray(0.5 * (info + info.T), dtype=np.float64), dof
 
 

@@ -768,6 +768,7 @@ class SweepAccumulator:
             load,
             rms,
             lag1,
+            n_used - n_free,
             used,
             one_speed,
             arc,

@@ -257,6 +257,7 @@ def fit_sweep_common_mode(
             None,
             rms,
             lag1,
+            m_pts - 3,
             n_used,
             single,
             arc,

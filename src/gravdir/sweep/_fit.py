@@ -10,7 +10,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign, check_option, check_positive
-from gravdir._hac import DEFAULT_BANDWIDTH, least_squares_sandwich, residual_lag1, series_lags
+from gravdir._hac import (
+    DEFAULT_BANDWIDTH,
+    covariance_dof,
+    least_squares_sandwich,
+    residual_lag1,
+    series_lags,
+)
 from gravdir._options import COVARIANCE_OPTIONS, CovarianceOption, Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
@@ -470,6 +476,7 @@ def _fit(
         load,
         rms,
         lag1,
+        covariance_dof(n_used, n_free, lags),
         d.n_used,
         d.single_speed,
         d.arc,

@@ -222,6 +222,13 @@ class SweepFit(Fingerprinted):
         variance when they say nothing about it (the load coefficient without gravity load).
         A variance outside the float range (torques or speeds beyond about 1e±150) is infinite
         too, with zero covariances, and the fit warns; it is never reported as zero.
+    covariance_dof : ndarray, shape (...)
+        Degrees of freedom of ``covariance``, itself an estimate: ``n_used`` less the
+        coefficients fitted for the white-noise form (its residual variance's chi-square), and
+        for ``covariance="hac"`` the equivalent degrees of freedom ``3 n_used / (2 (L + 1))``
+        of a Bartlett kernel of ``L + 1`` samples (Lazarus, Lewis, Stock & Watson 2018), at
+        most the white form's. A test built on the covariance uses an F or t reference with
+        them (:func:`gravdir.estimate_up` carries them into ``covariance_dof`` of `up`).
     residual_rms : ndarray, shape (...)
         Root mean square of the residuals over the samples used.
     residual_lag1 : ndarray, shape (...)
@@ -277,8 +284,8 @@ class SweepFit(Fingerprinted):
         "viscous": "N·m·s/rad", "load_coefficient": "", "inertia": "kg·m²",
         "harmonic_orders": "cycles/rev", "harmonic_coefficients": "N·m",
         "coefficients": "per `column_names`", "covariance": "per `column_names`, squared",
-        "residual_rms": "N·m", "residual_lag1": "", "effective_samples": "", "n_used": "",
-        "arc": "rad", "n_iter": "",
+        "covariance_dof": "", "residual_rms": "N·m", "residual_lag1": "",
+        "effective_samples": "", "n_used": "", "arc": "rad", "n_iter": "",
     }
 
     amplitude: NDArray[np.float64]
@@ -293,6 +300,7 @@ class SweepFit(Fingerprinted):
     coefficients: NDArray[np.float64]
     column_names: tuple[str, ...]
     covariance: NDArray[np.float64]
+    covariance_dof: NDArray[np.float64]
     residual_rms: NDArray[np.float64]
     residual_lag1: NDArray[np.float64]
     effective_samples: NDArray[np.float64]
@@ -556,6 +564,7 @@ def make_fit(
     load: Any,
     residual_rms: Any,
     residual_lag1: Any,
+    covariance_dof: Any,
     n_used: Any,
     single_speed: Any,
     arc: Any,
@@ -570,6 +579,7 @@ def make_fit(
     the batch shape, kept privately so that an entry of a batch carries its own sweep's digest).
     `load` None means no load-dependent friction. `residual_lag1` is
     :func:`~gravdir._hac.residual_lag1` of each sweep; the effective samples follow from it.
+    `covariance_dof` is :func:`~gravdir._hac.covariance_dof` of each sweep.
     The arrays are made read-only in place, so the result keeps them as they are instead of
     taking read-only views. For one sweep the callers pass the per-sweep values as numpy
     scalars, which need no flag at all.
@@ -605,14 +615,17 @@ def make_fit(
         load = zero
     lag1: Any
     effective: Any
+    dof: Any
     if batch:
         lag1 = np.asarray(residual_lag1, dtype=np.float64)
         effective = n_used / ar1_correlation_time(lag1)
+        dof = np.array(np.broadcast_to(covariance_dof, batch), dtype=np.float64)
         owned: tuple[Any, ...] = (beta, cov, harm, zero, load, residual_rms, n_used, single_speed)
-        owned += (arc, amplitude, phase, converged, n_iter, lag1, effective)
+        owned += (arc, amplitude, phase, converged, n_iter, lag1, effective, dof)
     else:
         r = float(residual_lag1)
         lag1, effective = np.float64(r), np.float64(int(n_used) / ar1_correlation_time(r))
+        dof = np.float64(covariance_dof)
         owned = (beta, cov, harm) if orders else (beta, cov)
     for arr in owned:
         if isinstance(arr, np.ndarray):
@@ -631,6 +644,7 @@ def make_fit(
         "coefficients": beta,
         "column_names": column_names,
         "covariance": cov,
+        "covariance_dof": dof,
         "residual_rms": residual_rms,
         "residual_lag1": lag1,
         "effective_samples": effective,

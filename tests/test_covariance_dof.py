@@ -1,0 +1,150 @@
+"""Degrees of freedom of estimated covariances, and the F references that use them.
+
+A covariance estimated from residuals (the white form's residual variance, a Bartlett sandwich)
+is itself random: a test built on it refers its statistic to an F distribution with the
+covariance's degrees of freedom (docs/real_logs.md, "Degrees of freedom of a covariance").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import gravdir
+from gravdir._hac import covariance_dof, satterthwaite_dof
+from gravdir.errors import GravdirWarning
+
+RATE = 100.0
+
+
+def test_the_rules_for_the_degrees_of_freedom():
+    # White form: the residual variance's chi-square.
+    assert covariance_dof(400, 5, None) == 395
+    # Bartlett kernel of L + 1 samples: 3 T / (2 (L + 1)), at most the white form's.
+    assert covariance_dof(3000, 5, 99) == pytest.approx(45.0)
+    assert covariance_dof(10, 5, 0) == 5
+    np.testing.assert_allclose(covariance_dof(np.array([200, 400]), 5, 19), [15.0, 30.0])
+    # Welch-Satterthwaite: equal shares of equal dof add; an exact share adds none.
+    assert satterthwaite_dof([1.0, 1.0, 1.0], [10.0, 10.0, 10.0]) == pytest.approx(30.0)
+    assert satterthwaite_dof([1.0, 3.0], [10.0, math.inf]) == pytest.approx(160.0)
+    assert satterthwaite_dof([1.0, 2.0], [math.inf, math.inf]) == math.inf
+    # Against its definition: the chi-square whose variance matches that of the sum.
+    v, nu = np.array([0.5, 2.0, 1.5]), np.array([8.0, 40.0, 20.0])
+    variance_of_sum = np.sum(2 * v**2 / nu)  # Var(v_k chi2_nu / nu) = 2 v_k^2 / nu
+    assert satterthwaite_dof(v, nu) == pytest.approx(2 * v.sum() ** 2 / variance_of_sum)
+
+
+def _sweep(n: int) -> tuple[np.ndarray, np.ndarray]:
+    half = n // 2
+    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
+    return q, np.where(np.arange(2 * half) < half, 0.3, -0.3)
+
+
+def test_a_sweep_fit_carries_the_degrees_of_freedom_of_its_covariance():
+    rng = np.random.default_rng(2)
+    q, v = _sweep(3000)
+    tau = 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v) + rng.normal(0, 0.05, (2, q.size))
+    options = dict(velocity=v, friction="coulomb")
+    white = gravdir.fit_sweep(q, torque=tau[0], **options)
+    assert float(white.covariance_dof) == 3000 - 4
+    hac = gravdir.fit_sweep(q, torque=tau[0], covariance="hac", sample_rate=RATE, **options)
+    assert float(hac.covariance_dof) == pytest.approx(1.5 * 3000 / 100)  # 1 s at 100 Hz
+    batch = gravdir.fit_sweep(np.broadcast_to(q, tau.shape), torque=tau, **options)
+    np.testing.assert_array_equal(batch.covariance_dof, [3000 - 4, 3000 - 4])
+    acc = gravdir.SweepAccumulator(min_speed=0.05, friction="coulomb")
+    acc.add(q, velocity=v, torque=tau[0])
+    assert float(acc.fit().covariance_dof) == 3000 - 4
+
+
+def _three_sweeps(
+    rng: np.random.Generator, hac: bool, realistic: bool = True
+) -> list[gravdir.JointSweep]:
+    """J2 of a UR5-like arm swept at three J1 angles over unequal arcs, with the realistic
+    sensors' noise correlated over 0.15 s (or, `realistic` false, the coefficients of the
+    noise-free sweeps with the covariances of fits to that noise alone)."""
+    from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
+    from gravdir.synthetic.sensors import TorqueSensor
+
+    arm = ur5_arm(up=up_from_base_tilt(0.3, 1.1))
+    chain = gravdir.chain_from_dh(*arm.dh.T)
+    sensors = [
+        dataclasses.replace(s, noise_correlation_time=0.15)
+        if realistic
+        else TorqueSensor(noise_std=s.noise_std, noise_correlation_time=0.15)
+        for s in realistic_sensors(rng, arm.peak_gravity_torque())
+    ]
+    extra = {"covariance": "hac", "sample_rate": RATE} if hac else {}
+    sweeps = []
+    for turn, span in ((0.0, 1.0), (np.pi / 2, 0.7), (np.pi, 0.5)):  # unequal shares
+        c = np.array([0.4 + turn, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
+        rec = arm.sweep(1, c, c[1] - span, c[1] + span, 0.25, RATE, sensor=sensors, rng=rng)
+        c[1] = rec.q[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", GravdirWarning)
+            fit = gravdir.fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, **extra)
+        if not realistic:
+            # The coefficients of the noise-free sweep with the noisy fit's covariance: a
+            # problem without residuals, whose weights do not move `up`.
+            clean = arm.sweep(1, c, c[1] - span, c[1] + span, 0.25, RATE, sensor=TorqueSensor())
+            exact = gravdir.fit_sweep(clean.q, velocity=clean.velocity, torque=clean.torque)
+            fit = dataclasses.replace(
+                exact, covariance=fit.covariance, covariance_dof=fit.covariance_dof
+            )
+        sweeps.append(gravdir.joint_sweep_from_chain(chain, c, 1, fit))
+    return sweeps
+
+
+def test_estimate_up_combines_the_sweeps_degrees_of_freedom():
+    """Each sweep's share of the trace of `up`'s covariance, found here from its definition:
+    the derivative of the trace with respect to a scale (1 + h) of that sweep's covariance
+    (the shares add up to the trace), combined by Welch-Satterthwaite. The sensors carry noise
+    alone, and the fits' coefficients are the noise-free sweeps': the scaled weights then do not
+    move `up`."""
+    sweeps = _three_sweeps(np.random.default_rng(4), hac=True, realistic=False)
+    est = gravdir.estimate_up(sweeps)
+    dofs = np.array([float(s.fit.covariance_dof) for s in sweeps])
+    assert np.all(dofs < 50)
+    # Shares by the definition: sweep s's noise scaled by (1 + h) scales its share by (1 + h)
+    # and leaves the others', so d tr C / d h = v_s; the fits' covariances scaled here.
+    h = 1e-4
+    base = np.trace(est.up_cov)
+    shares = []
+    for k in range(3):
+        scaled = [
+            dataclasses.replace(s, fit=dataclasses.replace(s.fit, covariance=s.fit.covariance
+                                                           * (1 + h))) if i == k else s
+            for i, s in enumerate(sweeps)
+        ]  # fmt: skip
+        shares.append((np.trace(gravdir.estimate_up(scaled).up_cov) - base) / h)
+    shares = np.array(shares)
+    assert shares.sum() == pytest.approx(base, rel=1e-3)
+    assert est.covariance_dof == pytest.approx(satterthwaite_dof(shares, dofs), rel=1e-3)
+    assert dofs.max() < est.covariance_dof < dofs.sum()
+
+
+def test_compare_setting_and_fuse_up_refer_estimated_covariances_to_f():
+    rng = np.random.default_rng(9)
+    a = gravdir.estimate_up(_three_sweeps(rng, hac=True))
+    b = gravdir.estimate_up(_three_sweeps(rng, hac=True))
+    check = gravdir.compare_setting(a, (0.0, 0.0, 1.0))
+    d = float(check.mahalanobis)
+    assert check.covariance_dof == a.covariance_dof < 100
+    assert check.p_value == pytest.approx(scipy.stats.f.sf(d * d / 2, 2, a.covariance_dof))
+    assert check.p_value > scipy.stats.chi2.sf(d * d, 2)
+    fused = gravdir.fuse_up(a, b)
+    nu = satterthwaite_dof(
+        [np.trace(a.up_cov), np.trace(b.up_cov)], [a.covariance_dof, b.covariance_dof]
+    )
+    assert fused.p_value == pytest.approx(scipy.stats.f.sf(fused.chi2 / 2, 2, nu), rel=1e-9)
+    assert np.isfinite(fused.covariance_dof)
+    # A plain vector with a covariance is exact: the chi-square reference.
+    plain = gravdir.express_up(a.up, np.eye(3), up_cov=a.up_cov)
+    other = gravdir.express_up(b.up, np.eye(3), up_cov=b.up_cov)
+    exact = gravdir.fuse_up(plain, other)
+    assert exact.covariance_dof == math.inf
+    assert exact.p_value == pytest.approx(scipy.stats.chi2.sf(exact.chi2, 2), rel=1e-9)
