@@ -235,8 +235,9 @@ class SweepFit(Fingerprinted):
         The model-adequacy diagnostic: the lag-1 autocorrelation
         :math:`r = \\sum_t e_t e_{t+1} / \\sum_t e_t^2` of the residuals along the sample axis
         (samples left out count as zero, so no pair spans them), in [-1, 1]. Near 0 for
-        white sensor noise; real drives give 0.5--0.9, and a model that misfits (a missing
-        friction term, an unmodelled posture dependence) leaves smooth residuals near 1. It
+        white sensor noise; positive where the sensor's noise is correlated in time, and near
+        1 where the model misfits (a missing friction term, an unmodelled posture dependence
+        leaves smooth residuals). It
         is 0 where the residuals are at the rounding of the torque (below 1e-6 of its RMS),
         whose correlation says nothing about the model.
     effective_samples : ndarray, shape (...)
