@@ -142,6 +142,15 @@ def test_compare_setting_and_fuse_up_refer_estimated_covariances_to_f():
     )
     assert fused.p_value == pytest.approx(scipy.stats.f.sf(fused.chi2 / 2, 2, nu), rel=1e-9)
     assert np.isfinite(fused.covariance_dof)
+    # A model error given is exact: its share of the variance carries no sampling error.
+    tau = np.radians(0.2)
+    widened = gravdir.fuse_up(a, b, model_error_std=tau)
+    nu = satterthwaite_dof(
+        [np.trace(a.up_cov), np.trace(b.up_cov), 2 * tau**2, 2 * tau**2],
+        [a.covariance_dof, b.covariance_dof, math.inf, math.inf],
+    )
+    assert widened.p_value == pytest.approx(scipy.stats.f.sf(widened.chi2 / 2, 2, nu), rel=1e-9)
+    assert widened.covariance_dof > fused.covariance_dof
     # A plain vector with a covariance is exact: the chi-square reference.
     plain = gravdir.express_up(a.up, np.eye(3), up_cov=a.up_cov)
     other = gravdir.express_up(b.up, np.eye(3), up_cov=b.up_cov)

@@ -65,29 +65,44 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     return paule_mandel(excess, float(first.lin.x @ first.lin.x) / dof)
 
 
-def _fused_dof(sources: list[_Source], dofs: list[float]) -> tuple[float, float]:
-    """The trace (rad²) of the covariance of the fusion of `sources` and its degrees of freedom:
-    the Welch--Satterthwaite combination of each source's share ``tr(C I_k C)`` of it (``C``
-    the fusion's covariance, ``I_k`` the source's information) with the source's `dofs`
-    (infinite for a covariance that was not estimated)."""
-    infos = [(s.directions.T * s.values) @ s.directions for s in sources]
-    cov = np.linalg.pinv(sum(infos), rcond=1e-12, hermitian=True)
-    shares = [float(np.trace(cov @ info @ cov)) for info in infos]
-    return float(np.trace(cov)), satterthwaite_dof(shares, dofs)
+def _fused_dof(
+    sources: list[_Source], dofs: list[float], variance: float
+) -> tuple[float, float]:
+    """The trace (rad²) of the covariance ``C`` of the fusion of `sources`, each with the model
+    error `variance` added, and its degrees of freedom: the Welch--Satterthwaite combination
+    of each source's share of ``C`` from its own covariance, ``tr(C I' C_k I' C)`` with the
+    source's `dofs`, and from the model error, ``tr(C I' (variance P) I' C)``, which is exact
+    (``I'`` the source's information with the model error, ``P`` the projector on the directions
+    it determines)."""
+    inflated = [s.values / (1.0 + s.values * variance) for s in sources]
+    total = sum((s.directions.T * w) @ s.directions for s, w in zip(sources, inflated, strict=True))
+    cov = np.linalg.pinv(total, rcond=1e-12, hermitian=True)
+    shares, share_dofs = [], []
+    for s, w, nu in zip(sources, inflated, dofs, strict=True):
+        for weights, dof in ((w * w / s.values, nu), (w * w * variance, math.inf)):
+            part = cov @ ((s.directions.T * weights) @ s.directions) @ cov
+            shares.append(float(np.trace(part)))
+            share_dofs.append(dof)
+    return float(np.trace(cov)), satterthwaite_dof(shares, share_dofs)
 
 
-def _reference_dofs(sources: list[_Source], dofs: list[float]) -> tuple[float, list[float]]:
+def _reference_dofs(
+    sources: list[_Source], dofs: list[float], variance: float
+) -> tuple[float, list[float]]:
     """The denominator degrees of freedom of the F references of the consistency test (the
-    Welch--Satterthwaite combination of the sources' covariance traces) and of each source's
-    leave-one-out test (of its own trace and that of the fusion of the others); infinite where
-    no covariance was estimated."""
-    traces = [float(np.sum(1.0 / s.values)) for s in sources]
-    overall = satterthwaite_dof(traces, dofs)
+    Welch--Satterthwaite combination of the traces of the sources' covariances, each with its
+    own degrees of freedom, and of the model error `variance` they carry, exact) and of each
+    source's leave-one-out test (of its own trace, its model error and the fusion of the
+    others); infinite where no covariance was estimated."""
+    own = [float(np.sum(1.0 / s.values)) for s in sources]
+    model = [s.rank * variance for s in sources]
+    overall = satterthwaite_dof(own + model, dofs + [math.inf] * len(sources))
     per_source = []
     for k in range(len(sources)):
         others = sources[:k] + sources[k + 1 :]
-        trace, nu = _fused_dof(others, dofs[:k] + dofs[k + 1 :])
-        per_source.append(satterthwaite_dof([traces[k], trace], [dofs[k], nu]))
+        trace, nu = _fused_dof(others, dofs[:k] + dofs[k + 1 :], variance)
+        parts = [own[k], model[k], trace]
+        per_source.append(satterthwaite_dof(parts, [dofs[k], math.inf, nu]))
     return overall, per_source
 
 
@@ -160,7 +175,7 @@ def fuse(
             stats, source_p = _calibrated_leave_one_out(checked, max_iter, xtol)
         else:
             stats = run.loo
-            overall, per_source = _reference_dofs(sources, dofs)
+            overall, per_source = _reference_dofs(sources, dofs, variance)
             source_p = [
                 _f_or_chi2(t, d, nu)
                 for t, d, nu in zip(stats, run.loo_dof, per_source, strict=True)
@@ -184,7 +199,7 @@ def fuse(
     if estimated and variance > 0.0:
         covariance_dof = float(dof)  # the scatter of the sources estimates the model error
     else:
-        covariance_dof = _fused_dof(with_model_error(sources, variance), dofs)[1]
+        covariance_dof = _fused_dof(sources, dofs, variance)[1]
     return _result(
         run, checked, variance, covariance_dof, dof, p_value, significance, stats, source_p,
         outlier, without,

@@ -95,9 +95,10 @@ class FusedEstimate(UpResult):
         Degrees of freedom of the estimate behind `up_information`: with the model error
         estimated and positive, `dof` (the sources' scatter estimates it); otherwise the
         Welch--Satterthwaite combination of each source's share of the fused covariance with
-        the source's own ``covariance_dof`` (``inf`` where every source's covariance is
-        exact). :func:`~gravdir.controllers.compare_setting` refers its distance to an F
-        distribution with them where they are finite, to a chi-square one otherwise.
+        the source's own ``covariance_dof`` (a model error given is an exact share; ``inf``
+        where every source's covariance is exact).
+        :func:`~gravdir.controllers.compare_setting` refers its distance to an F distribution
+        with them where they are finite, to a chi-square one otherwise.
     n_sources : int
         Number of sources fused.
     converged : bool
