@@ -160,9 +160,9 @@ def ar1_correlation_time(lag1: Any) -> Any:
     ``r = 1`` (a float for a float)."""
     if isinstance(lag1, float):  # one sweep: without the array calls' cost
         return math.inf if lag1 >= 1.0 else max((1.0 + lag1) / (1.0 - lag1), 1.0)
-    r = np.maximum(np.asarray(lag1, dtype=np.float64), 0.0)
+    r = np.clip(np.asarray(lag1, dtype=np.float64), 0.0, 1.0)
     with np.errstate(divide="ignore"):
-        return np.where(r < 1.0, (1.0 + r) / np.maximum(1.0 - r, 0.0), np.inf)
+        return (1.0 + r) / (1.0 - r)  # r = 1 divides 2 by 0: inf
 
 
 def covariance_dof(n_used: Any, n_free: Any, lags: int | None) -> Any:
