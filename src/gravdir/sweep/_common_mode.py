@@ -14,7 +14,6 @@ from gravdir._checks import (
     check_sweep_angles,
     drop_nan_samples,
 )
-from gravdir._hac import residual_lag1
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
@@ -29,7 +28,7 @@ from gravdir.sweep._design import (
 )
 from gravdir.sweep._nan import check_nan_policy, sample_fingerprints
 from gravdir.sweep._result import SweepFit, make_fit
-from gravdir.sweep._solve import dot, predict, solve_normal
+from gravdir.sweep._solve import dot, predict, residual_lag1_of, solve_normal
 
 # Largest common grid: a million points per sweep bounds the memory and time of a call (the
 # default, the smaller pass's sample count, is never larger than the data).
@@ -225,9 +224,7 @@ def fit_sweep_common_mode(
         beta4 = np.concatenate([beta, coulomb[..., None]], axis=-1)
         rms: Any = np.sqrt(rss / m_pts)
         resid = mean_a - predict(beta, x)  # along the grid
-        lag1 = residual_lag1(
-            dot(resid[..., 1:], resid[..., :-1]), dot(resid, resid), dot(mean_a, mean_a)
-        )
+        lag1 = residual_lag1_of(resid, dot(mean_a, mean_a))
         names4 = [*names, "coulomb"]
         if not is_unit(torque_scale):
             beta4, cov, rms = unscale(

@@ -10,13 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign, check_option, check_positive
-from gravdir._hac import (
-    DEFAULT_BANDWIDTH,
-    covariance_dof,
-    least_squares_sandwich,
-    residual_lag1,
-    series_lags,
-)
+from gravdir._hac import DEFAULT_BANDWIDTH, covariance_dof, least_squares_sandwich, series_lags
 from gravdir._options import COVARIANCE_OPTIONS, CovarianceOption, Friction, LoadFriction
 from gravdir._results import warn_not_converged
 from gravdir.sweep._design import (
@@ -51,6 +45,7 @@ from gravdir.sweep._solve import (
     dot,
     extreme,
     predict,
+    residual_lag1_of,
     solve_normal,
 )
 
@@ -451,9 +446,7 @@ def _fit(
     cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
     if resid is None:
         resid = y - predict(beta, rows)
-    lag1 = residual_lag1(
-        dot(resid[..., 1:], resid[..., :-1]), dot(resid, resid), yy if yy is not None else dot(y, y)
-    )
+    lag1 = residual_lag1_of(resid, yy if yy is not None else dot(y, y))
     if lags is not None:
         cov = _sandwich(rows, resid, inv_gram, lags)
     load: Any = None

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gravdir._hac import residual_lag1
 from gravdir._imports import IMPORT_LOCK
 from gravdir.errors import InsufficientDataError
 
@@ -79,6 +80,12 @@ def dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> Any:
     if a.ndim == 1:
         return float(a @ b)
     return np.vecdot(a, b)
+
+
+def residual_lag1_of(resid: NDArray[np.float64], yy: Any) -> Any:
+    """:func:`~gravdir._hac.residual_lag1` of residuals `resid` (..., n), zero where a sample
+    was left out, of a torque whose squares sum to `yy`."""
+    return residual_lag1(dot(resid[..., 1:], resid[..., :-1]), dot(resid, resid), yy)
 
 
 def extreme(ufunc: np.ufunc, a: NDArray[np.float64]) -> Any:
