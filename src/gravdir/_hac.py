@@ -154,6 +154,16 @@ def residual_lag1(lag: Any, rss: Any, yy: Any) -> Any:
     return np.where(np.asarray(rss) > ROUNDING * ROUNDING * np.asarray(yy), r, 0.0)
 
 
+def rescaling_lag1(lag1: Any, lags: int) -> Any:
+    """The lag-1 correlation `lag1` of residuals as a sandwich's rescaling takes it, for a
+    Bartlett kernel of largest lag `lags`: clipped to ``[0, L / (L + 1)]``. A correlation time
+    beyond the bandwidth is one the kernel cannot estimate, and ``r <= 0`` takes the white-noise
+    rescaling (a float for a float)."""
+    if isinstance(lag1, float):
+        return min(max(lag1, 0.0), lags / (lags + 1))
+    return np.clip(lag1, 0.0, lags / (lags + 1))
+
+
 def ar1_correlation_time(lag1: Any) -> Any:
     """The integrated autocorrelation time ``(1 + r) / (1 - r)`` (samples) of a first-order
     autoregressive series of lag-1 correlation `r`, floored at 1 (``r <= 0``) and infinite at
@@ -242,7 +252,7 @@ def least_squares_sandwich(
         inv_gram * norms[:, None] * norms[None, :],
         0.0,
     )
-    r = min(max(float(es[1:] @ es[:-1]) / float(es @ es), 0.0), lags / (lags + 1))
+    r = rescaling_lag1(float(es[1:] @ es[:-1]) / float(es @ es), lags)
     with IMPORT_LOCK:
         from scipy.signal import fftconvolve, lfilter  # slow to import: only when needed
 

@@ -38,7 +38,6 @@ from gravdir.motion._profile import (
     NOISE_FLOOR,
     Optimum,
     _Search,
-    hac_uncertainty,
     maximise_likelihood,
     uncertainty,
 )
@@ -56,6 +55,7 @@ from gravdir.motion._samples import (
     check_model,
     select_samples,
 )
+from gravdir.motion._sandwich import hac_uncertainty
 
 __all__ = ["estimate_up_from_motion"]
 

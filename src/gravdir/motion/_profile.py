@@ -18,18 +18,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import WindowSums, sqrtm_psd
 from gravdir._sphere import tangent_basis
 from gravdir.errors import DegenerateGeometryError
 from gravdir.motion._design import (
     Layout,
     _Design,
     covariance,
-    derivative,
-    design_rows,
     gains_std,
     information,
-    model_vector,
     tangent_curvature,
 )
 from gravdir.motion._solve import State, far_fit, refine, starts
@@ -170,81 +166,3 @@ def uncertainty(
         cov = cov.sandwich(meat)
         info2 = cov.tangent_information()
     return Uncertainty(info2, gains_std(cov, layout, dirs), reach, basis)
-
-
-def hac_uncertainty(
-    design: _Design, layout: Layout, dirs: NDArray[np.float64], optimum: Optimum, lags: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """The information of `up` (tangent plane) and the gains' standard deviations at `optimum`
-    (None where the residuals leave no spread to estimate) from the sandwich ``H M H^T``:
-    ``H = F P`` the influence of the estimate on the tangent parameters and the gains (``P``
-    the inverse of the full information), ``M`` the Bartlett
-    long-run covariance (largest lag `lags`, samples) of the per-sample scores
-    ``g_t = sum_j X_tj^T w_tj e_tj / s_j^2`` over every parameter and joint at once
-    (``X_tj = A_tj D_j`` the model's derivative at sample ``t``, joint ``j``).
-
-    The residuals ``e`` are those of the fit, which has taken out of them what its smooth
-    columns can absorb: the kernel's sum then falls short of ``M``. Under white noise its
-    expectation is exactly ``E = V - (A + A^T) + C`` with ``V = sum_t H U2_t H^T``,
-    ``A = sum_ts k(t-s) H U_t P U2_s H^T``, ``C = sum_ts k(t-s) H U_t P V P U_s H^T``
-    (``U_t``, ``U2_t`` sample ``t``'s information with the weights and their squares); the
-    estimate is rescaled by ``T = V^(1/2) E^(-1/2)`` so that it is unbiased there, and stays
-    positive semi-definite. Derivation: *Real logs* page. One pass over the design's samples.
-    """
-    best, inv_var = optimum.best, _inv_var(optimum.sigma)
-    basis = tangent_basis(best.up)
-    # Every product is formed in the column-scaled parameters of `covariance` (P = S C S, S the
-    # scales): a parameter whose column is tiny has a huge scale, and P itself would overflow.
-    cov = covariance(best.info)
-    sc, c_hat = cov.scale, cov.scaled
-    d = derivative(design, layout, best.up, basis, best.gains, dirs, best.beta) * sc
-    m = model_vector(design, best.up, best.gains, best.beta, best.theta)
-    v = best.info  # sum_t U2_t: the information itself unless some weights are fractional
-    if design.gram_sq is not None:
-        v = information(
-            design, design.gram_sq, layout, best.up, basis, best.gains, dirs, best.beta, inv_var
-        )
-    with np.errstate(under="ignore"):
-        v = v * sc[:, None] * sc[None, :]  # S V S
-    pvp = c_hat @ v @ c_hat  # S^-1 P V P S^-1
-    size, r = layout.size, 2 + design.n
-    fun = np.zeros((size, r))
-    fun[0, 0] = fun[1, 1] = 1.0
-    if layout.n_gain:  # gains fixed: no gain rows to report
-        fun[layout.gain, 2:] = dirs.T
-    h_mat = (fun.T * sc[None, :]) @ c_hat  # H S^-1, (r, size)
-    sums = WindowSums(r + 2 * r * size, lags)
-    meat, cross, quad = np.zeros((r, r)), np.zeros((r, r)), np.zeros((r, r))
-
-    def accumulate(b: NDArray[np.float64]) -> None:
-        bh = b[:, :r]
-        bq = b[:, r : r + r * size].reshape(-1, r, size)
-        bq2 = b[:, r + r * size :].reshape(-1, r, size)
-        meat[:] += bh.T @ bh
-        cross[:] += np.einsum("wrp,wup->ru", bq @ c_hat, bq2)
-        quad[:] += np.einsum("wrp,wup->ru", bq @ pvp, bq)
-
-    for a, w, t in design_rows(design):
-        x = np.einsum("jsm,jmp->jsp", a, d)  # X_tj S, (n, s, size)
-        e = t - np.einsum("jsm,jm->js", a, m)
-        wv, w2v = w * inv_var[:, None], w * w * inv_var[:, None]
-        hx = x @ h_mat.T  # H X_tj^T, (n, s, r)
-        score = np.einsum("jsr,js->sr", hx, wv * e)  # H g_t
-        q = np.einsum("jsr,jsp,js->srp", hx, x, wv)  # H U_t S
-        q2 = np.einsum("jsr,jsp,js->srp", hx, x, w2v)  # H U2_t S
-        n_s = score.shape[0]
-        accumulate(sums.add(np.concatenate([score, q.reshape(n_s, -1), q2.reshape(n_s, -1)], 1)))
-    accumulate(sums.tail())
-    scale = 1.0 / (lags + 1)
-    v_h = h_mat @ v @ h_mat.T
-    expected = v_h - scale * (cross + cross.T) + scale * quad
-    t_mat = sqrtm_psd(v_h) @ sqrtm_psd(expected, inverse=True)
-    cov_r = t_mat @ (scale * meat) @ t_mat.T
-    cov_r = 0.5 * (cov_r + cov_r.T)
-    white = gains_std(cov, layout, dirs)
-    k_std = np.sqrt(np.maximum(np.diag(cov_r)[2:], 0.0))
-    k_std = np.where(np.isfinite(white) & (white > 0), k_std, white)
-    vals, vecs = np.linalg.eigh(cov_r[:2, :2])
-    if not vals.min() > 0:  # residuals at the rounding level: no spread to estimate
-        return None
-    return (vecs / vals) @ vecs.T, k_std
