@@ -1,10 +1,9 @@
 """Benchmark: how often `compare_setting` and `fuse_up` reject a true null, and detect an offset,
 with sweep estimates whose covariances are estimated.
 
-The synthetic world with a real phenomenon: a UR5-like arm tilted 0.6 rad, its J2 swept over
-120° at 100 Hz at J1 = 0.4, 0.4 + 90°, 0.4 + 180° by the realistic sensors with their noise
-correlated over 0.15 s. Each draw fits the three sweeps with ``covariance="white"`` and with
-``covariance="hac"`` and estimates `up` from each set (``estimate_up``). Per covariance it prints
+The synthetic world with a real phenomenon of ``tests/_sweep_world.py`` (torque noise correlated
+over 0.15 s, each draw's sweeps fitted with ``covariance="white"`` and with ``covariance="hac"``
+and `up` estimated from each set). Per covariance it prints
 
 - the mean squared error of `up` per degree of freedom in units of the reported covariance,
 - the median of the estimates' ``covariance_dof`` and ``up_std_deg``,
@@ -20,46 +19,18 @@ Run: ``python benchmarks/reference_distributions.py [N] [SPEED]`` (default N = 6
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-import gravdir
-from gravdir.errors import GravdirWarning
-from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _sweep_world import correlated_sweep_estimates  # noqa: E402
 
-RATE = 100.0
-
-
-def _draws(n: int, speed: float) -> tuple[dict[str, list[gravdir.UpEstimate]], np.ndarray]:
-    rng = np.random.default_rng(11)
-    arm = ur5_arm(up=up_from_base_tilt(0.6, 0.7))
-    chain = gravdir.chain_from_dh(*arm.dh.T)
-    sensors = [
-        dataclasses.replace(s, noise_correlation_time=0.15)
-        for s in realistic_sensors(rng, arm.peak_gravity_torque())
-    ]
-    fit_kw = {"load_friction": "abs", "harmonics": (sensors[1].ripple_order,)}
-    options = {"white": {}, "hac": {"covariance": "hac", "sample_rate": RATE}}
-    out: dict[str, list[gravdir.UpEstimate]] = {name: [] for name in options}
-    for _ in range(n):
-        sweeps: dict[str, list[gravdir.JointSweep]] = {name: [] for name in options}
-        for turn in (0.0, np.pi / 2, np.pi):
-            c = np.array([0.4 + turn, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
-            rec = arm.sweep(1, c, c[1] - np.pi / 3, c[1] + np.pi / 3, speed, RATE,
-                            sensor=sensors, rng=rng)  # fmt: skip
-            c[1] = rec.q[0]
-            for name, extra in options.items():
-                fit = gravdir.fit_sweep(
-                    rec.q, velocity=rec.velocity, torque=rec.torque, **fit_kw, **extra
-                )
-                sweeps[name].append(gravdir.joint_sweep_from_chain(chain, c, 1, fit))
-        for name, group in sweeps.items():
-            out[name].append(gravdir.estimate_up(group, up_hint=arm.up))
-    return out, arm.up
+import gravdir  # noqa: E402
+from gravdir.errors import GravdirWarning  # noqa: E402
 
 
 def _turned(est: gravdir.UpEstimate, angle: float) -> gravdir.UpResult:
@@ -77,7 +48,7 @@ def main() -> None:
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GravdirWarning)  # the white form's correlation warning
-        draws, truth = _draws(n, speed)
+        draws, truth = correlated_sweep_estimates(n, speed)
     print(f"{n} draws at {speed} rad/s ({time.process_time() - start:.0f} s CPU)")
     for name, ests in draws.items():
         checks = [gravdir.compare_setting(e, truth) for e in ests]

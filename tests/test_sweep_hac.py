@@ -6,11 +6,10 @@ gravdir's design code, and by Monte Carlo on sweeps whose residuals are correlat
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 import scipy.linalg
+from _sweep_world import correlated_sweep_estimates
 
 import gravdir
 
@@ -186,46 +185,22 @@ def test_bad_covariance_options_are_refused_naming_the_argument() -> None:
 
 @pytest.mark.slow
 def test_estimate_up_from_sweeps_with_correlated_noise_is_honest_under_the_sandwich() -> None:
-    """The synthetic world with a real phenomenon: a UR5-like arm tilted 0.6 rad, its J2 swept
-    over 120° at 0.25 rad/s and 100 Hz at J1 = 0.4, 0.4 + 90°, 0.4 + 180°, by the realistic
-    sensors with their noise correlated over 0.15 s (a joint's residuals worth about a
-    thirtieth of their samples; the real logs' J1 residuals are worth a third to a twentieth),
-    200 draws. With the sweeps' sandwich covariance, the squared error of `estimate_up` in
-    units of its reported covariance averages within [0.7, 1.5] per degree of freedom; with the
-    white form, by name, at least 20: the world is as hard as the real logs. ``compare_setting``
-    against the true `up`, on the F reference of the sandwich's degrees of freedom, rejects it
-    at 1 % in at most 3.5 % of the draws and at 5 % in at most 9 % (here 1.0 % and 6.0 %;
-    ``benchmarks/reference_distributions.py`` measured 2.2 % at 1 % over 600 draws)."""
-    from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm
-
-    rng = np.random.default_rng(11)
-    arm = ur5_arm(up=up_from_base_tilt(0.6, 0.7))
-    chain = gravdir.chain_from_dh(*arm.dh.T)
-    sensors = [
-        dataclasses.replace(s, noise_correlation_time=0.15)
-        for s in realistic_sensors(rng, arm.peak_gravity_torque())
-    ]
-    fit_kw = {"load_friction": "abs", "harmonics": (sensors[1].ripple_order,)}
-    basis = np.linalg.svd(arm.up[None, :])[2][1:]  # two unit vectors normal to `up`
-    nse: dict[str, list[float]] = {"white": [], "hac": []}
-    p_hac = []
-    for _ in range(200):
-        sweeps: dict[str, list[gravdir.JointSweep]] = {"white": [], "hac": []}
-        for turn in (0.0, np.pi / 2, np.pi):
-            c = np.array([0.4 + turn, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
-            rec = arm.sweep(1, c, c[1] - np.pi / 3, c[1] + np.pi / 3, 0.25, RATE,
-                            sensor=sensors, rng=rng)  # fmt: skip
-            c[1] = rec.q[0]
-            data = {"velocity": rec.velocity, "torque": rec.torque, **fit_kw}
-            for name, extra in (("white", {}), ("hac", {"covariance": "hac", "sample_rate": RATE})):
-                fit = gravdir.fit_sweep(rec.q, **data, **extra)
-                sweeps[name].append(gravdir.joint_sweep_from_chain(chain, c, 1, fit))
-        for name, group in sweeps.items():
-            est = gravdir.estimate_up(group, up_hint=arm.up)
-            x = basis @ (est.up - arm.up)
+    """The synthetic world with a real phenomenon (``tests/_sweep_world.py``: torque noise
+    correlated over 0.15 s), sweeps at 0.25 rad/s, 200 draws. With the sweeps' sandwich
+    covariance, the squared error of `estimate_up` in units of its reported covariance averages
+    within [0.7, 1.5] per degree of freedom; with the white form, by name, at least 20: the
+    world is as hard as the real logs. ``compare_setting`` against the true `up`, on the F
+    reference of the sandwich's degrees of freedom, rejects it at 1 % in at most 3.5 % of the
+    draws and at 5 % in at most 9 % (here 1.0 % and 6.0 %; ``benchmarks/reference_distributions.py``
+    measured 2.2 % at 1 % over 600 draws)."""
+    estimates, truth = correlated_sweep_estimates(200, 0.25)
+    basis = np.linalg.svd(truth[None, :])[2][1:]  # two unit vectors normal to `up`
+    nse: dict[str, list[float]] = {name: [] for name in estimates}
+    for name, group in estimates.items():
+        for est in group:
+            x = basis @ (est.up - truth)
             nse[name].append(float(x @ np.linalg.solve(basis @ est.up_cov @ basis.T, x)) / 2)
-            if name == "hac":
-                p_hac.append(float(gravdir.compare_setting(est, arm.up).p_value))
+    p_hac = [float(gravdir.compare_setting(est, truth).p_value) for est in estimates["hac"]]
     assert 0.7 <= np.mean(nse["hac"]) <= 1.5, np.mean(nse["hac"])
     rejected = np.array(p_hac)[:, None] < np.array([0.01, 0.05])
     assert np.all(rejected.mean(axis=0) <= [0.035, 0.09]), rejected.mean(axis=0)
