@@ -99,6 +99,49 @@ class BartlettMeat:
         return np.asarray(0.5 * (out + out.T), dtype=np.float64)
 
 
+class FittedScoreSums:
+    """The window sums of a sandwich over fitted scores, fed in order by :meth:`add`: the
+    kernel's sum of the scores ``g_t`` (the meat) and the two sums of the expectation of that
+    sum that the fitted columns take out of it, ``sum_tu c(t - u) U_t P Q_u^T`` and
+    ``sum_tu c(t - u) U_t P V P U_u^T`` (``c(l) = L + 1 - |l|``, the windows a pair shares).
+
+    ``U_t`` is sample ``t``'s information (its rows, as projected by the caller) and ``Q_t``
+    its covariance with the scores' sum (``U_t`` itself under white noise). Memory ``O(L K)``,
+    ``K`` the numbers of a sample's rows; the derivations are on the *Sweep fitting* ("Correlated
+    residuals") and *Real logs* ("The loss to the fitted columns") pages.
+    """
+
+    def __init__(
+        self, p: NDArray[np.float64], pvp: NDArray[np.float64], rows: int, lags: int
+    ) -> None:
+        self._p, self._pvp = p, pvp
+        self._r, self._size = rows, p.shape[0]
+        self._sums = WindowSums(rows + 2 * rows * self._size, lags)
+        self.meat, self.cross, self.quad = (np.zeros((rows, rows)) for _ in range(3))
+
+    def add(
+        self, score: NDArray[np.float64], u: NDArray[np.float64], q: NDArray[np.float64]
+    ) -> None:
+        """Feed the next samples' scores (s, R) and their ``U`` and ``Q`` rows (s, R, P)."""
+        n = score.shape[0]
+        self._accumulate(
+            self._sums.add(np.concatenate([score, u.reshape(n, -1), q.reshape(n, -1)], axis=1))
+        )
+
+    def result(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The three sums (R, R), each ``L + 1`` times the kernel's: meat, cross, quad."""
+        self._accumulate(self._sums.tail())
+        return self.meat, self.cross, self.quad
+
+    def _accumulate(self, b: NDArray[np.float64]) -> None:
+        r, size = self._r, self._size
+        bu = b[:, r : r + r * size].reshape(-1, r, size)
+        bq = b[:, r + r * size :].reshape(-1, r, size)
+        self.meat += b[:, :r].T @ b[:, :r]
+        self.cross += np.einsum("wrp,wup->ru", bu @ self._p, bq)
+        self.quad += np.einsum("wrp,wup->ru", bu @ self._pvp, bu)
+
+
 # The autocorrelation sum of `autocorrelation_time` stops at the first lag at least this many
 # times the running estimate (Sokal's window): beyond it the sum adds noise, not correlation.
 _SOKAL_WINDOW = 5.0
@@ -267,32 +310,14 @@ def least_squares_sandwich(
         kernel_x = fftconvolve(xs, weights[:, None], "same", axes=0)
     v = xs.T @ z
     t1 = xs.T @ kernel_x
-    sums = WindowSums(p + 2 * p * p, lags)
-    meat, t2, t3 = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
-    pvp = ps @ v @ ps
-
-    def accumulate(b: NDArray[np.float64]) -> None:
-        bu = b[:, p : p + p * p].reshape(-1, p, p)
-        bz = b[:, p + p * p :].reshape(-1, p, p)
-        meat[:] += b[:, :p].T @ b[:, :p]
-        t2[:] += np.einsum("wab,bc,wcd->ad", bu, ps, bz)
-        t3[:] += np.einsum("wab,bc,wcd->ad", bu, pvp, bu)
-
+    sums = FittedScoreSums(ps, ps @ v @ ps, p, lags)
     for i in range(0, n, _CHUNK):
         xc, zc = xs[i : i + _CHUNK], z[i : i + _CHUNK]
-        rows = np.concatenate(
-            [
-                xc * es[i : i + _CHUNK, None],
-                np.einsum("np,nq->npq", xc, xc).reshape(xc.shape[0], -1),
-                np.einsum("np,nq->npq", zc, xc).reshape(xc.shape[0], -1),
-            ],
-            axis=1,
-        )
-        accumulate(sums.add(rows))
-    accumulate(sums.tail())
+        outer = np.einsum("np,nq->npq", xc, xc)
+        sums.add(xc * es[i : i + _CHUNK, None], outer, np.einsum("np,nq->npq", xc, zc))
+    meat, t2, t3 = sums.result()
     expected = t1 - (t2 + t2.T - t3) / (lags + 1)
     t = sqrtm_psd(v) @ sqrtm_psd(expected, inverse=True)
     cov = ps @ (t @ (meat / (lags + 1)) @ t.T) @ ps
     cov = (top * top) * (d[:, None] * (0.5 * (cov + cov.T)) * d[None, :])
     return np.asarray(cov, dtype=np.float64)
-

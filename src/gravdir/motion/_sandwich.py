@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import WindowSums, rescaling_lag1, residual_lag1, sqrtm_psd
+from gravdir._hac import FittedScoreSums, rescaling_lag1, residual_lag1, sqrtm_psd
 from gravdir._imports import IMPORT_LOCK
 from gravdir._sphere import tangent_basis
 from gravdir.motion._design import (
@@ -191,22 +191,11 @@ def _windows(
     c_hat: NDArray[np.float64],
     lags: int,
 ) -> tuple[NDArray[np.float64], ...]:
-    """The kernel's sums, by windows of ``L + 1`` samples, of the scores ``H g_t`` (the meat),
-    of ``H U_t S`` against ``H Q_t S`` (``(L + 1) A``) and of ``H U_t S`` against itself through
-    ``P V P`` (``(L + 1) C``), with ``Q_t = sum_J y_tJ^T z_tJ``, ``z = c + a - y``."""
-    r, size = h_mat.shape
-    pvp = c_hat @ long_run.v @ c_hat  # S^-1 P V P S^-1
-    sums = WindowSums(r + 2 * r * size, lags)
-    meat, cross, quad = np.zeros((r, r)), np.zeros((r, r)), np.zeros((r, r))
-
-    def accumulate(b: NDArray[np.float64]) -> None:
-        bh = b[:, :r]
-        bq = b[:, r : r + r * size].reshape(-1, r, size)
-        bq2 = b[:, r + r * size :].reshape(-1, r, size)
-        meat[:] += bh.T @ bh
-        cross[:] += np.einsum("wrp,wup->ru", bq @ c_hat, bq2)
-        quad[:] += np.einsum("wrp,wup->ru", bq @ pvp, bq)
-
+    """The window sums (:class:`~gravdir._hac.FittedScoreSums`) of the scores ``H g_t``, of
+    ``H U_t S`` and of ``H Q_t S``, ``Q_t = sum_J y_tJ^T z_tJ``, ``z = c + a - y``: the meat,
+    ``(L + 1) A`` and ``(L + 1) C``."""
+    size = h_mat.shape[1]
+    sums = FittedScoreSums(c_hat, c_hat @ long_run.v @ c_hat, h_mat.shape[0], lags)
     state = np.zeros((rho.size, size))
     for i, chunk in enumerate(chunks):
         x, e, w, y = chunk.x, chunk.e, chunk.w, chunk.y
@@ -215,12 +204,12 @@ def _windows(
         z = c - y + _filter(y, rho, rho[:, None] * long_run.entering[i], backward=True)
         wv = w * root[:, None] ** 2
         hx = x @ h_mat.T  # H X_tj^T, (n, s, r)
-        score = np.einsum("jsr,js->sr", hx, wv * e)  # H g_t
-        q = np.einsum("jsr,jsp,js->srp", hx, x, wv)  # H U_t S
-        q2 = np.einsum("jsr,jsp->srp", y @ h_mat.T, z)  # H Q_t S
-        n_s = score.shape[0]
-        accumulate(sums.add(np.concatenate([score, q.reshape(n_s, -1), q2.reshape(n_s, -1)], 1)))
-    accumulate(sums.tail())
+        sums.add(
+            np.einsum("jsr,js->sr", hx, wv * e),  # H g_t
+            np.einsum("jsr,jsp,js->srp", hx, x, wv),  # H U_t S
+            np.einsum("jsr,jsp->srp", y @ h_mat.T, z),  # H Q_t S
+        )
+    meat, cross, quad = sums.result()
     return meat, cross, quad
 
 
