@@ -1,5 +1,5 @@
 """Benchmark: how often `compare_setting` and `fuse_up` reject a true null, and detect an offset,
-with sweep estimates whose covariances are estimated.
+with sweep and motion estimates whose covariances are estimated.
 
 The synthetic world with a real phenomenon of ``tests/_sweep_world.py`` (torque noise correlated
 over 0.15 s, each draw's sweeps fitted with ``covariance="white"`` and with ``covariance="hac"``
@@ -15,6 +15,11 @@ and `up` estimated from each set). Per covariance it prints
 
 Run: ``python benchmarks/reference_distributions.py [N] [SPEED]`` (default N = 600 draws, SPEED =
 0.25 rad/s: sweeps of about 17 s; 0.5 rad/s gives sweeps of 8.8 s). About 0.15 s per draw.
+
+``python benchmarks/reference_distributions.py motion [N]`` prints the same figures for
+``estimate_up_from_motion`` in the synthetic world of ``tests/test_motion.py``
+(``correlated_motion_estimates``: a 3-joint arm's 20 s logs at 200 Hz, torque noise correlated
+over 0.05 s). About 0.35 s per log.
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _sweep_world import correlated_sweep_estimates  # noqa: E402
+from test_motion import correlated_motion_estimates  # noqa: E402
 
 import gravdir  # noqa: E402
 from gravdir.errors import GravdirWarning  # noqa: E402
@@ -42,14 +49,8 @@ def _turned(est: gravdir.UpEstimate, angle: float) -> gravdir.UpResult:
     return gravdir.express_up(est, rotation)
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 600
-    speed = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
-    start = time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", GravdirWarning)  # the white form's correlation warning
-        draws, truth = correlated_sweep_estimates(n, speed)
-    print(f"{n} draws at {speed} rad/s ({time.process_time() - start:.0f} s CPU)")
+def _report(draws: dict[str, list[Any]], truth: np.ndarray) -> None:
+    """Print the figures of each covariance's estimates against the true `up`."""
     for name, ests in draws.items():
         checks = [gravdir.compare_setting(e, truth) for e in ests]
         d2 = np.array([float(c.mahalanobis) ** 2 for c in checks])
@@ -67,6 +68,24 @@ def main() -> None:
             f"       fuse_up of {len(pairs)} pairs, inconsistent at 1 %: {np.mean(null):.3f}; "
             f"with a 0.3° offset: {np.mean(offset):.3f}"
         )
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    start = time.process_time()
+    if args and args[0] == "motion":
+        n = int(args[1]) if len(args) > 1 else 600
+        motion, truth = correlated_motion_estimates(0.05, n)
+        print(f"{n} motion logs ({time.process_time() - start:.0f} s CPU)")
+        _report(motion, truth)
+        return
+    n = int(args[0]) if args else 600
+    speed = float(args[1]) if len(args) > 1 else 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GravdirWarning)  # the white form's correlation warning
+        draws, truth = correlated_sweep_estimates(n, speed)
+    print(f"{n} draws at {speed} rad/s ({time.process_time() - start:.0f} s CPU)")
+    _report(draws, truth)
 
 
 if __name__ == "__main__":
