@@ -117,7 +117,7 @@ class FittedScoreSums:
         self._p, self._pvp = p, pvp
         self._r, self._size = rows, p.shape[0]
         self._sums = WindowSums(rows + 2 * rows * self._size, lags)
-        self.meat, self.cross, self.quad = (np.zeros((rows, rows)) for _ in range(3))
+        self._totals = tuple(np.zeros((rows, rows)) for _ in range(3))  # meat, cross, quad
 
     def add(
         self, score: NDArray[np.float64], u: NDArray[np.float64], q: NDArray[np.float64]
@@ -128,18 +128,25 @@ class FittedScoreSums:
             self._sums.add(np.concatenate([score, u.reshape(n, -1), q.reshape(n, -1)], axis=1))
         )
 
-    def result(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-        """The three sums (R, R), each ``L + 1`` times the kernel's: meat, cross, quad."""
-        self._accumulate(self._sums.tail())
-        return self.meat, self.cross, self.quad
+    def result(self) -> tuple[NDArray[np.float64], ...]:
+        """The three sums (R, R), each ``L + 1`` times the kernel's: meat, cross, quad (the
+        windows that run past the last sample fed included; the state is left as it was)."""
+        tail = self._terms(self._sums.tail())
+        return tuple(total + part for total, part in zip(self._totals, tail, strict=True))
 
     def _accumulate(self, b: NDArray[np.float64]) -> None:
+        for total, part in zip(self._totals, self._terms(b), strict=True):
+            total += part
+
+    def _terms(self, b: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
         r, size = self._r, self._size
         bu = b[:, r : r + r * size].reshape(-1, r, size)
         bq = b[:, r + r * size :].reshape(-1, r, size)
-        self.meat += b[:, :r].T @ b[:, :r]
-        self.cross += np.einsum("wrp,wup->ru", bu @ self._p, bq)
-        self.quad += np.einsum("wrp,wup->ru", bu @ self._pvp, bu)
+        return (
+            b[:, :r].T @ b[:, :r],
+            np.einsum("wrp,wup->ru", bu @ self._p, bq),
+            np.einsum("wrp,wup->ru", bu @ self._pvp, bu),
+        )
 
 
 # The autocorrelation sum of `autocorrelation_time` stops at the first lag at least this many
@@ -205,6 +212,22 @@ def rescaling_lag1(lag1: Any, lags: int) -> Any:
     if isinstance(lag1, float):
         return min(max(lag1, 0.0), lags / (lags + 1))
     return np.clip(lag1, 0.0, lags / (lags + 1))
+
+
+# The autoregressive kernel is cut where r^l falls below this: what lies beyond is below the
+# rounding of the sums it enters.
+_KERNEL_TAIL = 1e-17
+
+
+def ar1_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
+    """The Bartlett weights times the correlation of a first-order autoregressive series of
+    lag-1 correlation `lag1`, ``(1 - l / (L + 1)) r^l`` for ``l = 0, 1, ...`` up to `lags`,
+    cut where ``r^l`` is rounding (one weight, 1, where ``r <= 0``)."""
+    if lag1 <= 0.0:
+        return np.ones(1)
+    k = min(lags, math.ceil(math.log(_KERNEL_TAIL) / math.log(lag1)))
+    lag = np.arange(k + 1)
+    return np.asarray((1.0 - lag / (lags + 1)) * lag1**lag, dtype=np.float64)
 
 
 def ar1_correlation_time(lag1: Any) -> Any:
@@ -305,8 +328,8 @@ def least_squares_sandwich(
         # twice; E_1's kernel k_l r^|l| as one convolution. O(N P) and O(P N log N).
         z = lfilter([1.0], [1.0, -r], xs, axis=0)
         z += lfilter([1.0], [1.0, -r], xs[::-1], axis=0)[::-1] - xs
-        lag = np.abs(np.arange(-lags, lags + 1))
-        weights = (1.0 - lag / (lags + 1)) * r**lag
+        half = ar1_kernel(r, lags)
+        weights = np.concatenate([half[:0:-1], half])
         kernel_x = fftconvolve(xs, weights[:, None], "same", axes=0)
     v = xs.T @ z
     t1 = xs.T @ kernel_x

@@ -10,14 +10,19 @@ samples, memory independent of the log's length but for one row per chunk.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import FittedScoreSums, rescaling_lag1, residual_lag1, sqrtm_psd
+from gravdir._hac import (
+    FittedScoreSums,
+    ar1_kernel,
+    rescaling_lag1,
+    residual_lag1,
+    sqrtm_psd,
+)
 from gravdir._imports import IMPORT_LOCK
 from gravdir._sphere import tangent_basis
 from gravdir.motion._design import (
@@ -30,10 +35,6 @@ from gravdir.motion._design import (
     model_vector,
 )
 from gravdir.motion._profile import Optimum
-
-# The autoregressive kernel is cut where r^l falls below this: what lies beyond is below the
-# rounding of the sums it enters.
-_KERNEL_TAIL = 1e-17
 
 
 class _Chunk(NamedTuple):
@@ -95,15 +96,6 @@ def _lag1(
     return np.asarray(rescaling_lag1(residual_lag1(num, den, yy), lags), dtype=np.float64)
 
 
-def _kernel(rho: float, lags: int) -> NDArray[np.float64]:
-    """``(1 - l / (L + 1)) r^l`` for ``l = 0, 1, ...``, cut where ``r^l`` is rounding."""
-    if rho <= 0.0:
-        return np.ones(1)
-    k = min(lags, math.ceil(math.log(_KERNEL_TAIL) / math.log(rho)))
-    lag = np.arange(k + 1)
-    return np.asarray((1.0 - lag / (lags + 1)) * rho**lag, dtype=np.float64)
-
-
 class Terms(NamedTuple):
     """The parts of the sandwich (parameters in the column-scaled units of `c_hat`)."""
 
@@ -154,7 +146,7 @@ def _long_run(
         from scipy.signal import fftconvolve  # slow to import: only when needed
 
     r, size = h_mat.shape
-    kernels = [_kernel(float(x), lags) for x in rho]
+    kernels = [ar1_kernel(float(x), lags) for x in rho]
     tails = [np.zeros((k.size - 1, r)) for k in kernels]
     state = np.zeros((rho.size, size))
     v_half, v_diag, k_half = np.zeros((size, size)), np.zeros((size, size)), np.zeros((r, r))
@@ -209,8 +201,7 @@ def _windows(
             np.einsum("jsr,jsp,js->srp", hx, x, wv),  # H U_t S
             np.einsum("jsr,jsp->srp", y @ h_mat.T, z),  # H Q_t S
         )
-    meat, cross, quad = sums.result()
-    return meat, cross, quad
+    return sums.result()
 
 
 def sandwich_terms(
