@@ -248,11 +248,81 @@ def covariance_dof(n_used: Any, n_free: Any, lags: int | None) -> Any:
     equivalent degrees of freedom ``3 n_used / (2 (lags + 1))`` of Lazarus, Lewis, Stock &
     Watson (2018), at most the white form's: the variance of a Bartlett long-run variance
     estimate is about ``4 (L + 1) / (3 n)`` times its square, that of a chi-square over its
-    degrees of freedom ``2 / nu`` (float64, of the shape of the arguments)."""
+    degrees of freedom ``2 / nu``: the special case of :func:`bartlett_dof` for a constant
+    influence and white noise, which a tracker's window takes (float64, of the shape of the
+    arguments)."""
     white = np.asarray(n_used, dtype=np.float64) - np.asarray(n_free, dtype=np.float64)
     if lags is None:
         return white
     return np.minimum(1.5 * np.asarray(n_used, dtype=np.float64) / (lags + 1), white)
+
+
+# The autoregressive correlation of `bartlett_dof` is cut where r^l falls below this: the
+# degrees of freedom it gives change by less than that fraction.
+_DOF_TAIL = 1e-12
+
+
+def _smoothed_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
+    """The Bartlett weights ``k(l) = 1 - |l| / (L + 1)`` convolved with the correlation
+    ``r^|l|`` of a first-order autoregressive series, ``h = k * rho``, centred: ``h[c + m]`` for
+    ``|m| <= L + M`` with ``M`` the lag where ``r^M`` falls below :data:`_DOF_TAIL`."""
+    lag = np.arange(-lags, lags + 1)
+    k = 1.0 - np.abs(lag) / (lags + 1)
+    if lag1 <= 0.0:
+        return np.asarray(k, dtype=np.float64)
+    cut = max(math.ceil(math.log(_DOF_TAIL) / math.log(lag1)), 1)
+    rho = lag1 ** np.abs(np.arange(-cut, cut + 1))
+    with IMPORT_LOCK:
+        from scipy.signal import fftconvolve  # slow to import: only when needed
+
+    return np.asarray(fftconvolve(k, rho), dtype=np.float64)
+
+
+def bartlett_dof(
+    second: NDArray[np.float64],
+    fourth: NDArray[np.float64],
+    lag1: NDArray[np.float64],
+    lags: int,
+) -> float:
+    """The degrees of freedom ``nu`` of an F reference for a quadratic form in the inverse of a
+    Bartlett sandwich's covariance of ``k`` tested coordinates.
+
+    The scores are ``sum_J a_Jt e_Jt`` over independent series ``J`` (the joints), ``a_Jt``
+    (k,) the influence of sample ``t`` of series ``J`` on the tested coordinates and ``e_J``
+    first-order autoregressive noise of lag-1 correlation `lag1` ``r_J`` (J,), as the
+    rescaling takes it; `second` ``sum_t a_Jt a_Jt^T`` (J, k, k) and `fourth`
+    ``sum_t a_Jt[a] a_Kt[b] a_Jt[c] a_Kt[d]`` (J, J, k, k, k, k). Where the influence varies
+    slowly over the kernel's reach, the kernel's sum of the scores has the mean
+    ``M = sum_J h_J(0) sum_t a_Jt a_Jt^T`` and, whitened by ``G = M^-1``, deviations ``D``
+    with ``2 E tr(D^2) + E tr(D)^2 = 2 sum_JK H_JK sum_t (|a_Jt|^2 |a_Kt|^2 + 2 (a_Jt .
+    a_Kt)^2)`` in the metric ``G``: ``h_J = k * rho_J`` the Bartlett weights convolved with the
+    noise's correlation, ``H_JK = sum_m h_J(m) h_K(m)``. That is the variance of ``d^T D d``
+    for ``d ~ N(0, I)``, the first-order change the estimate makes in a statistic
+    ``d^T C^-1 d``; a Wishart estimate with ``nu`` degrees of freedom and a chi-square scale of
+    ``nu`` (for which the statistic over ``k`` is exactly ``F(k, nu)``) both give
+    ``2 k (k + 2) / nu``, so ``nu = k (k + 2) / sum_JK H_JK sum_t (...)``.
+    For one coordinate, white noise and a constant influence this is ``3 n / (2 (L + 1))``
+    (:func:`covariance_dof`); a varying influence and correlated noise make it smaller.
+    Derivation: *Real logs*, "Degrees of freedom of a covariance".
+    """
+    kernels = [_smoothed_kernel(float(r), lags) for r in np.asarray(lag1, dtype=np.float64)]
+    size = max(h.size for h in kernels)
+    padded = np.zeros((len(kernels), size))
+    for j, h in enumerate(kernels):
+        start = (size - h.size) // 2
+        padded[j, start : start + h.size] = h
+    mean = np.einsum("j,jab->ab", padded[:, size // 2], second)
+    k = mean.shape[0]
+    if not np.all(np.isfinite(mean)) or not np.linalg.eigvalsh(mean)[0] > 0.0:
+        return math.inf
+    g = np.linalg.inv(mean)
+    spread = np.einsum("jkabcd,ac,bd->jk", fourth, g, g) + 2.0 * np.einsum(
+        "jkabcd,ab,cd->jk", fourth, g, g
+    )
+    total = float(np.sum((padded @ padded.T) * spread))
+    if not total > 0.0:
+        return math.inf
+    return float(k * (k + 2)) / total
 
 
 def satterthwaite_dof(variances: Any, dofs: Any) -> float:
@@ -287,11 +357,16 @@ _CHUNK = 4096
 
 
 def least_squares_sandwich(
-    x: NDArray[np.float64], e: NDArray[np.float64], inv_gram: NDArray[np.float64], lags: int
-) -> NDArray[np.float64]:
+    x: NDArray[np.float64],
+    e: NDArray[np.float64],
+    inv_gram: NDArray[np.float64],
+    lags: int,
+    tested: tuple[int, ...],
+) -> tuple[NDArray[np.float64], float]:
     """The Bartlett sandwich covariance ``P M P`` of a least-squares fit with design rows `x`
     (N, P), residuals `e` (N,) and ``P`` = `inv_gram` (P, P), the inverse of ``X^T X`` (zero
-    rows and columns for coefficients held fixed, whose columns are left out).
+    rows and columns for coefficients held fixed, whose columns are left out), and its degrees
+    of freedom (:func:`bartlett_dof`) in the directions of the coefficients `tested`.
 
     ``M`` is the Bartlett estimate (largest lag `lags`, samples) of the long-run covariance of
     the scores ``g_t = x_t e_t``, rescaled by ``T = V^(1/2) E^(-1/2)`` so that it is unbiased
@@ -301,7 +376,8 @@ def least_squares_sandwich(
     under the covariance ``S_ts = r^|t-s|`` of the noise, what the kernel's truncation and the
     fitted columns take out of it (docs/sweep.md, "Correlated residuals"). Rows outside the fit
     (zero rows) count as zero scores. Formed in unit-norm columns; memory
-    ``O(chunk P^2)``, time ``O(N P^3 + P N log N)``.
+    ``O(chunk P^2)``, time ``O(N P^3 + P N log N)``. An exact fit has a zero covariance and
+    infinite degrees of freedom.
     """
     n, p = x.shape
     held = ~np.any(inv_gram != 0.0, axis=0)
@@ -311,7 +387,7 @@ def least_squares_sandwich(
     xs = x * d
     top = float(np.max(np.abs(e), initial=0.0))
     if not top > 0.0:  # an exact fit: nothing to estimate a spread from
-        return np.zeros((p, p))
+        return np.zeros((p, p)), math.inf
     es = e / top
     ps = np.where(
         (norms[:, None] > 0.0) & (norms[None, :] > 0.0),
@@ -342,5 +418,10 @@ def least_squares_sandwich(
     expected = t1 - (t2 + t2.T - t3) / (lags + 1)
     t = sqrtm_psd(v) @ sqrtm_psd(expected, inverse=True)
     cov = ps @ (t @ (meat / (lags + 1)) @ t.T) @ ps
-    cov = (top * top) * (d[:, None] * (0.5 * (cov + cov.T)) * d[None, :])
-    return np.asarray(cov, dtype=np.float64)
+    cov = 0.5 * (cov + cov.T)
+    a = xs @ ps[:, list(tested)]  # each sample's influence on the tested coefficients
+    second = (a.T @ a)[None]
+    fourth = np.einsum("na,nb,nc,nd->abcd", a, a, a, a, optimize=True)[None, None]
+    dof = bartlett_dof(second, fourth, np.array([r]), lags)
+    cov = (top * top) * (d[:, None] * cov * d[None, :])
+    return np.asarray(cov, dtype=np.float64), dof

@@ -432,9 +432,13 @@ class _Problem:
         hac = hac_uncertainty(fitted.design, fitted.layout, fitted.dirs, fitted.optimum, self.lags)
         if hac is None:  # residuals at the rounding level: the curvature's form stands
             return est
-        info2, k_std = hac[0], hac[1] * fitted.mean_gain
-        info = up_information_from_tangent(est.up, tangent_basis(est.up), info2)
-        out = dataclasses.replace(est, up_information=info, gains_std=k_std)
+        info = up_information_from_tangent(est.up, tangent_basis(est.up), hac.up_information)
+        out = dataclasses.replace(
+            est,
+            up_information=info,
+            gains_std=hac.gains_std * fitted.mean_gain,
+            covariance_dof=hac.dof,
+        )
         ratio = max(out.up_std_deg / est.up_std_deg, 1.0)
         margin = est.sign_margin / ratio
         return dataclasses.replace(
@@ -567,10 +571,11 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
     lag1, tau = autocorrelation_time(np.where(used, resid, 0.0) / problem.unit, used)
     # The model's columns: base parameters, each joint's five and its gain, the two of `up`.
     columns = est.base_parameters.size + 6 * est.gains.size + 2
-    samples = int(np.max(est.n_used)) if problem.lags is not None else int(np.sum(est.n_used))
+    # The white form's residual degrees of freedom; the sandwich's (set by `finish`) at most.
+    dof = float(covariance_dof(int(np.sum(est.n_used)), columns, None))
     est = dataclasses.replace(
         est, residual_lag1=lag1, effective_samples=est.n_used / tau,
-        covariance_dof=float(covariance_dof(samples, columns, problem.lags)),
+        covariance_dof=min(est.covariance_dof, dof) if problem.lags is not None else dof,
     )  # fmt: skip
     # A fit to a part in a million (a noise-free log) leaves rounding, whatever its correlation.
     with np.errstate(over="ignore", invalid="ignore"):  # an unused sample may exceed the unit

@@ -72,9 +72,10 @@ class MotionFit(UpResult):
         understates the spread of `up`: a warning says so.
     covariance_dof : float
         Degrees of freedom of the covariance of `up`, itself an estimate: under
-        ``covariance="hac"`` the equivalent degrees of freedom ``3 T / (2 (L + 1))`` of a
-        Bartlett kernel of ``L + 1`` samples over the ``T`` samples of the log (Lazarus, Lewis,
-        Stock & Watson 2018); under ``"white"`` the residuals used less the model's columns.
+        ``covariance="hac"`` those of the sandwich's spread in the tangent coordinates of `up`,
+        from each sample's influence on them and each joint's lag-1 correlation of its
+        residuals (the *Real logs* page, "Degrees of freedom of a covariance"); under
+        ``"white"`` the residuals used less the model's columns.
         :func:`~gravdir.fusion.fuse_up` and :func:`~gravdir.controllers.compare_setting` use an
         F reference with them.
     sign_margin : float

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from gravdir._hac import (
     FittedScoreSums,
     ar1_kernel,
+    bartlett_dof,
     rescaling_lag1,
     residual_lag1,
     sqrtm_psd,
@@ -105,6 +106,8 @@ class Terms(NamedTuple):
     quad: NDArray[np.float64]  # (L + 1) C, (r, r)
     meat: NDArray[np.float64]  # (L + 1) H M H^T, the kernel's sum of the fitted scores
     rho: NDArray[np.float64]  # each joint's r_J
+    second: NDArray[np.float64]  # sum_t a_Jt a_Jt^T, a_Jt = (H y_tJ^T) on `up`, (J, 2, 2)
+    fourth: NDArray[np.float64]  # sum_t a_Jt a_Kt a_Jt a_Kt by index, (J, J, 2, 2, 2, 2)
 
 
 def _filter(
@@ -132,6 +135,8 @@ class _LongRun(NamedTuple):
     v: NDArray[np.float64]  # S V S
     k: NDArray[np.float64]  # K
     entering: list[NDArray[np.float64]]  # the anticausal filter's state at each chunk's end
+    second: NDArray[np.float64]  # Terms.second
+    fourth: NDArray[np.float64]  # Terms.fourth
 
 
 def _long_run(
@@ -141,7 +146,9 @@ def _long_run(
     each chunk from the samples after it, in one pass: ``V = sum_t y_t^T c_t + (...)^T -
     sum_t y_t^T y_t`` from the causal filter ``c``; ``K`` likewise from the convolution of
     ``H y`` with the kernel ``(1 - l / (L + 1)) r^l``, carrying its last rows over; each chunk's
-    anticausal sum ``sum_t r^(t - t0) y_t`` from its first sample ``t0``, combined backwards."""
+    anticausal sum ``sum_t r^(t - t0) y_t`` from its first sample ``t0``, combined backwards;
+    and the second and fourth moments of each joint's influence on `up`'s tangent coordinates
+    (:func:`gravdir._hac.bartlett_dof`)."""
     with IMPORT_LOCK:
         from scipy.signal import fftconvolve  # slow to import: only when needed
 
@@ -151,6 +158,7 @@ def _long_run(
     state = np.zeros((rho.size, size))
     v_half, v_diag, k_half = np.zeros((size, size)), np.zeros((size, size)), np.zeros((r, r))
     chunk_sums, lengths = [], []
+    second, fourth = np.zeros((rho.size, 2, 2)), np.zeros((rho.size, rho.size, 2, 2, 2, 2))
     for chunk in chunks:
         y = chunk.y
         c = _filter(y, rho, rho[:, None] * state)
@@ -159,6 +167,11 @@ def _long_run(
         v_half += flat.T @ c.reshape(-1, size)
         v_diag += flat.T @ flat
         h = y @ h_mat.T  # H y_tJ^T, (J, s, r)
+        a = h[..., :2]
+        second += np.einsum("jsa,jsb->jab", a, a)
+        # sum_t a_Jt[a] a_Kt[b] a_Jt[c] a_Kt[d] as the Gram matrix of the products a_J a_K^T.
+        pair = (a[:, None, :, :, None] * a[None, :, :, None, :]).reshape(rho.size, rho.size, -1, 4)
+        fourth += (np.swapaxes(pair, -1, -2) @ pair).reshape(fourth.shape)
         for j, k in enumerate(kernels):
             ext = np.concatenate([tails[j], h[j]])
             k_half += h[j].T @ fftconvolve(ext, k[:, None], axes=0)[k.size - 1 : ext.shape[0]]
@@ -171,7 +184,8 @@ def _long_run(
         entering[i] = chunk_sums[i + 1] + rho[:, None] ** lengths[i + 1] * entering[i + 1]
     # The kernels count lag 0 once, the two halves twice.
     v = v_half + v_half.T - v_diag
-    return _LongRun(v, k_half + k_half.T - h_mat @ v_diag @ h_mat.T, entering)
+    k_sum = k_half + k_half.T - h_mat @ v_diag @ h_mat.T
+    return _LongRun(v, k_sum, entering, second, fourth)
 
 
 def _windows(
@@ -220,14 +234,23 @@ def sandwich_terms(
     rho = _lag1(design, d, m, root, lags)
     long_run = _long_run(_rows(design, d, m, root), rho, h_mat, lags)
     meat, cross, quad = _windows(_rows(design, d, m, root), rho, long_run, root, h_mat, c_hat, lags)
-    return Terms(long_run.v, long_run.k, cross, quad, meat, rho)
+    return Terms(long_run.v, long_run.k, cross, quad, meat, rho, long_run.second, long_run.fourth)
+
+
+class Sandwich(NamedTuple):
+    """What :func:`hac_uncertainty` returns."""
+
+    up_information: NDArray[np.float64]  # of the tangent coordinates, (2, 2)
+    gains_std: NDArray[np.float64]  # (n,)
+    dof: float  # of the covariance of `up` (:func:`gravdir._hac.bartlett_dof`)
 
 
 def hac_uncertainty(
     design: _Design, layout: Layout, dirs: NDArray[np.float64], optimum: Optimum, lags: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """The information of `up` (tangent plane) and the gains' standard deviations at `optimum`
-    (None where the residuals leave no spread to estimate) from the sandwich ``H M H^T``:
+) -> Sandwich | None:
+    """The information of `up` (tangent plane), the gains' standard deviations at `optimum` and
+    the degrees of freedom of the covariance of `up` (None where the residuals leave no spread
+    to estimate) from the sandwich ``H M H^T``:
     ``H = F P`` the influence of the estimate on the tangent parameters and the gains (``P``
     the inverse of the full information), ``M`` the Bartlett long-run covariance (largest lag
     `lags`, samples) of the per-sample scores ``g_t = sum_j X_tj^T w_tj e_tj / s_j^2`` over every
@@ -241,7 +264,8 @@ def hac_uncertainty(
     (``U_t`` sample ``t``'s information). The estimate is rescaled by ``T = (H V H^T)^(1/2)
     E^(-1/2)``, unbiased there and positive semi-definite; with every ``r_J = 0`` this is the
     white-noise rescaling. Passes: the lag-1 sums; ``V``, ``K`` and each chunk's share of the
-    anticausal filter ``z``; the windows.
+    anticausal filter ``z``; the windows. The degrees of freedom are those of the kernel's sum
+    in the tangent coordinates of `up`.
     """
     best = optimum.best
     basis = tangent_basis(best.up)
@@ -270,4 +294,5 @@ def hac_uncertainty(
     vals, vecs = np.linalg.eigh(cov_r[:2, :2])
     if not vals.min() > 0:  # residuals at the rounding level: no spread to estimate
         return None
-    return (vecs / vals) @ vecs.T, k_std
+    info = (vecs / vals) @ vecs.T
+    return Sandwich(info, k_std, bartlett_dof(terms.second, terms.fourth, terms.rho, lags))

@@ -447,8 +447,10 @@ def _fit(
     if resid is None:
         resid = y - predict(beta, rows)
     lag1 = residual_lag1_of(resid, yy if yy is not None else dot(y, y))
+    dof = covariance_dof(n_used, n_free, None)
     if lags is not None:
-        cov = _sandwich(rows, resid, inv_gram, lags)
+        cov, hac_dof = _sandwich(rows, resid, inv_gram, lags)
+        dof = np.minimum(hac_dof, dof)
     load: Any = None
     if load_friction == "signed":
         # A ratio of coefficients: the same in scaled units.
@@ -469,7 +471,7 @@ def _fit(
         load,
         rms,
         lag1,
-        covariance_dof(n_used, n_free, lags),
+        dof,
         d.n_used,
         d.single_speed,
         d.arc,
@@ -524,18 +526,24 @@ class _GaussNewton(NamedTuple):
     resid: NDArray[np.float64]  # the residuals at `beta` (..., n)
 
 
+# The columns of the gravity term, ``a sin q + b cos q``, in every sweep design (`._design`).
+_GRAVITY = (1, 2)
+
+
 def _sandwich(
     rows: NDArray[np.float64],
     resid: NDArray[np.float64],
     inv_gram: NDArray[np.float64],
     lags: int,
-) -> NDArray[np.float64]:
-    """The Bartlett sandwich covariance of each sweep of a batch: design `rows` (..., p, n) (the
+) -> tuple[NDArray[np.float64], Any]:
+    """The Bartlett sandwich covariance of each sweep of a batch and its degrees of freedom in
+    the directions of the gravity term's sine and cosine: design `rows` (..., p, n) (the
     model's derivative), residuals (..., n), inverse Gram matrix (..., p, p)."""
     out = np.empty_like(inv_gram)
+    dof = np.empty(resid.shape[:-1])
     for i in np.ndindex(resid.shape[:-1]):
-        out[i] = least_squares_sandwich(rows[i].T, resid[i], inv_gram[i], lags)
-    return out
+        out[i], dof[i] = least_squares_sandwich(rows[i].T, resid[i], inv_gram[i], lags, _GRAVITY)
+    return out, (dof if dof.ndim else float(dof))
 
 
 def _fit_load_abs(

@@ -225,10 +225,11 @@ class SweepFit(Fingerprinted):
     covariance_dof : ndarray, shape (...)
         Degrees of freedom of ``covariance``, itself an estimate: ``n_used`` less the
         coefficients fitted for the white-noise form (its residual variance's chi-square), and
-        for ``covariance="hac"`` the equivalent degrees of freedom ``3 n_used / (2 (L + 1))``
-        of a Bartlett kernel of ``L + 1`` samples (Lazarus, Lewis, Stock & Watson 2018), at
-        most the white form's. A test built on the covariance uses an F or t reference with
-        them (:func:`gravdir.estimate_up` carries them into ``covariance_dof`` of `up`).
+        for ``covariance="hac"`` those of the sandwich's spread in the directions of the
+        gravity term (sine and cosine), from each sample's influence on them and the
+        residuals' lag-1 correlation, at most the white form's (the *Real logs* page, "Degrees
+        of freedom of a covariance"). A test built on the covariance uses an F or t reference
+        with them (:func:`gravdir.estimate_up` carries them into ``covariance_dof`` of `up`).
     residual_rms : ndarray, shape (...)
         Root mean square of the residuals over the samples used.
     residual_lag1 : ndarray, shape (...)
