@@ -278,6 +278,18 @@ def _smoothed_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
     return np.asarray(fftconvolve(k, rho), dtype=np.float64)
 
 
+def influence_moments(a: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The moments of the influences `a` (J, s, k) of ``s`` samples of ``J`` series that
+    :func:`bartlett_dof` takes: ``sum_t a_Jt a_Jt^T`` (J, k, k) and ``sum_t a_Jt[a] a_Kt[b]
+    a_Jt[c] a_Kt[d]`` (J, J, k, k, k, k), the latter as the Gram matrix of the products
+    ``a_Jt a_Kt^T``. Sums over chunks of samples add."""
+    n, _, k = a.shape
+    second = np.einsum("jsa,jsb->jab", a, a)
+    pair = (a[:, None, :, :, None] * a[None, :, :, None, :]).reshape(n, n, -1, k * k)
+    fourth = (np.swapaxes(pair, -1, -2) @ pair).reshape(n, n, k, k, k, k)
+    return np.asarray(second, dtype=np.float64), np.asarray(fourth, dtype=np.float64)
+
+
 def bartlett_dof(
     second: NDArray[np.float64],
     fourth: NDArray[np.float64],
@@ -290,9 +302,9 @@ def bartlett_dof(
     The scores are ``sum_J a_Jt e_Jt`` over independent series ``J`` (the joints), ``a_Jt``
     (k,) the influence of sample ``t`` of series ``J`` on the tested coordinates and ``e_J``
     first-order autoregressive noise of lag-1 correlation `lag1` ``r_J`` (J,), as the
-    rescaling takes it; `second` ``sum_t a_Jt a_Jt^T`` (J, k, k) and `fourth`
-    ``sum_t a_Jt[a] a_Kt[b] a_Jt[c] a_Kt[d]`` (J, J, k, k, k, k). Where the influence varies
-    slowly over the kernel's reach, the kernel's sum of the scores has the mean
+    rescaling takes it; `second` and `fourth` their moments (:func:`influence_moments`).
+    Where the influence varies slowly over the kernel's reach, the kernel's sum of the scores
+    has the mean
     ``M = sum_J h_J(0) sum_t a_Jt a_Jt^T`` and, whitened by ``G = M^-1``, deviations ``D``
     with ``2 E tr(D^2) + E tr(D)^2 = 2 sum_JK H_JK sum_t (|a_Jt|^2 |a_Kt|^2 + 2 (a_Jt .
     a_Kt)^2)`` in the metric ``G``: ``h_J = k * rho_J`` the Bartlett weights convolved with the
@@ -420,8 +432,6 @@ def least_squares_sandwich(
     cov = ps @ (t @ (meat / (lags + 1)) @ t.T) @ ps
     cov = 0.5 * (cov + cov.T)
     a = xs @ ps[:, list(tested)]  # each sample's influence on the tested coefficients
-    second = (a.T @ a)[None]
-    fourth = np.einsum("na,nb,nc,nd->abcd", a, a, a, a, optimize=True)[None, None]
-    dof = bartlett_dof(second, fourth, np.array([r]), lags)
+    dof = bartlett_dof(*influence_moments(a[None]), np.array([r]), lags)
     cov = (top * top) * (d[:, None] * cov * d[None, :])
     return np.asarray(cov, dtype=np.float64), dof

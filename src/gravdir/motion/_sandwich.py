@@ -20,6 +20,7 @@ from gravdir._hac import (
     FittedScoreSums,
     ar1_kernel,
     bartlett_dof,
+    influence_moments,
     rescaling_lag1,
     residual_lag1,
     sqrtm_psd,
@@ -167,11 +168,9 @@ def _long_run(
         v_half += flat.T @ c.reshape(-1, size)
         v_diag += flat.T @ flat
         h = y @ h_mat.T  # H y_tJ^T, (J, s, r)
-        a = h[..., :2]
-        second += np.einsum("jsa,jsb->jab", a, a)
-        # sum_t a_Jt[a] a_Kt[b] a_Jt[c] a_Kt[d] as the Gram matrix of the products a_J a_K^T.
-        pair = (a[:, None, :, :, None] * a[None, :, :, None, :]).reshape(rho.size, rho.size, -1, 4)
-        fourth += (np.swapaxes(pair, -1, -2) @ pair).reshape(fourth.shape)
+        moments = influence_moments(h[..., :2])
+        second += moments[0]
+        fourth += moments[1]
         for j, k in enumerate(kernels):
             ext = np.concatenate([tails[j], h[j]])
             k_half += h[j].T @ fftconvolve(ext, k[:, None], axes=0)[k.size - 1 : ext.shape[0]]
