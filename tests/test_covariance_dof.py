@@ -10,26 +10,27 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.signal
 import scipy.stats
+from _spread import wishart_dof
 
 import gravdir
 from gravdir._hac import bartlett_dof, covariance_dof, satterthwaite_dof
 from gravdir.errors import GravdirWarning
+from gravdir.motion._windows import WindowSamples, solve_windows
 
 RATE = 100.0
 
 
 def test_the_rules_for_the_degrees_of_freedom():
     # White form: the residual variance's chi-square.
-    assert covariance_dof(400, 5, None) == 395
-    # Bartlett kernel of L + 1 samples: 3 T / (2 (L + 1)), at most the white form's.
-    assert covariance_dof(3000, 5, 99) == pytest.approx(45.0)
-    assert covariance_dof(10, 5, 0) == 5
-    np.testing.assert_allclose(covariance_dof(np.array([200, 400]), 5, 19), [15.0, 30.0])
+    assert covariance_dof(400, 5) == 395
+    np.testing.assert_allclose(covariance_dof(np.array([200, 400]), 5), [195.0, 395.0])
     # Welch-Satterthwaite: equal shares of equal dof add; an exact share adds none.
     assert satterthwaite_dof([1.0, 1.0, 1.0], [10.0, 10.0, 10.0]) == pytest.approx(30.0)
     assert satterthwaite_dof([1.0, 3.0], [10.0, math.inf]) == pytest.approx(160.0)
@@ -99,12 +100,55 @@ def test_the_sandwich_degrees_of_freedom_against_their_definition():
     exact = _exact_dof(influence, lag1, lags)
     assert exact - 1.0 <= got <= exact
     # Correlated noise and a varying influence cost degrees of freedom.
-    assert got < 0.8 * covariance_dof(n, 0, lags)
+    lazarus = 1.5 * n / (lags + 1)
+    assert got < 0.8 * lazarus
     flat = [np.ones((n, 1))]
     white = bartlett_dof(*_moments(flat), np.zeros(1), lags)
-    assert white == pytest.approx(covariance_dof(n, 0, lags), rel=0.01)
+    assert white == pytest.approx(lazarus, rel=0.01)
     flat_exact = _exact_dof(flat, [0.0], lags)
     assert flat_exact - 1.0 <= white <= flat_exact
+
+
+def _window_covariances(rho: float, draws: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A tracker window of 6 s at 100 Hz (the default window and bandwidth) on two joints whose
+    torques follow `up` through slopes that turn once in the window, with AR(1) noise of lag-1
+    correlation `rho`, drawn `draws` times: each draw's sandwich covariance of `up`'s tangent
+    coordinates, the degrees of freedom it reports, and the number of samples."""
+    rate, window = 100.0, 6.0
+    time = np.arange(0.0, window, 1.0 / rate)
+    n = time.size
+    turn = 2.0 * np.pi * time / window
+    slope = np.stack(
+        [
+            np.column_stack([np.cos(turn), np.sin(turn), np.full(n, 0.5)]),
+            np.column_stack([np.sin(2.0 * turn), np.full(n, 0.3), np.full(n, 0.8)]),
+        ],
+        axis=1,
+    )
+    up = np.array([0.0, 0.0, 1.0])
+    model = SimpleNamespace(noise_std=np.ones(2), up=up)
+    rng = np.random.default_rng(47)
+    covs, dofs = np.empty((draws, 2, 2)), np.empty(draws)
+    for k in range(draws):
+        noise = scipy.signal.lfilter([1.0], [1.0, -rho], rng.normal(size=(n + 200, 2)), axis=0)
+        samples = WindowSamples(
+            time, slope @ up + noise[200:], slope, np.ones((n, 2)), np.zeros((n, 2, 0))
+        )
+        (win,) = solve_windows([samples], model, [(0.0, window)], False, math.inf, 1.0)
+        covs[k] = np.linalg.pinv(win.information)[:2, :2]
+        dofs[k] = win.dof
+    return covs, dofs, n
+
+
+def test_a_tracker_window_carries_the_degrees_of_freedom_of_its_covariance():
+    """The degrees of freedom a tracker's window reports (``change_dof`` combines them) match
+    the spread of its sandwich covariance over draws of AR(1) noise of lag-1 correlation 0.7,
+    which a constant influence and white noise (3 n / (2 (L + 1)) = 9) overstate by more than
+    half."""
+    covs, dofs, n = _window_covariances(0.7, 400)
+    spread = wishart_dof(covs)
+    assert 0.75 < float(np.median(dofs)) / spread < 1.3
+    assert 1.5 * n / 100 > 1.6 * spread
 
 
 def _sweep(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -241,20 +241,12 @@ def ar1_correlation_time(lag1: Any) -> Any:
         return (1.0 + r) / (1.0 - r)  # r = 1 divides 2 by 0: inf
 
 
-def covariance_dof(n_used: Any, n_free: Any, lags: int | None) -> Any:
-    """The degrees of freedom of a least-squares covariance estimated from `n_used` samples with
-    `n_free` coefficients: ``n_used - n_free`` for the white-noise form (`lags` None: the
-    residual variance's chi-square), and for the Bartlett sandwich of largest lag `lags` the
-    equivalent degrees of freedom ``3 n_used / (2 (lags + 1))`` of Lazarus, Lewis, Stock &
-    Watson (2018), at most the white form's: the variance of a Bartlett long-run variance
-    estimate is about ``4 (L + 1) / (3 n)`` times its square, that of a chi-square over its
-    degrees of freedom ``2 / nu``: the special case of :func:`bartlett_dof` for a constant
-    influence and white noise, which a tracker's window takes (float64, of the shape of the
-    arguments)."""
-    white = np.asarray(n_used, dtype=np.float64) - np.asarray(n_free, dtype=np.float64)
-    if lags is None:
-        return white
-    return np.minimum(1.5 * np.asarray(n_used, dtype=np.float64) / (lags + 1), white)
+def covariance_dof(n_used: Any, n_free: Any) -> Any:
+    """The degrees of freedom ``n_used - n_free`` of a white-noise least-squares covariance
+    estimated from `n_used` samples with `n_free` coefficients (the residual variance's
+    chi-square; float64, of the shape of the arguments). A Bartlett sandwich's are
+    :func:`bartlett_dof`'s."""
+    return np.asarray(n_used, dtype=np.float64) - np.asarray(n_free, dtype=np.float64)
 
 
 # The autoregressive correlation of `bartlett_dof` is cut where r^l falls below this: the
@@ -313,8 +305,9 @@ def bartlett_dof(
     ``d^T C^-1 d``; a Wishart estimate with ``nu`` degrees of freedom and a chi-square scale of
     ``nu`` (for which the statistic over ``k`` is exactly ``F(k, nu)``) both give
     ``2 k (k + 2) / nu``, so ``nu = k (k + 2) / sum_JK H_JK sum_t (...)``.
-    For one coordinate, white noise and a constant influence this is ``3 n / (2 (L + 1))``
-    (:func:`covariance_dof`); a varying influence and correlated noise make it smaller.
+    For one coordinate, white noise and a constant influence this is ``3 n / (2 (L + 1))``,
+    the equivalent degrees of freedom of Lazarus, Lewis, Stock & Watson (2018); a varying
+    influence and correlated noise make it smaller.
     Derivation: *Real logs*, "Degrees of freedom of a covariance".
     """
     kernels = [_smoothed_kernel(float(r), lags) for r in np.asarray(lag1, dtype=np.float64)]

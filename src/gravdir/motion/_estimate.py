@@ -572,7 +572,7 @@ def _diagnose(problem: _Problem, est: MotionFit) -> MotionFit:
     # The model's columns: base parameters, each joint's five and its gain, the two of `up`.
     columns = est.base_parameters.size + 6 * est.gains.size + 2
     # The white form's residual degrees of freedom; the sandwich's (set by `finish`) at most.
-    dof = float(covariance_dof(int(np.sum(est.n_used)), columns, None))
+    dof = float(covariance_dof(int(np.sum(est.n_used)), columns))
     est = dataclasses.replace(
         est, residual_lag1=lag1, effective_samples=est.n_used / tau,
         covariance_dof=min(est.covariance_dof, dof) if problem.lags is not None else dof,

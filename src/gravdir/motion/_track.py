@@ -107,7 +107,9 @@ class UpTrack(UpResult):
         ``change_chi2 / 2`` (ν = `change_dof`) times the number tried; 1 where not tested.
     change_dof : ndarray, shape (W,)
         Denominator degrees of freedom of that F reference: the Satterthwaite combination of
-        the window's sandwich (about 1.5 times the window over the bandwidth) and the reference
+        the window's sandwich (from each joint's influence on the window's `up` and the lag-1
+        correlation of its residuals: *Real logs*, "Degrees of freedom of a covariance") and
+        the reference
         (``2 (R - 1)`` with the model error estimated from ``R`` windows); inf (chi-square with
         2 degrees of freedom) where every covariance is known, and where not tested.
     change_angle : ndarray, shape (W,)

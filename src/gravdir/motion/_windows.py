@@ -13,7 +13,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gravdir._hac import BartlettMeat, bartlett_lags, covariance_dof
+from gravdir._hac import (
+    BartlettMeat,
+    bartlett_dof,
+    bartlett_lags,
+    influence_moments,
+    rescaling_lag1,
+    residual_lag1,
+)
 from gravdir._sphere import tangent_basis
 from gravdir.motion._fixed import FixedModel
 from gravdir.motion._sphere import sphere_least_squares
@@ -101,9 +108,7 @@ def solve_windows(
         info2 = e @ hess[k] @ e.T
         white = _lift(info2, e)
         if bandwidth is not None:
-            info2, dof = _sandwich_information(
-                s, fitted, w, e, info2, nuisance_parts[k], bandwidth
-            )
+            info2, dof = _sandwich_information(s, fitted, w, e, info2, nuisance_parts[k], bandwidth)
         else:
             dof = math.inf
         vals = np.linalg.eigvalsh(info2)
@@ -136,28 +141,37 @@ def _sandwich_information(
     """The tangent information of one window from the Bartlett sandwich ``P M P``: ``P`` the
     inverse of the white-noise information `info2`, ``M`` the long-run covariance of the
     per-sample scores of the two tangent directions, the nuisance parameters profiled out of
-    them (``g - H_un H_nn^+ h``), and the degrees of freedom of the sandwich. Zero where `info2`
-    is not positive definite."""
+    them (``g - H_un H_nn^+ h``), and the degrees of freedom of the sandwich
+    (:func:`gravdir._hac.bartlett_dof`: each joint's influence on the tangent coordinates and
+    the lag-1 correlation of its residuals, at most the white form's ``N - 2``). Zero where
+    `info2` is not positive definite."""
     vals = np.linalg.eigvalsh(info2)
     if not (vals[1] > 0 and vals[0] > _RANK_TOL * vals[1]) or s.time.size < 2:
         return np.zeros((2, 2)), math.inf
     solve, h_un, _, nu = nuisance
-    weighted = s.used * w * (s.residual - fitted)
-    score = np.einsum("tja,tj->ta", s.slope, weighted)
+    residual = s.used * (s.residual - fitted)
+    # Each joint's coefficients of its residuals in the scores, (N, n, 3).
+    coefficient = s.slope
     if nu.shape[-1]:
-        score = score - np.einsum("tjm,tj->tm", nu, weighted) @ solve @ h_un.T
+        coefficient = coefficient - nu @ solve @ h_un.T
+    coefficient = coefficient * (s.used * w)[..., None]
+    influence = coefficient @ e.T  # on the tangent coordinates, (N, n, 2)
+    score = np.einsum("tja,tj->ta", influence, residual)
     lags = bartlett_lags(bandwidth, 1.0 / float(np.median(np.diff(s.time))))
     meat = BartlettMeat(2, lags)
-    meat.add(score @ e.T)
+    meat.add(score)
     bread = np.linalg.inv(info2)
     cov = bread @ meat.result() @ bread
     cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
     if not cov_vals[0] > 0:
         return np.zeros((2, 2)), math.inf
     info = np.linalg.inv(0.5 * (cov + cov.T))
-    # The sandwich's equivalent degrees of freedom, 1.5 / b for b the bandwidth over the stretch
-    # (two fitted tangent coordinates).
-    dof = float(covariance_dof(s.time.size, 2, lags))
+    lag = np.sum(residual[1:] * residual[:-1], axis=0)
+    rss = np.sum(residual * residual, axis=0)
+    yy = np.sum(s.used * s.residual**2, axis=0)
+    rho = rescaling_lag1(residual_lag1(lag, rss, yy), lags)
+    moments = influence_moments(np.swapaxes(influence, 0, 1))
+    dof = min(bartlett_dof(*moments, rho, lags), float(s.time.size - 2))
     return np.asarray(0.5 * (info + info.T), dtype=np.float64), dof
 
 

@@ -447,7 +447,7 @@ def _fit(
     if resid is None:
         resid = y - predict(beta, rows)
     lag1 = residual_lag1_of(resid, yy if yy is not None else dot(y, y))
-    dof = covariance_dof(n_used, n_free, None)
+    dof = covariance_dof(n_used, n_free)
     if lags is not None:
         cov, hac_dof = _sandwich(rows, resid, inv_gram, lags)
         dof = np.minimum(hac_dof, dof)
