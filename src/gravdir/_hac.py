@@ -219,13 +219,19 @@ def rescaling_lag1(lag1: Any, lags: int) -> Any:
 _KERNEL_TAIL = 1e-17
 
 
+def _reach(lag1: float, tail: float) -> int:
+    """The first lag ``l`` at which ``r^l``, ``0 < r < 1`` the lag-1 correlation `lag1` of a
+    first-order autoregressive series, falls to `tail` or below."""
+    return math.ceil(math.log(tail) / math.log(lag1))
+
+
 def ar1_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
     """The Bartlett weights times the correlation of a first-order autoregressive series of
     lag-1 correlation `lag1`, ``(1 - l / (L + 1)) r^l`` for ``l = 0, 1, ...`` up to `lags`,
     cut where ``r^l`` is rounding (one weight, 1, where ``r <= 0``)."""
     if lag1 <= 0.0:
         return np.ones(1)
-    k = min(lags, math.ceil(math.log(_KERNEL_TAIL) / math.log(lag1)))
+    k = min(lags, _reach(lag1, _KERNEL_TAIL))
     lag = np.arange(k + 1)
     return np.asarray((1.0 - lag / (lags + 1)) * lag1**lag, dtype=np.float64)
 
@@ -262,7 +268,7 @@ def _smoothed_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
     k = 1.0 - np.abs(lag) / (lags + 1)
     if lag1 <= 0.0:
         return np.asarray(k, dtype=np.float64)
-    cut = max(math.ceil(math.log(_DOF_TAIL) / math.log(lag1)), 1)
+    cut = max(_reach(lag1, _DOF_TAIL), 1)
     rho = lag1 ** np.abs(np.arange(-cut, cut + 1))
     with IMPORT_LOCK:
         from scipy.signal import fftconvolve  # slow to import: only when needed
