@@ -109,11 +109,12 @@ def test_the_sandwich_degrees_of_freedom_against_their_definition():
     assert flat_exact - 1.0 <= white <= flat_exact
 
 
-def _window_covariances(rho: float, draws: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _window_covariances(rho: float, draws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """A tracker window of 6 s at 100 Hz (the default window and bandwidth) on two joints whose
     torques follow `up` through slopes that turn once in the window, with AR(1) noise of lag-1
-    correlation `rho`, drawn `draws` times: each draw's sandwich covariance of `up`'s tangent
-    coordinates, the degrees of freedom it reports, and the number of samples."""
+    correlation `rho` (standard deviations 1 and 2), drawn `draws` times: each draw's sandwich
+    covariance of `up`'s tangent coordinates, the degrees of freedom it reports, its error in
+    those coordinates, and the number of samples."""
     rate, window = 100.0, 6.0
     time = np.arange(0.0, window, 1.0 / rate)
     n = time.size
@@ -128,24 +129,30 @@ def _window_covariances(rho: float, draws: int) -> tuple[np.ndarray, np.ndarray,
     up = np.array([0.0, 0.0, 1.0])
     model = SimpleNamespace(noise_std=np.ones(2), up=up)
     rng = np.random.default_rng(47)
-    covs, dofs = np.empty((draws, 2, 2)), np.empty(draws)
+    covs, dofs, errors = np.empty((draws, 2, 2)), np.empty(draws), np.empty((draws, 2))
     for k in range(draws):
-        noise = scipy.signal.lfilter([1.0], [1.0, -rho], rng.normal(size=(n + 200, 2)), axis=0)
+        white = rng.normal(size=(n + 200, 2)) * [1.0, 2.0]
+        noise = scipy.signal.lfilter([1.0], [1.0, -rho], white, axis=0)
         samples = WindowSamples(
             time, slope @ up + noise[200:], slope, np.ones((n, 2)), np.zeros((n, 2, 0))
         )
         (win,) = solve_windows([samples], model, [(0.0, window)], False, math.inf, 1.0)
         covs[k] = np.linalg.pinv(win.information)[:2, :2]
         dofs[k] = win.dof
-    return covs, dofs, n
+        errors[k] = win.up[:2]
+    return covs, dofs, errors, n
 
 
-def test_a_tracker_window_carries_the_degrees_of_freedom_of_its_covariance():
-    """The degrees of freedom a tracker's window reports (``change_dof`` combines them) match
-    the spread of its sandwich covariance over draws of AR(1) noise of lag-1 correlation 0.7,
-    which a constant influence and white noise (3 n / (2 (L + 1)) = 9) overstate by more than
-    half."""
-    covs, dofs, n = _window_covariances(0.7, 400)
+def test_a_tracker_window_carries_an_unbiased_covariance_and_its_degrees_of_freedom():
+    """Over draws of AR(1) noise of lag-1 correlation 0.7, a tracker window's sandwich
+    covariance has the mean of its estimate's spread (the Bartlett sum alone, without the
+    rescaling, has about 0.7 of it), and the degrees of freedom it reports (``change_dof``
+    combines them) match the spread of that covariance, which a constant influence and white
+    noise (3 n / (2 (L + 1)) = 9) overstate by more than half."""
+    covs, dofs, errors, n = _window_covariances(0.7, 600)
+    mean = covs.mean(axis=0)
+    scatter = errors.T @ errors / errors.shape[0]  # about the true `up`, (0, 0) here
+    assert 0.85 < float(np.trace(mean) / np.trace(scatter)) < 1.15
     spread = wishart_dof(covs)
     assert 0.75 < float(np.median(dofs)) / spread < 1.3
     assert 1.5 * n / 100 > 1.6 * spread

@@ -80,25 +80,6 @@ class WindowSums:
         return np.asarray(self._total - self._prev[:-1], dtype=np.float64)
 
 
-class BartlettMeat:
-    """The Bartlett long-run covariance of score rows fed in order by :meth:`add`."""
-
-    def __init__(self, size: int, lags: int) -> None:
-        self._sums = WindowSums(size, lags)
-        self._meat = np.zeros((size, size))
-
-    def add(self, rows: NDArray[np.float64]) -> None:
-        """Feed the next scores, shape (s, P)."""
-        b = self._sums.add(rows)
-        self._meat += b.T @ b
-
-    def result(self) -> NDArray[np.float64]:
-        """The long-run covariance ``M`` (P, P) of the rows fed."""
-        b = self._sums.tail()
-        out = (self._meat + b.T @ b) / (self._sums.lags + 1)
-        return np.asarray(0.5 * (out + out.T), dtype=np.float64)
-
-
 class FittedScoreSums:
     """The window sums of a sandwich over fitted scores, fed in order by :meth:`add`: the
     kernel's sum of the scores ``g_t`` (the meat) and the two sums of the expectation of that
@@ -234,6 +215,35 @@ def ar1_kernel(lag1: float, lags: int) -> NDArray[np.float64]:
     k = min(lags, _reach(lag1, _KERNEL_TAIL))
     lag = np.arange(k + 1)
     return np.asarray((1.0 - lag / (lags + 1)) * lag1**lag, dtype=np.float64)
+
+
+def ar1_correlate(x: NDArray[np.float64], lag1: float) -> NDArray[np.float64]:
+    """``S x`` along the first axis of `x`, ``S_ts = r^|t - s|`` the correlation of a
+    first-order autoregressive series of lag-1 correlation `lag1` ``r`` (`x` itself where
+    ``r <= 0``): the causal and the anti-causal filter ``1 / (1 - r B)``, less the diagonal
+    counted twice. ``O(N)`` per column."""
+    if lag1 <= 0.0:
+        return x
+    with IMPORT_LOCK:
+        from scipy.signal import lfilter  # slow to import: only when needed
+
+    z = lfilter([1.0], [1.0, -lag1], x, axis=0)
+    z += lfilter([1.0], [1.0, -lag1], x[::-1], axis=0)[::-1] - x
+    return np.asarray(z, dtype=np.float64)
+
+
+def ar1_kernel_correlate(x: NDArray[np.float64], lag1: float, lags: int) -> NDArray[np.float64]:
+    """``sum_l (1 - |l| / (L + 1)) r^|l| x_(t+l)`` along the first axis of `x` (rows outside
+    it zero): :func:`ar1_kernel` on both sides as one convolution, ``O(N log N)`` per column
+    (`x` itself where ``r <= 0``)."""
+    if lag1 <= 0.0:
+        return x
+    with IMPORT_LOCK:
+        from scipy.signal import fftconvolve  # slow to import: only when needed
+
+    half = ar1_kernel(lag1, lags)
+    weights = np.concatenate([half[:0:-1], half]).reshape((-1,) + (1,) * (x.ndim - 1))
+    return np.asarray(fftconvolve(x, weights, "same", axes=0), dtype=np.float64)
 
 
 def ar1_correlation_time(lag1: Any) -> Any:
@@ -406,20 +416,9 @@ def least_squares_sandwich(
         0.0,
     )
     r = rescaling_lag1(float(es[1:] @ es[:-1]) / float(es @ es), lags)
-    with IMPORT_LOCK:
-        from scipy.signal import fftconvolve, lfilter  # slow to import: only when needed
-
-    z, kernel_x = xs, xs  # S X and the kernel-weighted S X of E_1; S = I where r = 0
-    if r > 0.0:
-        # S x: the causal and the anti-causal filter 1 / (1 - r B), less the diagonal counted
-        # twice; E_1's kernel k_l r^|l| as one convolution. O(N P) and O(P N log N).
-        z = lfilter([1.0], [1.0, -r], xs, axis=0)
-        z += lfilter([1.0], [1.0, -r], xs[::-1], axis=0)[::-1] - xs
-        half = ar1_kernel(r, lags)
-        weights = np.concatenate([half[:0:-1], half])
-        kernel_x = fftconvolve(xs, weights[:, None], "same", axes=0)
+    z = ar1_correlate(xs, r)  # S X
     v = xs.T @ z
-    t1 = xs.T @ kernel_x
+    t1 = xs.T @ ar1_kernel_correlate(xs, r, lags)
     sums = FittedScoreSums(ps, ps @ v @ ps, p, lags)
     for i in range(0, n, _CHUNK):
         xc, zc = xs[i : i + _CHUNK], z[i : i + _CHUNK]

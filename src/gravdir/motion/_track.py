@@ -56,8 +56,8 @@ DEFAULT_MAX_STD = math.radians(2.0)
 # Default smallest change of `up` the detector reports: five times the largest window-to-window
 # scatter that model errors left in the synthetic cases of the documentation (about 0.04°).
 DEFAULT_MIN_CHANGE = math.radians(0.25)
-# Default window, s: six Bartlett bandwidths (1 s), so that the sandwich of one window is
-# low by at most about 16 % (the fixed-b bias 1 - b + b²/3 at b = 1/6, *Tracking* page).
+# Default window, s: six Bartlett bandwidths (1 s), so that the sandwich of one window has
+# degrees of freedom of order 1.5 times the window over the bandwidth (*Tracking* page).
 DEFAULT_WINDOW = 6.0
 # Default size of the change test per window and the default number of reference windows.
 DEFAULT_SIGNIFICANCE, DEFAULT_REFERENCE_WINDOWS = 1e-4, 20

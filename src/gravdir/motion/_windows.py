@@ -14,12 +14,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gravdir._hac import (
-    BartlettMeat,
+    FittedScoreSums,
+    ar1_correlate,
+    ar1_kernel_correlate,
     bartlett_dof,
     bartlett_lags,
     influence_moments,
     rescaling_lag1,
     residual_lag1,
+    sqrtm_psd,
 )
 from gravdir._sphere import tangent_basis
 from gravdir.motion._fixed import FixedModel
@@ -138,38 +141,63 @@ def _sandwich_information(
     nuisance: tuple[NDArray[np.float64], ...],
     bandwidth: float,
 ) -> tuple[NDArray[np.float64], float]:
-    """The tangent information of one window from the Bartlett sandwich ``P M P``: ``P`` the
-    inverse of the white-noise information `info2`, ``M`` the long-run covariance of the
-    per-sample scores of the two tangent directions, the nuisance parameters profiled out of
-    them (``g - H_un H_nn^+ h``), and the degrees of freedom of the sandwich
-    (:func:`gravdir._hac.bartlett_dof`: each joint's influence on the tangent coordinates and
-    the lag-1 correlation of its residuals, at most the white form's ``N - 2``). Zero where
-    `info2` is not positive definite."""
+    """The tangent information of one window from the Bartlett sandwich ``P T M T^T P``, and
+    the sandwich's degrees of freedom.
+
+    ``P`` is the inverse of the white-noise information `info2`; ``M`` the Bartlett long-run
+    covariance of the per-sample scores of the two tangent directions, the nuisance parameters
+    profiled out of them (``g - H_un H_nn^+ h``); ``T = V^(1/2) E^(-1/2)`` the rescaling that
+    makes it unbiased where each joint's residuals are a first-order autoregressive series of
+    the lag-1 correlation and variance they show in the window: ``V`` the variance of the
+    scores' sum and ``E`` the expectation of ``M``, less what the kernel's truncation and the
+    fitted columns (tangent and nuisance) take out of it, as in the other sandwiches (the
+    *Tracking* page). The degrees of freedom are :func:`gravdir._hac.bartlett_dof`'s (each
+    joint's influence on the tangent coordinates and its lag-1 correlation), at most the white
+    form's ``N - 2``. Zero information where `info2` is not positive definite."""
     vals = np.linalg.eigvalsh(info2)
     if not (vals[1] > 0 and vals[0] > _RANK_TOL * vals[1]) or s.time.size < 2:
         return np.zeros((2, 2)), math.inf
     solve, h_un, _, nu = nuisance
     residual = s.used * (s.residual - fitted)
-    # Each joint's coefficients of its residuals in the scores, (N, n, 3).
+    weight = s.used * w  # (N, n)
+    # Each joint's fitted columns (tangent, nuisance) and its coefficients of its residuals
+    # in the profiled tangent scores, (N, n, q) and (N, n, 2).
+    columns = np.concatenate([s.slope @ e.T, nu], axis=-1)
     coefficient = s.slope
     if nu.shape[-1]:
         coefficient = coefficient - nu @ solve @ h_un.T
-    coefficient = coefficient * (s.used * w)[..., None]
-    influence = coefficient @ e.T  # on the tangent coordinates, (N, n, 2)
+    influence = (coefficient * weight[..., None]) @ e.T
     score = np.einsum("tja,tj->ta", influence, residual)
     lags = bartlett_lags(bandwidth, 1.0 / float(np.median(np.diff(s.time))))
-    meat = BartlettMeat(2, lags)
-    meat.add(score)
-    bread = np.linalg.inv(info2)
-    cov = bread @ meat.result() @ bread
-    cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
-    if not cov_vals[0] > 0:
-        return np.zeros((2, 2)), math.inf
-    info = np.linalg.inv(0.5 * (cov + cov.T))
     lag = np.sum(residual[1:] * residual[:-1], axis=0)
     rss = np.sum(residual * residual, axis=0)
     yy = np.sum(s.used * s.residual**2, axis=0)
     rho = rescaling_lag1(residual_lag1(lag, rss, yy), lags)
+    spread = np.sqrt(rss / np.maximum(s.used.sum(axis=0), 1.0))  # each joint's noise level
+    # V, E's first term, and the joints' rows z = S (w x) of the fitted columns' scores.
+    gram = np.einsum("tjq,tj,tjr->qr", columns, weight, columns)
+    p = np.linalg.pinv(gram, rcond=1e-12, hermitian=True)
+    v_sum, t1 = np.zeros((2, 2)), np.zeros((2, 2))
+    q_rows, v = np.zeros(influence.shape[:1] + (2, columns.shape[-1])), np.zeros(gram.shape)
+    for j, r in enumerate(rho):
+        a = influence[:, j] * spread[j]
+        b = columns[:, j] * (weight[:, j] * spread[j])[:, None]
+        z = ar1_correlate(np.concatenate([a, b], axis=1), float(r))
+        v_sum += a.T @ z[:, :2]
+        t1 += a.T @ ar1_kernel_correlate(a, float(r), lags)
+        q_rows += a[:, :, None] * z[:, None, 2:]
+        v += b.T @ z[:, 2:]
+    sums = FittedScoreSums(p, p @ v @ p, 2, lags)
+    sums.add(score, np.einsum("tja,tjq->taq", influence, columns), q_rows)
+    meat, cross, quad = sums.result()
+    expected = t1 - (cross + cross.T - quad) / (lags + 1)
+    t = sqrtm_psd(v_sum) @ sqrtm_psd(expected, inverse=True)
+    bread = np.linalg.inv(info2)
+    cov = bread @ (t @ (meat / (lags + 1)) @ t.T) @ bread
+    cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
+    if not cov_vals[0] > 0:
+        return np.zeros((2, 2)), math.inf
+    info = np.linalg.inv(0.5 * (cov + cov.T))
     moments = influence_moments(np.swapaxes(influence, 0, 1))
     dof = min(bartlett_dof(*moments, rho, lags), float(s.time.size - 2))
     return np.asarray(0.5 * (info + info.T), dtype=np.float64), dof
