@@ -130,6 +130,24 @@ class FittedScoreSums:
         )
 
 
+def rescaled_meat(
+    sums: tuple[NDArray[np.float64], ...],
+    first: NDArray[np.float64],
+    variance: NDArray[np.float64],
+    lags: int,
+) -> NDArray[np.float64]:
+    """The kernel's sum of the scores rescaled to be unbiased, ``T (M / (L + 1)) T^T``, from
+    the three sums `sums` of :meth:`FittedScoreSums.result` (meat ``M``, cross, quad): ``T =
+    V^(1/2) E^(-1/2)``, ``V`` the `variance` of the scores' sum and ``E = first - (cross +
+    cross^T - quad) / (L + 1)`` the kernel's expectation of the meat, `first` its part before
+    the fitted columns take theirs (symmetric, (R, R))."""
+    meat, cross, quad = sums
+    expected = first - (cross + cross.T - quad) / (lags + 1)
+    t = sqrtm_psd(variance) @ sqrtm_psd(expected, inverse=True)
+    out = t @ (meat / (lags + 1)) @ t.T
+    return np.asarray(0.5 * (out + out.T), dtype=np.float64)
+
+
 # The autocorrelation sum of `autocorrelation_time` stops at the first lag at least this many
 # times the running estimate (Sokal's window): beyond it the sum adds noise, not correlation.
 _SOKAL_WINDOW = 5.0
@@ -424,10 +442,7 @@ def least_squares_sandwich(
         xc, zc = xs[i : i + _CHUNK], z[i : i + _CHUNK]
         outer = np.einsum("np,nq->npq", xc, xc)
         sums.add(xc * es[i : i + _CHUNK, None], outer, np.einsum("np,nq->npq", xc, zc))
-    meat, t2, t3 = sums.result()
-    expected = t1 - (t2 + t2.T - t3) / (lags + 1)
-    t = sqrtm_psd(v) @ sqrtm_psd(expected, inverse=True)
-    cov = ps @ (t @ (meat / (lags + 1)) @ t.T) @ ps
+    cov = ps @ rescaled_meat(sums.result(), t1, v, lags) @ ps
     cov = 0.5 * (cov + cov.T)
     a = xs @ ps[:, list(tested)]  # each sample's influence on the tested coefficients
     dof = bartlett_dof(*influence_moments(a[None]), np.array([r]), lags)

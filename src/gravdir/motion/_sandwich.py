@@ -21,9 +21,9 @@ from gravdir._hac import (
     ar1_kernel,
     bartlett_dof,
     influence_moments,
+    rescaled_meat,
     rescaling_lag1,
     residual_lag1,
-    sqrtm_psd,
 )
 from gravdir._imports import IMPORT_LOCK
 from gravdir._sphere import tangent_basis
@@ -282,11 +282,8 @@ def hac_uncertainty(
         fun[layout.gain, 2:] = dirs.T
     h_mat = (fun.T * sc[None, :]) @ c_hat  # H S^-1, (r, size)
     terms = sandwich_terms(design, d, m, root, h_mat, c_hat, lags)
-    scale = 1.0 / (lags + 1)
-    expected = terms.k - scale * (terms.cross + terms.cross.T) + scale * terms.quad
-    t_mat = sqrtm_psd(h_mat @ terms.v @ h_mat.T) @ sqrtm_psd(expected, inverse=True)
-    cov_r = t_mat @ (scale * terms.meat) @ t_mat.T
-    cov_r = 0.5 * (cov_r + cov_r.T)
+    sums = (terms.meat, terms.cross, terms.quad)
+    cov_r = rescaled_meat(sums, terms.k, h_mat @ terms.v @ h_mat.T, lags)
     white = gains_std(cov, layout, dirs)
     k_std = np.sqrt(np.maximum(np.diag(cov_r)[2:], 0.0))
     k_std = np.where(np.isfinite(white) & (white > 0), k_std, white)

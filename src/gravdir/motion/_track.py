@@ -109,9 +109,9 @@ class UpTrack(UpResult):
         Denominator degrees of freedom of that F reference: the Satterthwaite combination of
         the window's sandwich (from each joint's influence on the window's `up` and the lag-1
         correlation of its residuals: *Real logs*, "Degrees of freedom of a covariance") and
-        the reference
-        (``2 (R - 1)`` with the model error estimated from ``R`` windows); inf (chi-square with
-        2 degrees of freedom) where every covariance is known, and where not tested.
+        the reference (``2 (R - 1)`` with the model error estimated from ``R`` windows); inf
+        (chi-square with 2 degrees of freedom) where every covariance is known, and where not
+        tested.
     change_angle : ndarray, shape (W,)
         Angle between that mean and its reference, rad; 0 where not tested.
     alarm : ndarray of bool, shape (W,)

@@ -20,9 +20,9 @@ from gravdir._hac import (
     bartlett_dof,
     bartlett_lags,
     influence_moments,
+    rescaled_meat,
     rescaling_lag1,
     residual_lag1,
-    sqrtm_psd,
 )
 from gravdir._sphere import tangent_basis
 from gravdir.motion._fixed import FixedModel
@@ -189,11 +189,8 @@ def _sandwich_information(
         v += b.T @ z[:, 2:]
     sums = FittedScoreSums(p, p @ v @ p, 2, lags)
     sums.add(score, np.einsum("tja,tjq->taq", influence, columns), q_rows)
-    meat, cross, quad = sums.result()
-    expected = t1 - (cross + cross.T - quad) / (lags + 1)
-    t = sqrtm_psd(v_sum) @ sqrtm_psd(expected, inverse=True)
     bread = np.linalg.inv(info2)
-    cov = bread @ (t @ (meat / (lags + 1)) @ t.T) @ bread
+    cov = bread @ rescaled_meat(sums.result(), t1, v_sum, lags) @ bread
     cov_vals = np.linalg.eigvalsh(0.5 * (cov + cov.T))
     if not cov_vals[0] > 0:
         return np.zeros((2, 2)), math.inf
