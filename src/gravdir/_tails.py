@@ -1,4 +1,5 @@
-"""Upper tails of the reference distributions of gravdir's tests (chi-square and F).
+"""Upper tails of the reference distributions of gravdir's tests (chi-square, F and
+Hotelling's T²).
 
 SciPy's special functions are imported on first use, under the lock of every deferred import;
 the chi-square tail of even degrees of freedom (every test of 2-D directions) needs none.
@@ -13,7 +14,7 @@ import numpy as np
 
 from gravdir._imports import IMPORT_LOCK
 
-__all__ = ["chi2_sf", "f_sf"]
+__all__ = ["chi2_sf", "f_sf", "hotelling_sf"]
 
 
 def chi2_sf(x: float, dof: int) -> float:
@@ -49,3 +50,15 @@ def f_sf(x: Any, dfn: Any, dfd: float) -> Any:
     value = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
     out = np.where(k >= 1, fdtrc(np.maximum(k, 1), dfd, value), 1.0)
     return float(out) if out.ndim == 0 else out
+
+
+def hotelling_sf(t: float, d: int, nu: float) -> float:
+    """Probability that Hotelling's T² of a `d`-dimensional Gaussian difference, measured in a
+    covariance estimated with `nu` degrees of freedom (a Wishart matrix over `nu`), exceeds `t`:
+    ``t (nu - d + 1) / (d nu)`` on F(d, nu - d + 1); the chi-square for an infinite `nu`, and 1
+    where `d` is 0 or ``nu <= d - 1`` (no reference)."""
+    if d < 1 or not nu > d - 1:
+        return 1.0
+    if not math.isfinite(nu):
+        return chi2_sf(t, d)
+    return float(f_sf(t * (nu - d + 1) / (d * nu), d, nu - d + 1))

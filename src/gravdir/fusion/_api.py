@@ -130,7 +130,11 @@ def fuse_up(
     ``nsigma[k]**2 / d_k``, with :math:`\\nu_k` the others' dof, a rule fixed before any data
     are seen: exact when the model error dominates the sources' own covariances (the others'
     spread then estimates :math:`\\tau^2` with :math:`\\nu_k` degrees of freedom,
-    independently of source k), conservative where it does not. The global `p_value` combines
+    independently of source k), conservative where it does not. Where the sources carry a
+    finite ``covariance_dof`` (their own covariances are estimates), the p-value is the larger
+    of that and Hotelling's :math:`T^2` reference on the Welch--Satterthwaite degrees of
+    freedom of the sources' own covariances, exact where source k's own estimated covariance
+    dominates (a short log's sandwich). The global `p_value` combines
     the n leave-one-out tests by Bonferroni. The fused covariance uses τ² from all sources
     and does not include τ²'s own uncertainty. Derivation and Monte Carlo: docs/fusion.md.
 

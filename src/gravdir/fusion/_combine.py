@@ -5,7 +5,8 @@ between-source model error (an error each source carries whole, such as the mode
 trajectory fixes in a motion estimate) adds an isotropic variance to every source; given, it is
 added; estimated, it is the Paule--Mandel value (the variance at which the consistency statistic
 equals its degrees of freedom), and each source is judged against the others with the variance
-calibrated without it, on an F reference. Derivation: docs/fusion.md, "Model error".
+calibrated without it, on an F reference (and Hotelling's where its own covariance is an
+estimate). Derivation: docs/fusion.md, "Model error".
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from numpy.typing import NDArray
 from gravdir._hac import satterthwaite_dof
 from gravdir._model_error import ModelError, paule_mandel
 from gravdir._results import warn_not_converged
-from gravdir._tails import chi2_sf, f_sf
+from gravdir._sphere import tangent_basis
+from gravdir._tails import chi2_sf, f_sf, hotelling_sf
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
 from gravdir.fusion._fuse import (
     Checked,
@@ -65,42 +67,63 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
     return paule_mandel(excess, float(first.lin.x @ first.lin.x) / dof)
 
 
-def _fused_dof(
-    sources: list[_Source], dofs: list[float], variance: float
-) -> tuple[float, float]:
+def _shares(
+    sources: list[_Source], dofs: list[float], variance: float, at: NDArray[np.float64]
+) -> tuple[float, list[float], float]:
     """The trace (rad²) of the covariance ``C`` of the fusion of `sources`, each with the model
-    error `variance` added, and its degrees of freedom: the Welch--Satterthwaite combination
-    of each source's share of ``C`` from its own covariance, ``tr(C I' C_k I' C)`` with the
-    source's `dofs`, and from the model error, ``tr(C I' (variance P) I' C)``, which is exact
-    (``I'`` the source's information with the model error, ``P`` the projector on the directions
-    it determines)."""
+    error `variance` added, split into each source's share from its own covariance,
+    ``tr(C I' C_k I' C)``, and the model error's share summed over the sources,
+    ``sum_k tr(C I' (variance P) I' C)`` (``I'`` the source's information with the model error,
+    ``P`` the projector on the directions it determines); the shares add up to the trace.
+
+    To first order, in one tangent plane: that of `at` (the fusion's `up`), onto which each
+    source's directions are projected (summed in 3-D, informations at slightly different `up`
+    would have a small eigenvalue along the normal, whose inverse is no variance of `up`)."""
+    basis = tangent_basis(at)
+    directions = [s.directions @ basis.T for s in sources]
     inflated = [s.values / (1.0 + s.values * variance) for s in sources]
-    total = sum((s.directions.T * w) @ s.directions for s, w in zip(sources, inflated, strict=True))
+    total = sum((d.T * w) @ d for d, w in zip(directions, inflated, strict=True))
     cov = np.linalg.pinv(total, rcond=1e-12, hermitian=True)
-    shares, share_dofs = [], []
-    for s, w, nu in zip(sources, inflated, dofs, strict=True):
-        for weights, dof in ((w * w / s.values, nu), (w * w * variance, math.inf)):
-            part = cov @ ((s.directions.T * weights) @ s.directions) @ cov
-            shares.append(float(np.trace(part)))
-            share_dofs.append(dof)
-    return float(np.trace(cov)), satterthwaite_dof(shares, share_dofs)
+    own, model = [], 0.0
+    for s, d, w in zip(sources, directions, inflated, strict=True):
+        for_own = cov @ ((d.T * (w * w / s.values)) @ d) @ cov
+        for_model = cov @ ((d.T * (w * w * variance)) @ d) @ cov
+        own.append(float(np.trace(for_own)))
+        model += float(np.trace(for_model))
+    return float(np.trace(cov)), own, model
+
+
+def _fused_dof(
+    sources: list[_Source],
+    dofs: list[float],
+    variance: float,
+    at: NDArray[np.float64],
+    model_dof: float = math.inf,
+) -> tuple[float, float]:
+    """The trace (rad²) of the covariance of the fusion of `sources` with the model error
+    `variance` and its degrees of freedom: the Welch--Satterthwaite combination of the shares
+    of :func:`_shares` (in the tangent plane of `at`), each source's own with its `dofs`, the
+    model error's with `model_dof` (infinite for a given variance: exact)."""
+    trace, own, model = _shares(sources, dofs, variance, at)
+    return trace, satterthwaite_dof(own + [model], list(dofs) + [model_dof])
 
 
 def _reference_dofs(
-    sources: list[_Source], dofs: list[float], variance: float
+    sources: list[_Source], dofs: list[float], variance: float, at: NDArray[np.float64]
 ) -> tuple[float, list[float]]:
     """The denominator degrees of freedom of the F references of the consistency test (the
     Welch--Satterthwaite combination of the traces of the sources' covariances, each with its
     own degrees of freedom, and of the model error `variance` they carry, exact) and of each
     source's leave-one-out test (of its own trace, its model error and the fusion of the
-    others); infinite where no covariance was estimated."""
+    others, its shares in the tangent plane of `at`); infinite where no covariance was
+    estimated."""
     own = [float(np.sum(1.0 / s.values)) for s in sources]
     model = [s.rank * variance for s in sources]
     overall = satterthwaite_dof(own + model, dofs + [math.inf] * len(sources))
     per_source = []
     for k in range(len(sources)):
         others = sources[:k] + sources[k + 1 :]
-        trace, nu = _fused_dof(others, dofs[:k] + dofs[k + 1 :], variance)
+        trace, nu = _fused_dof(others, dofs[:k] + dofs[k + 1 :], variance, at)
         parts = [own[k], model[k], trace]
         per_source.append(satterthwaite_dof(parts, [dofs[k], math.inf, nu]))
     return overall, per_source
@@ -115,10 +138,16 @@ def _f_or_chi2(t: float, d: int, nu: float) -> float:
 
 
 def _calibrated_leave_one_out(
-    checked: Checked, max_iter: int, xtol: float
+    checked: Checked, dofs: list[float], at: NDArray[np.float64], max_iter: int, xtol: float
 ) -> tuple[list[float], list[float]]:
     """Per source k: its leave-one-out statistic with the model-error variance calibrated on
-    the others, and its p-value on F(d_k, ν_k), ν_k the others' degrees of freedom."""
+    the others, and its p-value: the larger of two references, each of which allows for one
+    estimated part of the statistic's covariance and takes the other as known. F(d_k, ν_k),
+    ν_k the others' degrees of freedom, allows for the model error (exact where it dominates);
+    Hotelling's T² on the Welch--Satterthwaite degrees of freedom of the sources' own
+    covariances (the source's and the others' shares) allows for those (exact where the
+    source's own estimated covariance dominates). Both are the F reference's p-value where no
+    source's covariance is estimated."""
     sources, groups = checked.sources, checked.groups
     stats, p_values = [], []
     for k in range(len(sources)):
@@ -132,8 +161,17 @@ def _calibrated_leave_one_out(
             continue
         run = solve(with_model_error(sources, variance), groups, {}, max_iter, xtol)
         t, d = run.loo[k], run.loo_dof[k]
+        if not (d and nu > 0):
+            stats.append(t)
+            p_values.append(1.0)
+            continue
+        # The statistic's covariance: the source's own, the others' own, and the model error
+        # that it and the others carry (taken as known in the Hotelling reference).
+        _, own, model = _shares(others, dofs[:k] + dofs[k + 1 :], variance, at)
+        parts = [float(np.sum(1.0 / sources[k].values)), *own, model + sources[k].rank * variance]
+        nu_own = satterthwaite_dof(parts, [dofs[k], *dofs[:k], *dofs[k + 1 :], math.inf])
         stats.append(t)
-        p_values.append(f_sf(t / d, d, nu) if d and nu > 0 else 1.0)
+        p_values.append(max(f_sf(t / d, d, nu), hotelling_sf(t, d, nu_own)))
     return stats, p_values
 
 
@@ -172,10 +210,10 @@ def fuse(
             leave_one_out=not estimated,
         )  # fmt: skip
         if estimated:
-            stats, source_p = _calibrated_leave_one_out(checked, max_iter, xtol)
+            stats, source_p = _calibrated_leave_one_out(checked, dofs, run.up, max_iter, xtol)
         else:
             stats = run.loo
-            overall, per_source = _reference_dofs(sources, dofs, variance)
+            overall, per_source = _reference_dofs(sources, dofs, variance, run.up)
             source_p = [
                 _f_or_chi2(t, d, nu)
                 for t, d, nu in zip(stats, run.loo_dof, per_source, strict=True)
@@ -197,9 +235,11 @@ def fuse(
                 estimates, k, checked.pairs, model_error_std, significance, max_iter, xtol
             )
     if estimated and variance > 0.0:
-        covariance_dof = float(dof)  # the scatter of the sources estimates the model error
+        # The scatter of the sources estimates the model error with `dof` degrees of freedom;
+        # fewer where the sources' own estimated covariances dominate the fused one.
+        covariance_dof = min(float(dof), _fused_dof(sources, dofs, variance, run.up, float(dof))[1])
     else:
-        covariance_dof = _fused_dof(sources, dofs, variance)[1]
+        covariance_dof = _fused_dof(sources, dofs, variance, run.up)[1]
     return _result(
         run, checked, variance, covariance_dof, dof, p_value, significance, stats, source_p,
         outlier, without,

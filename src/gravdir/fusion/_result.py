@@ -76,7 +76,9 @@ class FusedEstimate(UpResult):
         source's covariance trace and that of the fusion of the others). With
         ``model_error_std="estimate"``, each source is judged with the model error calibrated
         on the others alone, and ``nsigma**2 / d`` on the F distribution with d and ν degrees
-        of freedom, ν those of the others' `chi2` (the sum of their ranks minus 2).
+        of freedom, ν those of the others' `chi2` (the sum of their ranks minus 2); where the
+        sources' own covariances are estimates, the larger of that and Hotelling's T² on their
+        Welch--Satterthwaite degrees of freedom.
     outlier : int or None
         With three or more sources and `consistent` false: the index of the source whose
         leave-one-out test is the most significant, when that test is significant at
@@ -93,7 +95,9 @@ class FusedEstimate(UpResult):
         own uncertainties).
     covariance_dof : float
         Degrees of freedom of the estimate behind `up_information`: with the model error
-        estimated and positive, `dof` (the sources' scatter estimates it); otherwise the
+        estimated and positive, `dof` (the sources' scatter estimates it), or fewer where the
+        sources' own estimated covariances dominate (the Welch--Satterthwaite combination of
+        their shares with theirs and of the model error's with `dof`); otherwise the
         Welch--Satterthwaite combination of each source's share of the fused covariance with
         the source's own ``covariance_dof`` (a model error given is an exact share; ``inf``
         where every source's covariance is exact).
