@@ -68,7 +68,7 @@ def model_error_variance(sources: list[_Source], max_iter: int, xtol: float) -> 
 
 
 def _shares(
-    sources: list[_Source], dofs: list[float], variance: float, at: NDArray[np.float64]
+    sources: list[_Source], variance: float, at: NDArray[np.float64]
 ) -> tuple[float, list[float], float]:
     """The trace (rad²) of the covariance ``C`` of the fusion of `sources`, each with the model
     error `variance` added, split into each source's share from its own covariance,
@@ -104,7 +104,7 @@ def _fused_dof(
     `variance` and its degrees of freedom: the Welch--Satterthwaite combination of the shares
     of :func:`_shares` (in the tangent plane of `at`), each source's own with its `dofs`, the
     model error's with `model_dof` (infinite for a given variance: exact)."""
-    trace, own, model = _shares(sources, dofs, variance, at)
+    trace, own, model = _shares(sources, variance, at)
     return trace, satterthwaite_dof(own + [model], list(dofs) + [model_dof])
 
 
@@ -167,7 +167,7 @@ def _calibrated_leave_one_out(
             continue
         # The statistic's covariance: the source's own, the others' own, and the model error
         # that it and the others carry (taken as known in the Hotelling reference).
-        _, own, model = _shares(others, dofs[:k] + dofs[k + 1 :], variance, at)
+        _, own, model = _shares(others, variance, at)
         parts = [float(np.sum(1.0 / sources[k].values)), *own, model + sources[k].rank * variance]
         nu_own = satterthwaite_dof(parts, [dofs[k], *dofs[:k], *dofs[k + 1 :], math.inf])
         stats.append(t)
