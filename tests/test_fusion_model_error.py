@@ -252,6 +252,16 @@ def test_hotellings_tail_in_two_dimensions_is_its_closed_form():
     assert hotelling_sf(5.0, 2, 4.0) > f.sf(2.5, 2, 4.0)  # heavier than F(2, ν)
 
 
+def _estimated(at, cov2, up, nu):
+    """A direction `at` whose information is that of the tangent covariance `cov2`, in the
+    basis of the truth `up` carried to it (`_enlarged`'s), estimated with `nu` degrees of
+    freedom."""
+    plain = _enlarged(
+        GravityDirection(up=at, up_information=np.zeros((3, 3)), frame=""), cov2, up, 0.0
+    )
+    return _Estimated(plain.up, plain.up_information, "", covariance_dof=nu)
+
+
 def _short_among_long(seed, nu=4.0, own_deg=2.0, model_deg=0.05):
     """Four sources of exact 0.01-0.03° covariances and one whose own covariance (isotropic
     `own_deg` per direction, rotated at random) dominates and is reported as a Wishart draw of
@@ -265,11 +275,7 @@ def _short_among_long(seed, nu=4.0, own_deg=2.0, model_deg=0.05):
     root = np.linalg.cholesky(own)
     g = rng.normal(size=(int(nu), 2)) @ root.T
     reported = g.T @ g / nu
-    b = _basis(up)
-    r = _rodrigues(up, drawn.up)
-    info = r @ b.T @ np.linalg.inv(reported) @ b @ r.T
-    short = _Estimated(drawn.up, 0.5 * (info + info.T), "", covariance_dof=nu)
-    return [short, *sources]
+    return [_estimated(drawn.up, reported, up, nu), *sources]
 
 
 @pytest.mark.slow
@@ -297,16 +303,9 @@ def test_the_dof_of_a_fusion_does_not_depend_on_how_far_apart_its_sources_lie():
     two tangent planes has a small eigenvalue along the normal, not a variance of `up`)."""
     rng = np.random.default_rng(3)
     up = _random_up(rng)
-    b = _basis(up)
     covs = [_random_cov(rng, 0.1, 0.3), _random_cov(rng, 0.1, 0.3)]
-
-    def source(at, cov, nu):
-        r = _rodrigues(up, at)
-        info = r @ b.T @ np.linalg.inv(cov) @ b @ r.T
-        return _Estimated(at, 0.5 * (info + info.T), "", covariance_dof=nu)
-
-    apart = _exp(up, np.radians(1.0) * b[0])
-    together = fuse_up(source(up, covs[0], 10.0), source(up, covs[1], 40.0))
-    spread = fuse_up(source(up, covs[0], 10.0), source(apart, covs[1], 40.0))
+    apart = _exp(up, np.radians(1.0) * _basis(up)[0])
+    together = fuse_up(_estimated(up, covs[0], up, 10.0), _estimated(up, covs[1], up, 40.0))
+    spread = fuse_up(_estimated(up, covs[0], up, 10.0), _estimated(apart, covs[1], up, 40.0))
     assert 10.0 < together.covariance_dof < 50.0
     assert spread.covariance_dof == pytest.approx(together.covariance_dof, rel=0.01)
