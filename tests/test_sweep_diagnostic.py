@@ -96,10 +96,15 @@ def test_correlated_residuals_warn_under_the_white_form_only() -> None:
         gravdir.fit_sweep(q, torque=tau[1], **options)
     acc = gravdir.SweepAccumulator(min_speed=0.05, friction="coulomb-viscous")
     acc.add(q, velocity=v, torque=tau[1])
-    with pytest.warns(GravdirWarning, match="fit_sweep"):
+    with pytest.warns(GravdirWarning, match="accumulator with covariance='hac'"):
         acc.fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", GravdirWarning)
+        hac = gravdir.SweepAccumulator(
+            min_speed=0.05, friction="coulomb-viscous", covariance="hac", sample_rate=RATE
+        )
+        hac.add(q, velocity=v, torque=tau[1])
+        hac.fit()
         gravdir.fit_sweep(q, torque=tau[1], covariance="hac", sample_rate=RATE, **options)
         white = gravdir.fit_sweep(q, torque=clean + rng.normal(0, 0.05, q.size), **options)
         assert abs(float(white.residual_lag1)) < 0.2

@@ -8,47 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.linalg
+from _one_sweep import RATE, ar1_noise, sandwich_definition, sweep, sweep_torque
 from _spread import wishart_dof
 from _sweep_world import correlated_sweep_estimates
 
 import gravdir
-
-RATE = 100.0
-
-
-def _sweep(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """A forward and backward sweep over ±1.2 rad whose speed varies by ±30%."""
-    half = n // 2
-    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
-    speed = 2.4 / (half / RATE) * (1 + 0.3 * np.sin(np.arange(2 * half) / 50.0))
-    return q, np.concatenate([speed[:half], -speed[half:]])
-
-
-def _torque(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return 0.3 + 5.0 * np.sin(q + 0.4) + 0.8 * np.sign(v) + 0.5 * v
-
-
-def _definition(x: np.ndarray, e: np.ndarray, lags: int) -> np.ndarray:
-    """P T M Tᵀ P from the double sums, in unit-norm columns (the symmetric square roots depend
-    on the columns' scale), scaled back: M = Σ_|l|≤L (1 - |l|/(L+1)) Σ_t g_t g_{t+l}ᵀ,
-    T = V^½ E^-½ with V = Xᵀ S X, E = Xᵀ (K ∘ (I - H) S (I - H)) X, S_ts = r^|t-s| for the
-    residuals' lag-1 correlation r clipped to [0, L / (L + 1)], K the kernel, H the hat matrix.
-    """
-    n, p = x.shape
-    norms = np.linalg.norm(x, axis=0)
-    x = x / norms
-    inv = np.linalg.inv(x.T @ x)
-    g = x * e[:, None]
-    lag = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    k = np.clip(1.0 - lag / (lags + 1), 0, None)
-    r = float(np.clip(e[1:] @ e[:-1] / (e @ e), 0.0, lags / (lags + 1)))
-    s = r**lag
-    rest = np.eye(n) - x @ inv @ x.T
-    v = x.T @ s @ x
-    expected = x.T @ (k * (rest @ s @ rest)) @ x
-    t = np.real(scipy.linalg.sqrtm(v)) @ np.linalg.inv(np.real(scipy.linalg.sqrtm(expected)))
-    return (inv @ t @ (g.T @ k @ g) @ t.T @ inv) / np.outer(norms, norms)
 
 
 @pytest.mark.parametrize(
@@ -63,19 +27,19 @@ def test_the_sandwich_is_the_double_sum_of_its_definition(
     noise: str, bandwidth: float, lags: int
 ) -> None:
     rng = np.random.default_rng(3)
-    q, v = _sweep(160)
+    q, v = sweep(160)
     if noise == "random walk":
         e = np.cumsum(rng.normal(0, 0.02, q.size))
     else:
-        e = _ar1(rng, (1, q.size), 0.5 if noise == "ar1" else 0.0)[0]
-    tau = _torque(q, v) + e
+        e = ar1_noise(rng, (1, q.size), 0.5 if noise == "ar1" else 0.0)[0]
+    tau = sweep_torque(q, v) + e
     fit = gravdir.fit_sweep(
         q, velocity=v, torque=tau, friction="coulomb-viscous", covariance="hac",
         bandwidth=bandwidth, sample_rate=RATE,
     )  # fmt: skip
     x = np.stack([np.ones_like(q), np.sin(q), np.cos(q), np.sign(v), v], axis=1)
     beta = np.linalg.lstsq(x, tau, rcond=None)[0]
-    want = _definition(x, tau - x @ beta, lags=lags)
+    want = sandwich_definition(x, tau - x @ beta, lags=lags)
     np.testing.assert_allclose(fit.coefficients, beta, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(fit.covariance, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
     white = gravdir.fit_sweep(q, velocity=v, torque=tau, friction="coulomb-viscous")
@@ -87,9 +51,11 @@ def test_the_sandwich_of_the_load_friction_fit_uses_its_jacobian() -> None:
     """load_friction="abs": the rows of the sandwich are the model's derivative at the fit,
     here by central differences of the model written out."""
     rng = np.random.default_rng(4)
-    q, v = _sweep(120)
+    q, v = sweep(120)
     tg = 5.0 * np.sin(q + 0.4)
-    tau = _torque(q, v) + 0.05 * np.sign(v) * np.abs(tg) + np.cumsum(rng.normal(0, 0.02, q.size))
+    tau = (
+        sweep_torque(q, v) + 0.05 * np.sign(v) * np.abs(tg) + np.cumsum(rng.normal(0, 0.02, q.size))
+    )
     fit = gravdir.fit_sweep(
         q, velocity=v, torque=tau, friction="coulomb-viscous", load_friction="abs",
         covariance="hac", bandwidth=0.08, sample_rate=RATE,
@@ -107,14 +73,14 @@ def test_the_sandwich_of_the_load_friction_fit_uses_its_jacobian() -> None:
     jac = np.stack(
         [(model(beta + step * d) - model(beta - step * d)) / (2 * step) for d in np.eye(6)], 1
     )
-    want = _definition(jac, tau - model(beta), lags=7)
+    want = sandwich_definition(jac, tau - model(beta), lags=7)
     np.testing.assert_allclose(fit.covariance, want, rtol=1e-6)
 
 
 def test_the_sandwich_scales_with_the_torque_and_fits_a_batch_as_its_sweeps() -> None:
     rng = np.random.default_rng(5)
-    q, v = _sweep(400)
-    tau = _torque(q, v) + rng.normal(0, 0.05, (3, q.size))
+    q, v = sweep(400)
+    tau = sweep_torque(q, v) + rng.normal(0, 0.05, (3, q.size))
     options = dict(velocity=v, friction="coulomb-viscous", covariance="hac", sample_rate=RATE)
     batch = gravdir.fit_sweep(np.broadcast_to(q, tau.shape), torque=tau, **options)
     for i in range(3):
@@ -125,15 +91,6 @@ def test_the_sandwich_scales_with_the_torque_and_fits_a_batch_as_its_sweeps() ->
     np.testing.assert_allclose(big.covariance / 2.0**240, batch.covariance[0], rtol=1e-9)
 
 
-def _ar1(rng: np.random.Generator, shape: tuple[int, int], rho: float) -> np.ndarray:
-    w = rng.normal(0, 0.05, shape)
-    e = np.empty(shape)
-    e[:, 0] = w[:, 0] / np.sqrt(1 - rho**2)
-    for t in range(1, shape[1]):
-        e[:, t] = rho * e[:, t - 1] + w[:, t]
-    return e
-
-
 @pytest.mark.parametrize("rho", [0.0, 0.7])
 def test_the_sandwich_is_honest_where_the_residuals_are_correlated(rho: float) -> None:
     """300 sweeps of 30 s at 100 Hz, residuals AR(1) with lag-1 correlation `rho` (0.7 is what
@@ -141,9 +98,9 @@ def test_the_sandwich_is_honest_where_the_residuals_are_correlated(rho: float) -
     averages about 1 under the sandwich; under the white form it averages about the
     integrated autocorrelation time (1 + rho) / (1 - rho), 5.7 at 0.7."""
     rng = np.random.default_rng(int(10 * rho))
-    q, v = _sweep(3000)
+    q, v = sweep(3000)
     shape = (300, q.size)
-    tau = _torque(q, v) + _ar1(rng, shape, rho)
+    tau = sweep_torque(q, v) + ar1_noise(rng, shape, rho)
     qs, vs = np.broadcast_to(q, shape), np.broadcast_to(v, shape)
     options = dict(velocity=vs, torque=tau, friction="coulomb-viscous")
     hac = gravdir.fit_sweep(qs, **options, covariance="hac", sample_rate=RATE)
@@ -167,10 +124,10 @@ def test_the_sandwich_degrees_of_freedom_match_its_spread() -> None:
     the median `covariance_dof`. The equivalent degrees of freedom of a constant influence and
     white noise (45 here) would overstate it by more than half."""
     rng = np.random.default_rng(17)
-    q, v = _sweep(3000)
+    q, v = sweep(3000)
     shape = (1000, q.size)
     qs, vs = np.broadcast_to(q, shape), np.broadcast_to(v, shape)
-    tau = _torque(q, v) + _ar1(rng, shape, 0.7)
+    tau = sweep_torque(q, v) + ar1_noise(rng, shape, 0.7)
     hac = gravdir.fit_sweep(
         qs, velocity=vs, torque=tau, friction="coulomb-viscous", covariance="hac",
         sample_rate=RATE,
@@ -181,8 +138,8 @@ def test_the_sandwich_degrees_of_freedom_match_its_spread() -> None:
 
 
 def test_bad_covariance_options_are_refused_naming_the_argument() -> None:
-    q, v = _sweep(200)
-    tau = _torque(q, v)
+    q, v = sweep(200)
+    tau = sweep_torque(q, v)
     with pytest.raises(ValueError, match="`sample_rate`"):
         gravdir.fit_sweep(q, velocity=v, torque=tau, covariance="hac")
     with pytest.raises(ValueError, match="`sample_rate`"):

@@ -53,31 +53,48 @@ def series_lags(bandwidth: float, sample_rate: float, n: int, series: str, at: s
     return lags
 
 
+def extend_windows(
+    tails: NDArray[np.float64], rows: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The sums of the windows of ``L + 1`` consecutive rows that end at each of `rows`
+    (..., s, K), the next rows of a series whose last ``L + 1`` partial sums are `tails`
+    (..., L + 1, K): ``-tails[j]`` sums the rows after the ``L + 1 - j``-th last (zeros before
+    the series starts); returns those window sums and the new `tails`. Each window is a
+    difference of sums over the chunk and the tails alone, whatever the series' length."""
+    s = rows.shape[-2]
+    if not s:
+        return np.zeros(rows.shape), tails
+    c = np.cumsum(rows, axis=-2)  # sums from the chunk's start; the tails' are negative
+    both = np.concatenate([tails, c], axis=-2)
+    b = c - both[..., :s, :]
+    return b, both[..., -tails.shape[-2] :, :] - c[..., -1:, :]
+
+
+def window_tail(tails: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The sums of the ``L`` windows that start within a series and run past its last row,
+    (..., L, K), from the `tails` of :func:`extend_windows`."""
+    return np.asarray(-tails[..., :-1, :], dtype=np.float64)
+
+
 class WindowSums:
     """The sums of every window of ``L + 1`` consecutive rows of a series fed in order by
     :meth:`add` (rows outside the series are zero): the :math:`B_t` of the Bartlett form.
 
-    Holds the last ``L + 1`` cumulative sums only: memory ``O(L K)``, whatever the length.
+    Holds the last ``L + 1`` partial sums only: memory ``O(L K)``, whatever the length.
     """
 
     def __init__(self, size: int, lags: int) -> None:
         self.lags = lags
-        self._prev = np.zeros((lags + 1, size))  # cumulative sums before the rows seen
-        self._total = np.zeros(size)
+        self._tails = np.zeros((lags + 1, size))  # see extend_windows
 
     def add(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """Feed the next rows (s, K); return the sums of the windows that end at each (s, K)."""
-        if not rows.shape[0]:
-            return np.zeros((0, self._total.size))
-        c = self._total + np.cumsum(rows, axis=0)
-        both = np.concatenate([self._prev, c])
-        self._prev = both[-(self.lags + 1) :]
-        self._total = c[-1]
-        return np.asarray(c - both[: c.shape[0]], dtype=np.float64)
+        b, self._tails = extend_windows(self._tails, rows)
+        return b
 
     def tail(self) -> NDArray[np.float64]:
         """The sums of the ``L`` windows that run past the last row fed (L, K)."""
-        return np.asarray(self._total - self._prev[:-1], dtype=np.float64)
+        return window_tail(self._tails)
 
 
 class FittedScoreSums:

@@ -11,39 +11,48 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import NanPolicy, apply_torque_sign
-from gravdir._hac import residual_lag1
-from gravdir._options import Friction, LoadFriction
+from gravdir._hac import DEFAULT_BANDWIDTH, bartlett_lags, covariance_dof, residual_lag1
+from gravdir._options import CovarianceOption, Friction, LoadFriction
 from gravdir.errors import InsufficientDataError
 from gravdir.sweep._design import (
     DEFAULT_MIN_ARC,
     DEFAULT_SINGLE_SPEED_RTOL,
-    FRICTION_OPTIONS,
     Columns,
-    check_friction_option,
     check_harmonics,
     check_min_arc,
-    check_min_speed,
     check_rtol,
     fill_columns,
-    refusal,
     to_caller_units,
 )
-from gravdir.sweep._fit import _signed_load_coefficient
+from gravdir.sweep._fit import _signed_load_coefficient, hac_rate
 from gravdir.sweep._nan import check_nan_policy, fingerprint_from_sums, torque_sums
 from gravdir.sweep._result import SweepFit, make_fit, warn_correlated
 from gravdir.sweep._solve import covariance_rms, solve_factor
 from gravdir.sweep._stream import (
+    ACCELERATION,
     OPTION_NAMES,
+    SPEED,
+    TORQUE,
     chan_merge,
     check_chunk,
+    check_options,
     coerce,
     drop_column,
     insert_unit,
+    missing,
     moments,
     qr_r,
     unit_factor,
     units_are_one,
     units_for,
+)
+from gravdir.sweep._stream_hac import (
+    fitted_sandwich,
+    hac_fold,
+    hac_recenter,
+    hac_rescale,
+    hac_state,
+    hac_windows,
 )
 
 __all__ = ["SweepAccumulator"]
@@ -53,14 +62,13 @@ __all__ = ["SweepAccumulator"]
 # (block + p + 1) rows costs ~15 us at 512 rows and p = 5, ~0.03 us a sample, while the buffer
 # stays a fixed 16 kB a sweep (measured in benchmarks/accumulator.py).
 _BLOCK = 512
-_ACCUMULATOR_LOAD_OPTIONS = ("none", "signed")
 # The state: named blocks of per-sweep statistics, each with the rule that merges two
 # accumulators' blocks in `a + b` ("sum": counts and checksums; "max", "min": extremes;
 # "moments": Chan's merge of (count, mean, M2) per direction; "factor": the triangular factor of
 # the two factors stacked (TSQR); "last": the right operand's, whose samples come last, so no
-# lag-1 product joins the two; "units": set by `_to_units` before the others merge). `==`
-# compares every block. A new statistic is one entry here, its update in `_flush`, its
-# allocation in `_allocate` and, where it is measured in a unit, its rescaling in `_to_units`.
+# lag-1 product joins the two; "left": the left operand's; "units": set by `_to_units` before
+# the others merge). `==` compares every block. A new statistic is one entry here, its update
+# in `_flush`, its allocation in `_allocate` and, where measured in a unit, its `_to_units`.
 _BLOCKS = {
     "_r": "factor",
     "_kept": "sum",
@@ -75,6 +83,11 @@ _BLOCKS = {
     "_sums": "sum",
     "_lag": "sum",
     "_last": "last",
+    # The Bartlett sandwich's (`_stream_hac`): `a + b` closes `a`'s series first (__add__).
+    "_hac_center": "left",
+    "_hac_tails": "last",
+    "_hac_windows": "sum",
+    "_hac_fourth": "sum",
 }
 _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "sum": np.add,
@@ -83,10 +96,8 @@ _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "moments": chan_merge,
     "factor": lambda a, b: qr_r(np.concatenate([a, b], axis=-2)),
     "last": lambda a, b: b.copy(),
+    "left": lambda a, b: a.copy(),
 }
-# The quantities measured in units of a power of two, in the order of the last axis of `_top`
-# and `_unit`: torque, speed, acceleration.
-_TORQUE, _SPEED, _ACCELERATION = 0, 1, 2
 
 
 class SweepAccumulator:
@@ -118,6 +129,16 @@ class SweepAccumulator:
         ``acceleration=`` of :func:`~gravdir.sweep.fit_sweep`). Default False.
     min_arc, single_speed_rtol, torque_sign, nan_policy
         As in :func:`~gravdir.sweep.fit_sweep`.
+    covariance : {"white", "hac"}, optional
+        ``"white"`` (default): the white-noise covariance, as :func:`~gravdir.sweep.fit_sweep`.
+        ``"hac"``: the Bartlett sandwich, honest where the residuals are correlated in time;
+        its meat is rescaled for the white-noise loss to the fitted columns (fit_sweep's
+        ``"hac"`` also allows for the residuals' own correlation there, which needs every
+        sample: see Notes). It needs `sample_rate`.
+    bandwidth, sample_rate : float, optional
+        The kernel's bandwidth, s (default 1), and the samples per second, Hz, as in
+        :func:`~gravdir.sweep.fit_sweep`; the bandwidth must be shorter than the samples at
+        :meth:`fit`.
 
     Attributes
     ----------
@@ -166,6 +187,21 @@ class SweepAccumulator:
     coefficients, and a variance beyond the float range reported as infinite with a
     :class:`~gravdir.errors.GravdirWarning`, never as zero.
 
+    With ``covariance="hac"`` the state also holds, per sweep, the sums of
+    :math:`x_t z_t^\\top` (:math:`z_t` the row of :math:`[X \\mid \\tau]`) over the last
+    :math:`L + 1` samples, the sum over the windows of :math:`L + 1` consecutive samples of
+    each window's sum of them times itself, and the fourth moments of the rows:
+    :math:`(L + 1) p (p + 1) + p^2 (p + 1)^2 + p^4 + p` numbers, whatever the number of
+    samples (the torque measured from the coefficients so far, :math:`p` of them).
+    The Bartlett meat is a quadratic form in :math:`(-\\hat\\beta, 1)` of these sums, rescaled
+    for the white-noise loss to the fitted columns. :func:`~gravdir.sweep.fit_sweep`'s
+    ``"hac"`` also rescales for the residuals' own lag-1 correlation, which needs every sample
+    again: the two agree where that correlation is not positive. ``a + b`` ends `a`'s series
+    (its last windows close) and goes on with `b`'s, as if `L` samples were left out between
+    them: no window spans the two. Feed the chunks of one series in order to one accumulator
+    where windows should span them. Derivation and measurements: docs/sweep.md,
+    "Correlated residuals in a stream".
+
     ``a + b`` brings both into the larger units and factors :math:`R_a` stacked on :math:`R_b`
     (TSQR). It refuses accumulators that share samples, which it would count twice: the same
     accumulator, one copied from the other or merged into it (each accumulator draws a random
@@ -206,6 +242,13 @@ class SweepAccumulator:
     True
     >>> fit.fingerprint == batch.fingerprint
     True
+
+    The Bartlett sandwich for residuals correlated in time (a kernel of 1 s at 100 Hz):
+
+    >>> acc = SweepAccumulator(min_speed=0.05, covariance="hac", sample_rate=100.0)
+    >>> acc.add(q, velocity=v, torque=tau)
+    >>> bool(acc.fit().covariance_dof < batch.covariance_dof)
+    True
     """
 
     def __init__(
@@ -220,25 +263,11 @@ class SweepAccumulator:
         single_speed_rtol: float = DEFAULT_SINGLE_SPEED_RTOL,
         torque_sign: Literal[1, -1] = 1,
         nan_policy: NanPolicy = "raise",
+        covariance: CovarianceOption = "white",
+        bandwidth: float = DEFAULT_BANDWIDTH,
+        sample_rate: float | None = None,
     ) -> None:
-        speed = check_min_speed(min_speed)
-        if speed is None:
-            raise ValueError(
-                "Expected `min_speed` to be a finite number >= 0, got None: the default of "
-                "fit_sweep (10% of the fastest speed of the sweep) is not known until the sweep "
-                "ends; give it up front."
-            )
-        check_friction_option(friction, "friction", FRICTION_OPTIONS)
-        if str(load_friction) in ("abs", "auto"):
-            raise ValueError(
-                "Expected `load_friction` to be 'none' or 'signed' for a SweepAccumulator, got "
-                f"{load_friction!r}: the Gauss-Newton iteration of the 'abs' column revisits "
-                "every sample, which a single pass over the samples cannot; buffer the sweep and "
-                "call fit_sweep, or use 'signed'."
-            )
-        check_friction_option(load_friction, "load_friction", _ACCUMULATOR_LOAD_OPTIONS)
-        if not isinstance(inertia, bool | np.bool_):
-            raise ValueError(f"Expected `inertia` to be True or False, got {inertia!r}.")
+        speed = check_options(min_speed, friction, load_friction, inertia)
         apply_torque_sign(np.zeros(0), torque_sign)
         self._omit = check_nan_policy(nan_policy)
         self._min_speed = float(speed)
@@ -249,6 +278,8 @@ class SweepAccumulator:
         self._min_arc = check_min_arc(min_arc)
         self._rtol = check_rtol(single_speed_rtol, "single_speed_rtol")
         self._sign = float(torque_sign)
+        rate = hac_rate(covariance, sample_rate)
+        self._lags = None if rate is None else bartlett_lags(bandwidth, rate)
         self._options = (
             self._min_speed,
             self._friction,
@@ -259,6 +290,7 @@ class SweepAccumulator:
             self._rtol,
             self._sign,
             self._omit,
+            self._lags,
         )
         self._needs_both = self._friction != "none" or self._load_signed
         self._drop_standing = self._needs_both and self._min_speed <= 0
@@ -269,9 +301,9 @@ class SweepAccumulator:
         # The columns of the factor in a unit of their own (the torque is the last column).
         self._unit_columns = tuple(
             (names.index(name), which)
-            for name, which in (("viscous", _SPEED), ("inertia", _ACCELERATION))
+            for name, which in (("viscous", SPEED), ("inertia", ACCELERATION))
             if name in names
-        ) + ((len(names), _TORQUE),)
+        ) + ((len(names), TORQUE),)
         self._raw = 4 if self._inertia else 3
         self._batch: tuple[int, ...] | None = None
         self.n = 0
@@ -309,6 +341,13 @@ class SweepAccumulator:
         # are zero rows), and the last row folded, which pairs with the next block's first.
         self._lag = np.zeros(batch + (p1, p1))
         self._last = np.zeros(batch + (p1,))
+        self._set_hac(hac_state(batch, p1 - 1, self._lags))
+
+    def _set_hac(self, state: tuple[NDArray[np.float64], ...]) -> None:
+        self._hac_center, self._hac_tails, self._hac_windows, self._hac_fourth = state
+
+    def _hac(self) -> tuple[NDArray[np.float64], ...]:
+        return self._hac_center, self._hac_tails, self._hac_windows, self._hac_fourth
 
     @property
     def batch_shape(self) -> tuple[int, ...] | None:
@@ -391,7 +430,9 @@ class SweepAccumulator:
         allocates a :math:`(p+1+512)\\times(p+1)` block per sweep and temporaries of the
         buffer's size for its QR factorisation. Every temporary is freed when the call returns:
         :math:`O(m + 512\\,p)` memory per sweep during a call of :math:`m` samples, none held
-        after it.
+        after it. With ``covariance="hac"`` the state is larger by the numbers in the class
+        Notes, and a fold also forms each sample's :math:`x_t z_t^\\top` and
+        :math:`x_t x_t^\\top`.
         """
         if (acceleration is None) == self._inertia:
             need = "requires" if self._inertia else "takes no"
@@ -462,7 +503,7 @@ class SweepAccumulator:
         self._u_hi = np.maximum(self._u_hi, np.where(used_b, qb, -np.inf).max(axis=-1))
         self._u_lo = np.minimum(self._u_lo, np.where(used_b, qb, np.inf).min(axis=-1))
         am = None if ab is None else ab * w
-        # The largest magnitudes (torque, speed, acceleration: the order of _TORQUE, ...).
+        # The largest magnitudes (torque, speed, acceleration: the order of TORQUE, ...).
         maxima = [np.abs(tb).max(axis=-1), speed.max(axis=-1)]
         if am is not None:
             maxima.append(np.abs(am).max(axis=-1))
@@ -479,9 +520,9 @@ class SweepAccumulator:
         rows = m[..., p1:, :]
         sgn = np.sign(vb) * w
         # Velocity, acceleration and torque in their units (None: all 1, nothing to divide).
-        vs = vb if unit is None else vb / unit[..., _SPEED, None]
+        vs = vb if unit is None else vb / unit[..., SPEED, None]
         if am is not None and unit is not None:
-            am = am / unit[..., _ACCELERATION, None]
+            am = am / unit[..., ACCELERATION, None]
         # fit_sweep's design columns (the rows of this block), written through a transposed view.
         vm = vs * w if self._columns.friction_terms == 2 else vs
         fill_columns(np.swapaxes(rows, -1, -2), self._columns, qb, vm, sgn, w, am)
@@ -489,11 +530,13 @@ class SweepAccumulator:
         if unit is None:
             rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
         else:
-            rows[..., col] = tb * w * (self._sign / unit[..., _TORQUE, None])
+            rows[..., col] = tb * w * (self._sign / unit[..., TORQUE, None])
         self._lag += np.swapaxes(rows[..., :-1, :], -1, -2) @ rows[..., 1:, :]
         self._lag += self._last[..., :, None] * rows[..., 0, None, :]
         self._last = rows[..., -1, :].copy()
         self._r = qr_r(m)
+        if self._lags is not None:
+            self._set_hac(hac_fold(self._hac(), self._r, rows))
         if self._needs_both:
             for d, side in enumerate((sgn > 0, sgn < 0)):
                 self._dir[..., d, :] = chan_merge(self._dir[..., d, :], moments(vs, side))
@@ -529,9 +572,14 @@ class SweepAccumulator:
                 self._lag[..., col, :] *= factor[..., which, None]
                 self._last[..., col] *= factor[..., which]
             # The velocity moments: the mean in the unit, the squared deviations in its square.
-            fv = factor[..., _SPEED, None]
+            fv = factor[..., SPEED, None]
             self._dir[..., 1] *= fv
             self._dir[..., 2] *= fv * fv
+            if self._lags is not None:
+                columns = np.ones(self._r.shape[:-1])
+                for col, which in self._unit_columns:
+                    columns[..., col] = factor[..., which]
+                self._set_hac(hac_rescale(self._hac(), columns))
         self._unit = np.array(unit, dtype=np.float64)
         self._unit_one = bool((self._unit == 1.0).all())
 
@@ -574,6 +622,10 @@ class SweepAccumulator:
             rhs._to_units(unit)
         new.n = self.n + other.n
         new._sources = self._sources | other._sources
+        if self._lags is not None:  # `a`'s series ends: its last windows close; `b`'s go on
+            new._hac_windows = hac_windows(new._hac())
+            rhs = rhs.copy() if rhs is other else rhs  # measured from `a`'s centre
+            rhs._set_hac(hac_recenter(rhs._hac(), new._hac_center))
         for name, rule in _BLOCKS.items():
             if rule != "units":
                 setattr(new, name, _MERGE[rule](getattr(new, name), getattr(rhs, name)))
@@ -638,45 +690,7 @@ class SweepAccumulator:
         if self._batch is None or self.n == 0:
             return "Expected at least one sample, got none."
         self._flush()
-        return self._missing()[0]
-
-    def _missing(self) -> tuple[str | None, Any]:
-        """The first unmet requirement (or None) and the single-speed flags."""
-        batch = self._batch
-        assert batch is not None
-        if self._omit and (self._kept == 0).any():
-            return refusal("nan", batch, self._kept == 0), None
-        empty = self._used == 0
-        if empty.any():
-            fastest = float(np.max(np.where(empty, self._top[..., _SPEED], 0.0)))
-            return refusal("slow", batch, empty, self._min_speed, fastest), None
-        counts, means, m2 = self._dir[..., 0], self._dir[..., 1], self._dir[..., 2]
-        single = np.full(batch, self._friction == "coulomb")
-        pin = False
-        if self._needs_both:
-            one_way = (counts == 0).any(axis=-1)
-            if one_way.any():
-                return refusal("one_way", batch, one_way), None
-            if self._friction in ("auto", "coulomb-viscous"):
-                spread = m2.sum(axis=-1)
-                total = spread + (counts * means * means).sum(axis=-1)
-                single = spread <= self._rtol**2 * total
-                if self._friction == "coulomb-viscous" and single.any():
-                    return refusal("single_speed", batch, single), None
-                pin = bool(single.any())
-        still = self._top[..., _ACCELERATION] == 0
-        if self._inertia and still.any():
-            return refusal("still", batch, still), None
-        n_free = len(self._names) - (single.astype(np.int64) if pin else 0)
-        too_few = self._used <= n_free
-        if too_few.any():
-            fewest = int(np.min(self._used))
-            return refusal("few", batch, too_few, int(np.max(n_free)), fewest), None
-        arc = self._u_hi - self._u_lo
-        short = arc < self._min_arc
-        if short.any():
-            return refusal("arc", batch, short, self._min_arc, float(np.min(arc))), None
-        return None, single
+        return missing(self)[0]
 
     def fit(self) -> SweepFit:
         """The fit of every sample added so far, as :func:`~gravdir.sweep.fit_sweep` gives it.
@@ -686,7 +700,10 @@ class SweepAccumulator:
         SweepFit
             Equal to ``fit_sweep`` of the concatenated samples with the same options, to
             rounding (coefficients and covariance to ~1e-12 relative on well-conditioned
-            sweeps; the property test demands 1e-10), including ``fingerprint``.
+            sweeps; the property test demands 1e-10), including ``fingerprint``. Under
+            ``covariance="hac"`` the covariance is the streamed sandwich of the Notes above,
+            ``fit_sweep``'s where the residuals show no positive lag-1 correlation (to ~1e-12
+            of the product of the standard deviations).
 
         Raises
         ------
@@ -707,7 +724,7 @@ class SweepAccumulator:
         if batch is None or self.n == 0:
             raise InsufficientDataError("Expected at least one sample, got none.")
         self._flush()
-        why, single = self._missing()
+        why, single = missing(self)
         if why is not None:
             raise InsufficientDataError(why)
         names = list(self._names)
@@ -735,6 +752,12 @@ class SweepAccumulator:
         n_used = self._used
         n_free = p - (0 if pinned is None else pinned.sum(axis=-1))
         cov, rms = covariance_rms(inv_gram, rss, n_used, n_free)
+        dof: Any = covariance_dof(n_used, n_free)
+        if self._lags is not None:
+            cov, dof = fitted_sandwich(
+                self._hac(), self._r, [self._names.index(name) for name in names], inv_gram,
+                weights, lag1, self._lags, dof,
+            )  # fmt: skip
         load: Any = None
         if self._load_signed:
             # A ratio of torque coefficients: the same in the torque's unit, where its products
@@ -746,7 +769,7 @@ class SweepAccumulator:
         # with its warning for a variance outside the float range).
         unit = self._unit
         units: list[Any] = list(np.moveaxis(unit, -1, 0)) if batch else unit.tolist()
-        scales = (units[_TORQUE], units[_SPEED], units[_ACCELERATION])
+        scales = (units[TORQUE], units[SPEED], units[ACCELERATION])
         beta, cov, rms = to_caller_units(beta, cov, rms, names, scales, "SweepAccumulator.fit", 3)
         arc: Any = self._u_hi - self._u_lo
         fingerprint = fingerprint_from_sums(self._sums[..., 0], self._sums[..., 1], self._kept)
@@ -761,26 +784,12 @@ class SweepAccumulator:
             load, rms, arc = (None if load is None else load[()]), rms[()], arc[()]
             used, one_speed, converged, n_iter = np.int64(n_used), np.bool_(single), True, 0
         fit = make_fit(
-            beta,
-            cov,
-            names,
-            self._orders,
-            load,
-            rms,
-            lag1,
-            n_used - n_free,
-            used,
-            one_speed,
-            arc,
-            "least-squares",
-            converged,
-            n_iter,
-            fingerprint,
-        )
-        warn_correlated(
-            fit, "A SweepAccumulator has only the white-noise covariance: buffer the sweep and "
-            "call fit_sweep(covariance='hac').", stacklevel=2,
+            beta, cov, names, self._orders, load, rms, lag1, dof, used, one_speed, arc,
+            "least-squares", converged, n_iter, fingerprint,
         )  # fmt: skip
+        if self._lags is None:
+            remedy = "Make the accumulator with covariance='hac' and `sample_rate`."
+            warn_correlated(fit, remedy, stacklevel=2)
         return fit
 
     def __repr__(self) -> str:

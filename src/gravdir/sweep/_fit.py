@@ -378,8 +378,9 @@ def fit_sweep(
 _HAC_REMEDY = "Pass covariance='hac' with `sample_rate`."
 
 
-def _check_covariance(covariance: Any, bandwidth: Any, sample_rate: Any, n: int) -> int | None:
-    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form)."""
+def hac_rate(covariance: Any, sample_rate: Any) -> float | None:
+    """The checked `sample_rate` of ``covariance="hac"`` (None: the white-noise form, whose
+    `sample_rate` is checked but not used)."""
     check_option(covariance, "covariance", COVARIANCE_OPTIONS)
     rate = None if sample_rate is None else check_positive(sample_rate, "sample_rate")
     if covariance == "white":
@@ -389,6 +390,14 @@ def _check_covariance(covariance: Any, bandwidth: Any, sample_rate: Any, n: int)
             "Expected `sample_rate` (Hz) with covariance='hac': the kernel's `bandwidth` is in "
             "seconds, got None."
         )
+    return rate
+
+
+def _check_covariance(covariance: Any, bandwidth: Any, sample_rate: Any, n: int) -> int | None:
+    """The largest lag of the Bartlett sandwich, samples (None: the white-noise form)."""
+    rate = hac_rate(covariance, sample_rate)
+    if rate is None:
+        return None
     return series_lags(bandwidth, rate, n, "sweep", f"at {rate:g} Hz (`sample_rate` in Hz?)")
 
 

@@ -1,6 +1,7 @@
-"""The numerical pieces of :class:`~gravdir.sweep.SweepAccumulator`: chunk coercion and checks,
-the units of torque, speed and acceleration (powers of two), the per-direction velocity moments,
-and the triangular factor's updates (its solve is :func:`gravdir.sweep._solve.solve_factor`)."""
+"""The numerical pieces of :class:`~gravdir.sweep.SweepAccumulator`: option, chunk and
+readiness checks, the units of torque, speed and acceleration (powers of two), the
+per-direction velocity moments, and the triangular factor's updates (its solve is
+:func:`gravdir.sweep._solve.solve_factor`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import MAX_JOINT_ANGLE, check_array, check_finite, check_sweep_angles
-from gravdir.sweep._design import SCALE_HI, SCALE_LO, pow2_scale, refuse_non_finite
+from gravdir.sweep._design import (
+    FRICTION_OPTIONS,
+    SCALE_HI,
+    SCALE_LO,
+    check_friction_option,
+    check_min_speed,
+    pow2_scale,
+    refusal,
+    refuse_non_finite,
+)
 
 NAMES = ("q", "torque", "velocity", "acceleration")
 # An accumulator's options in the order it keeps them, for messages.
@@ -25,7 +35,13 @@ OPTION_NAMES = (
     "single_speed_rtol",
     "torque_sign",
     "omit_nan",
+    "hac_lags",
 )
+# The quantities measured in units of a power of two, in the order of the last axis of an
+# accumulator's `_top` and `_unit`: torque, speed, acceleration.
+TORQUE, SPEED, ACCELERATION = 0, 1, 2
+# The load friction a single pass can fit.
+ACCUMULATOR_LOAD_OPTIONS = ("none", "signed")
 
 
 def coerce(x: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -202,3 +218,73 @@ def insert_unit(r: NDArray[np.float64], i: int) -> NDArray[np.float64]:
     out[..., idx[:, None], idx[None, :]] = r
     out[..., i, i] = 1.0
     return out
+
+
+def missing(acc: Any) -> tuple[str | None, Any]:
+    """The first requirement of a fit that the flushed samples of the accumulator `acc` do not
+    meet (None where they meet all), and the single-speed flags of its sweeps."""
+    batch = acc._batch
+    assert batch is not None
+    if acc._omit and (acc._kept == 0).any():
+        return refusal("nan", batch, acc._kept == 0), None
+    empty = acc._used == 0
+    if empty.any():
+        fastest = float(np.max(np.where(empty, acc._top[..., SPEED], 0.0)))
+        return refusal("slow", batch, empty, acc._min_speed, fastest), None
+    counts, means, m2 = acc._dir[..., 0], acc._dir[..., 1], acc._dir[..., 2]
+    single = np.full(batch, acc._friction == "coulomb")
+    pin = False
+    if acc._needs_both:
+        one_way = (counts == 0).any(axis=-1)
+        if one_way.any():
+            return refusal("one_way", batch, one_way), None
+        if acc._friction in ("auto", "coulomb-viscous"):
+            spread = m2.sum(axis=-1)
+            total = spread + (counts * means * means).sum(axis=-1)
+            single = spread <= acc._rtol**2 * total
+            if acc._friction == "coulomb-viscous" and single.any():
+                return refusal("single_speed", batch, single), None
+            pin = bool(single.any())
+    still = acc._top[..., ACCELERATION] == 0
+    if acc._inertia and still.any():
+        return refusal("still", batch, still), None
+    n_free = len(acc._names) - (single.astype(np.int64) if pin else 0)
+    too_few = acc._used <= n_free
+    if too_few.any():
+        fewest = int(np.min(acc._used))
+        return refusal("few", batch, too_few, int(np.max(n_free)), fewest), None
+    arc = acc._u_hi - acc._u_lo
+    short = arc < acc._min_arc
+    if short.any():
+        return refusal("arc", batch, short, acc._min_arc, float(np.min(arc))), None
+    if acc._lags is not None and acc.n <= acc._lags:
+        return (
+            f"Expected more samples than the Bartlett kernel's {acc._lags + 1} with "
+            f"covariance='hac', got {acc.n}: it would sum every score, and their sum "
+            "vanishes at the estimate."
+        ), None
+    return None, single
+
+
+def check_options(min_speed: Any, friction: Any, load_friction: Any, inertia: Any) -> float:
+    """Check the options of a :class:`~gravdir.sweep.SweepAccumulator` that differ from
+    :func:`~gravdir.sweep.fit_sweep`'s; return `min_speed` as a float."""
+    speed = check_min_speed(min_speed)
+    if speed is None:
+        raise ValueError(
+            "Expected `min_speed` to be a finite number >= 0, got None: the default of "
+            "fit_sweep (10% of the fastest speed of the sweep) is not known until the sweep "
+            "ends; give it up front."
+        )
+    check_friction_option(friction, "friction", FRICTION_OPTIONS)
+    if str(load_friction) in ("abs", "auto"):
+        raise ValueError(
+            "Expected `load_friction` to be 'none' or 'signed' for a SweepAccumulator, got "
+            f"{load_friction!r}: the Gauss-Newton iteration of the 'abs' column revisits "
+            "every sample, which a single pass over the samples cannot; buffer the sweep and "
+            "call fit_sweep, or use 'signed'."
+        )
+    check_friction_option(load_friction, "load_friction", ACCUMULATOR_LOAD_OPTIONS)
+    if not isinstance(inertia, bool | np.bool_):
+        raise ValueError(f"Expected `inertia` to be True or False, got {inertia!r}.")
+    return float(speed)
