@@ -6,13 +6,20 @@
 # in chunks of 250 samples), the mean squared error of the phase in units of its reported
 # variance for the white form, the streamed sandwich and `fit_sweep(covariance="hac")`, the
 # streamed sandwich's mean variance over the white form's, and both sandwiches' median degrees
-# of freedom (docs/sweep.md, "Correlated residuals in a stream"). Then the cost: CPU time per
-# sample of `add` in chunks of 1000 and of one `fit`, with the sandwich over without it, at
-# 100 Hz and 1 kHz with the default 1 s bandwidth (medians of five repeats, measured in one run).
+# of freedom (docs/sweep.md, "Correlated residuals in a stream"). Second, through `estimate_up`
+# in the world of `tests/_sweep_world.py` (a UR5-like arm tilted 0.6 rad, J2 swept at 0.25 rad/s
+# at three J1 angles, sensor noise correlated over 0.15 s), each sweep streamed in chunks of 100
+# with the load columns the accumulator fits (`load_friction="signed"`) and the ripple harmonic:
+# the mean squared error of `up` per degree of freedom in units of its reported covariance, for
+# the white form, the streamed sandwich and `fit_sweep`'s with the same columns (200 draws).
+# Then the cost: CPU time per sample of `add` in chunks of 1000 and of one `fit`, with the
+# sandwich over without it, at 100 Hz and 1 kHz with the default 1 s bandwidth (medians of five
+# repeats, measured in one run).
 
 # %%
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 import warnings
@@ -23,7 +30,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _one_sweep import RATE, ar1_noise, sweep, sweep_torque  # noqa: E402
 
-from gravdir import GravdirWarning, SweepAccumulator, fit_sweep  # noqa: E402
+from gravdir import (  # noqa: E402
+    GravdirWarning,
+    SweepAccumulator,
+    chain_from_dh,
+    estimate_up,
+    fit_sweep,
+    joint_sweep_from_chain,
+)
+from gravdir.synthetic import realistic_sensors, up_from_base_tilt, ur5_arm  # noqa: E402
 
 FRICTION = "coulomb-viscous"
 
@@ -55,6 +70,44 @@ def honesty() -> None:
             f"{normalised_error(batch):9.2f}  {ratio:24.3f}  "
             f"{np.median(streamed.covariance_dof):.1f}, {np.median(batch.covariance_dof):.1f}"
         )
+
+
+def through_estimate_up(n: int) -> None:
+    rng = np.random.default_rng(11)
+    arm = ur5_arm(up=up_from_base_tilt(0.6, 0.7))
+    chain = chain_from_dh(*arm.dh.T)
+    sensors = [
+        dataclasses.replace(s, noise_correlation_time=0.15)
+        for s in realistic_sensors(rng, arm.peak_gravity_torque())
+    ]
+    model = dict(load_friction="signed", harmonics=(sensors[1].ripple_order,))
+    basis = np.linalg.svd(arm.up[None, :])[2][1:]
+    errors: dict[str, list[float]] = {"white": [], "streamed": [], "fit_sweep": []}
+    for _ in range(n):
+        groups: dict[str, list] = {name: [] for name in errors}
+        for turn in (0.0, np.pi / 2, np.pi):
+            c = np.array([0.4 + turn, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
+            rec = arm.sweep(1, c, c[1] - np.pi / 3, c[1] + np.pi / 3, 0.25, RATE,
+                            sensor=sensors, rng=rng)  # fmt: skip
+            c[1] = rec.q[0]
+            for name, covariance in (("white", "white"), ("streamed", "hac")):
+                acc = SweepAccumulator(min_speed=0.05, covariance=covariance, sample_rate=RATE,
+                                       **model)  # fmt: skip
+                for i in range(0, rec.q.size, 100):
+                    part = slice(i, i + 100)
+                    acc.add(rec.q[part], velocity=rec.velocity[part], torque=rec.torque[part])
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", GravdirWarning)
+                    groups[name].append(joint_sweep_from_chain(chain, c, 1, acc.fit()))
+            fit = fit_sweep(rec.q, velocity=rec.velocity, torque=rec.torque, covariance="hac",
+                            sample_rate=RATE, min_speed=0.05, **model)  # fmt: skip
+            groups["fit_sweep"].append(joint_sweep_from_chain(chain, c, 1, fit))
+        for name, group in groups.items():
+            est = estimate_up(group, up_hint=arm.up)
+            x = basis @ (est.up - arm.up)
+            errors[name].append(float(x @ np.linalg.solve(basis @ est.up_cov @ basis.T, x)) / 2)
+    means = ", ".join(f"{name} {np.mean(e):.2f}" for name, e in errors.items())
+    print(f"estimate_up over {n} draws, NSE per dof: {means}")
 
 
 def cost(rate: float, n: int) -> tuple[float, float]:
@@ -91,6 +144,8 @@ def cost(rate: float, n: int) -> tuple[float, float]:
 # %%
 if __name__ == "__main__":
     honesty()
+    print()
+    through_estimate_up(200)
     print()
     cost(100.0, 60_000)
     cost(1000.0, 60_000)

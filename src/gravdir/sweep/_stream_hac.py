@@ -4,12 +4,13 @@ A sweep's scores are ``g_t = x_t e_t = x_t z_t^T w`` with ``z_t = (x_t, tau_t)``
 design augmented with the torque and ``w = (-beta, 1)``, known only after the last sample. The
 Bartlett meat is ``(L + 1)^-1 sum_W (B_W w)(B_W w)^T`` over the windows ``W`` of ``L + 1``
 consecutive samples, ``B_W = sum_(t in W) x_t z_t^T``: a quadratic form in ``w`` of the sums
-``sum_W vec(B_W) vec(B_W)^T``, which add sample by sample once the last ``L + 1`` cumulative
-partial sums of ``x_t z_t^T`` are kept (:func:`gravdir._hac.extend_windows`). The same sums hold the
-white-noise expectation of the meat, ``G - (L + 1)^-1 sum_W A_W P A_W`` with ``A_W`` the window
-sums of ``x_t x_t^T`` (the ``x`` block of ``B_W``), and the fourth moments ``sum_t (x_t x_t^T)
-⊗ (x_t x_t^T)`` give the degrees of freedom. Derivation: *Sweep fitting*, "Correlated residuals
-in a stream".
+``sum_W vec(B_W) vec(B_W)^T``, which add sample by sample once the partial sums of
+``x_t z_t^T`` over the last ``L + 1`` samples are kept (:func:`gravdir._hac.extend_windows`). The
+same sums hold the white-noise expectation of the meat, ``G - (L + 1)^-1 sum_W A_W P A_W`` with
+``A_W`` the window sums of ``x_t x_t^T`` (the ``x`` block of ``B_W``), and the fourth moments
+``sum_t (x_t x_t^T) ⊗ (x_t x_t^T)`` give the degrees of freedom. The torque is measured from a
+centre, the coefficients so far, so that the sums hold numbers of the residuals' size.
+Derivation: *Sweep fitting*, "Correlated residuals in a stream".
 """
 
 from __future__ import annotations
