@@ -91,6 +91,33 @@ def test_without_positive_residual_correlation_it_is_fit_sweeps_hac() -> None:
     assert not np.allclose(fit.covariance, white.covariance, rtol=0.1)
 
 
+@pytest.mark.parametrize(("n", "rate", "first"), [(6000, 100.0, 7), (20000, 1000.0, 7)])
+def test_a_long_sweep_after_a_first_flush_of_a_few_samples_is_fit_sweeps(
+    n: int, rate: float, first: int
+) -> None:
+    """A first chunk of a few samples, folded at once by a `ready` poll, then the rest of a long
+    sweep that runs one way for half its length: the centre the state measures the torque from
+    moves from coefficients the first samples barely fix to the sweep's. Against fit_sweep's
+    sandwich (residuals of negative lag-1 correlation), within 1e-9 of the product of the
+    standard deviations (measured: 3e-12 and 1.5e-10; with every direction in the centre,
+    2e-5 and 19, with negative variances)."""
+    rng = np.random.default_rng(n)
+    half = n // 2
+    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
+    speed = 2.4 / (half / rate) * (1 + 0.3 * np.sin(np.arange(n) / 50.0))
+    v = np.concatenate([speed[:half], -speed[half:]])
+    tau = sweep_torque(q, v) + _ma_noise(rng, (n,))
+    acc = SweepAccumulator(**OPTIONS, covariance="hac", sample_rate=rate)
+    acc.add(q[:first], velocity=v[:first], torque=tau[:first])
+    assert not acc.ready
+    acc.add(q[first:], velocity=v[first:], torque=tau[first:])
+    ref = fit_sweep(
+        q, velocity=v, torque=tau, covariance="hac", sample_rate=rate, friction="coulomb-viscous"
+    )
+    assert ref.residual_lag1 < 0
+    _assert_close(acc.fit().covariance, ref.covariance, 1e-9)
+
+
 def test_a_sweep_at_one_speed_drops_the_viscous_column_from_the_sandwich() -> None:
     """friction="auto" at a single speed: the fit and its sandwich leave out the viscous column
     (its row of the state is kept but unused), as fit_sweep does."""
@@ -105,15 +132,17 @@ def test_a_sweep_at_one_speed_drops_the_viscous_column_from_the_sandwich() -> No
     _assert_close(fit.covariance, ref.covariance, 1e-9)
 
 
-def test_a_merge_joins_two_series_as_if_separated_by_a_kernel_of_nothing() -> None:
+@pytest.mark.parametrize("cut", [6, 700])
+def test_a_merge_joins_two_series_as_if_separated_by_a_kernel_of_nothing(cut: int) -> None:
     """``a + b`` closes `a`'s series and goes on with `b`'s: the same fit as one accumulator fed
     `a`'s samples, ``L`` samples left out (standing still: zero scores, so no window holds
-    samples of both), then `b`'s. The merge is the same in either order."""
+    samples of both), then `b`'s. The merge is the same in either order, also where `a` holds
+    six samples, whose coefficients are barely fixed."""
     rng = np.random.default_rng(9)
     q, v = sweep(1600)
     tau = sweep_torque(q, v) + ar1_noise(rng, (1, q.size), 0.7)[0]
     options = dict(min_speed=0.05, bandwidth=0.5)  # 50 samples: L = 49
-    cut, lags = 700, 49
+    lags = 49
     a = _streamed(q[:cut], v[:cut], tau[:cut], rng, **options)
     b = _streamed(q[cut:], v[cut:], tau[cut:], rng, **options)
     gap = np.zeros(lags)
@@ -132,43 +161,55 @@ def test_a_merge_joins_two_series_as_if_separated_by_a_kernel_of_nothing() -> No
         assert fit.covariance_dof == pytest.approx(want.covariance_dof, rel=1e-8)
     # Windows across the cut would add the products of scores on both sides of it.
     whole = _streamed(q, v, tau, rng, **options).fit()
-    assert not np.allclose(whole.covariance, want.covariance, rtol=1e-3)
+    assert not np.allclose(whole.covariance, want.covariance, rtol=1e-5)
+    # An accumulator that took only empty chunks merges as nothing.
+    empty = SweepAccumulator(**{**OPTIONS, "covariance": "hac", "sample_rate": RATE, **options})
+    empty.add(q[:0], velocity=v[:0], torque=tau[:0])
+    for merged in (a + empty, empty + a):
+        assert merged == a
 
 
 def test_the_state_follows_the_torque_unit_as_it_grows() -> None:
-    """A sweep whose torque jumps by 2^120 after a gap (its unit grows mid-stream, and in
-    ``a + b`` the left operand's state moves to the right's unit): the double sums of the
+    """Torques below 2^-100 N·m take a unit of their own, a power of two; here it grows by 4
+    after a gap, mid-stream (and in ``a + b`` the left operand's state moves to the right's
+    unit), while the samples before it still weigh in the sums: the double sums of the
     definition, with the gap's samples as zero rows."""
     rng = np.random.default_rng(11)
     q, v = sweep(1200)
-    tau = sweep_torque(q, v) + ar1_noise(rng, (1, q.size), 0.5)[0]
+    tau = (sweep_torque(q, v) + ar1_noise(rng, (1, q.size), 0.5)[0]) * 2.0**-112
     cut, gap = 500, 20
     used = np.ones(q.size + gap, dtype=bool)
     used[cut : cut + gap] = False
     qq = np.concatenate([q[:cut], np.full(gap, q[cut]), q[cut:]])
     vv = np.concatenate([v[:cut], np.zeros(gap), v[cut:]])
-    tt = np.concatenate([tau[:cut], np.zeros(gap), tau[cut:] * 2.0**120])
+    tt = np.concatenate([tau[:cut], np.zeros(gap), tau[cut:] * 4.0])
     options = dict(min_speed=0.05, bandwidth=0.2)  # L = 19 < gap
-    joined = _streamed(qq, vv, tt, rng, **options).fit()
+    joined = _streamed(qq, vv, tt, rng, **options)
     a = _streamed(qq[:cut], vv[:cut], tt[:cut], rng, **options)
     b = _streamed(qq[cut + gap :], vv[cut + gap :], tt[cut + gap :], rng, **options)
+    assert a.n_used == cut  # (n_used folds the buffer, which sets the units)
+    assert joined.n_used == q.size
+    assert joined._unit[0] == 4 * a._unit[0] < 2.0**-100  # the unit grew with the torque
     x = (
         np.stack([np.ones_like(qq), np.sin(qq), np.cos(qq), np.sign(vv), vv], axis=1)
         * used[:, None]
     )
     beta = np.linalg.lstsq(x, tt, rcond=None)[0]
     want = sandwich_definition(x, (tt - x @ beta) * used, lags=19, lag1=0.0)
-    for fit in (joined, (a + b).fit()):
+    for fit in (joined.fit(), (a + b).fit()):
         _assert_close(fit.covariance, want, 1e-9)
 
 
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 1e5])
-def test_a_noise_free_sweep_has_a_covariance_at_rounding_never_negative(scale: float) -> None:
+@pytest.mark.parametrize("n", [1000, 1600])
+def test_a_noise_free_sweep_has_a_covariance_at_rounding_never_negative(
+    scale: float, n: int
+) -> None:
     """Torque exactly of the model: the residuals are rounding, and so is the sandwich (its
     standard deviations below 1e-13 of the coefficients), with no negative variance, as
     fit_sweep's. Without the centre a quadratic form in the raw torque left variances of either
     sign at 1e-13 to 1e-3 of the coefficients' squares."""
-    q, v = sweep(1000)
+    q, v = sweep(n)
     tau = scale * sweep_torque(q, v)
     fit = _streamed(q, v, tau, np.random.default_rng(2)).fit()
     variances = np.diagonal(fit.covariance)

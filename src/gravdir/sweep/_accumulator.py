@@ -49,10 +49,9 @@ from gravdir.sweep._stream import (
 from gravdir.sweep._stream_hac import (
     fitted_sandwich,
     hac_fold,
-    hac_recenter,
+    hac_merge,
     hac_rescale,
     hac_state,
-    hac_windows,
 )
 
 __all__ = ["SweepAccumulator"]
@@ -66,9 +65,10 @@ _BLOCK = 512
 # accumulators' blocks in `a + b` ("sum": counts and checksums; "max", "min": extremes;
 # "moments": Chan's merge of (count, mean, M2) per direction; "factor": the triangular factor of
 # the two factors stacked (TSQR); "last": the right operand's, whose samples come last, so no
-# lag-1 product joins the two; "left": the left operand's; "units": set by `_to_units` before
-# the others merge). `==` compares every block. A new statistic is one entry here, its update
-# in `_flush`, its allocation in `_allocate` and, where measured in a unit, its `_to_units`.
+# lag-1 product joins the two; "series": the Bartlett sandwich's, `_stream_hac.hac_merge`;
+# "units": set by `_to_units` before the others merge). `==` compares every block. A new
+# statistic is one entry here, its update in `_flush`, its allocation in `_allocate` and,
+# where measured in a unit, its `_to_units`.
 _BLOCKS = {
     "_r": "factor",
     "_kept": "sum",
@@ -83,11 +83,10 @@ _BLOCKS = {
     "_sums": "sum",
     "_lag": "sum",
     "_last": "last",
-    # The Bartlett sandwich's (`_stream_hac`): `a + b` closes `a`'s series first (__add__).
-    "_hac_center": "left",
-    "_hac_tails": "last",
-    "_hac_windows": "sum",
-    "_hac_fourth": "sum",
+    "_hac_center": "series",
+    "_hac_tails": "series",
+    "_hac_windows": "series",
+    "_hac_fourth": "series",
 }
 _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "sum": np.add,
@@ -96,7 +95,6 @@ _MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "moments": chan_merge,
     "factor": lambda a, b: qr_r(np.concatenate([a, b], axis=-2)),
     "last": lambda a, b: b.copy(),
-    "left": lambda a, b: a.copy(),
 }
 
 
@@ -602,6 +600,8 @@ class SweepAccumulator:
                 f"Expected accumulators of the same batch shape to merge, got {self._batch} "
                 f"and {other._batch}."
             )
+        if not other.n or not self.n:  # nothing to merge (chunks of no samples only)
+            return self.copy() if other.n == 0 else other.copy()
         self._flush()
         other._flush()
         why = self._shared_with(other)
@@ -622,13 +622,11 @@ class SweepAccumulator:
             rhs._to_units(unit)
         new.n = self.n + other.n
         new._sources = self._sources | other._sources
-        if self._lags is not None:  # `a`'s series ends: its last windows close; `b`'s go on
-            new._hac_windows = hac_windows(new._hac())
-            rhs = rhs.copy() if rhs is other else rhs  # measured from `a`'s centre
-            rhs._set_hac(hac_recenter(rhs._hac(), new._hac_center))
         for name, rule in _BLOCKS.items():
-            if rule != "units":
+            if rule not in ("units", "series"):
                 setattr(new, name, _MERGE[rule](getattr(new, name), getattr(rhs, name)))
+        if self._lags is not None:
+            new._set_hac(hac_merge(new._hac(), rhs._hac(), new._r))
         if not self._batch:
             new._q_hi, new._q_lo = float(new._q_hi), float(new._q_lo)
         return new
@@ -702,8 +700,8 @@ class SweepAccumulator:
             rounding (coefficients and covariance to ~1e-12 relative on well-conditioned
             sweeps; the property test demands 1e-10), including ``fingerprint``. Under
             ``covariance="hac"`` the covariance is the streamed sandwich of the Notes above,
-            ``fit_sweep``'s where the residuals show no positive lag-1 correlation (to ~1e-12
-            of the product of the standard deviations).
+            ``fit_sweep``'s where the residuals show no positive lag-1 correlation (to ~1e-10
+            of the product of the standard deviations or better).
 
         Raises
         ------
