@@ -118,6 +118,51 @@ def test_a_long_sweep_after_a_first_flush_of_a_few_samples_is_fit_sweeps(
     _assert_close(acc.fit().covariance, ref.covariance, 1e-9)
 
 
+def test_a_merge_after_a_piece_of_six_samples_at_1_khz_is_the_joined_series() -> None:
+    """``a + b`` with `a` six samples of a 1 kHz sweep whose coefficients they barely fix: both
+    states move at once to the centre of the merged fit (through `a`'s first, the merge was
+    9e-7 of the product of the standard deviations from the joined series)."""
+    rng = np.random.default_rng(12)
+    n, rate, cut, lags = 20000, 1000.0, 6, 999
+    half = n // 2
+    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
+    v = np.concatenate([np.full(half, 2.4 / (half / rate)), np.full(half, -2.4 / (half / rate))])
+    v *= 1 + 0.3 * np.sin(np.arange(n) / 50.0)
+    tau = sweep_torque(q, v) + _ma_noise(rng, (n,))
+    options = dict(min_speed=0.05, sample_rate=rate)
+    a = _streamed(q[:cut], v[:cut], tau[:cut], rng, **options)
+    b = _streamed(q[cut:], v[cut:], tau[cut:], rng, **options)
+    gap = np.zeros(lags)
+    joined = _streamed(
+        np.concatenate([q[:cut], np.full(lags, q[cut]), q[cut:]]),
+        np.concatenate([v[:cut], gap, v[cut:]]),
+        np.concatenate([tau[:cut], gap, tau[cut:]]),
+        rng,
+        **options,
+    )
+    _assert_close((a + b).fit().covariance, joined.fit().covariance, 1e-8)
+
+
+def test_a_first_fold_of_subnormal_torques_leaves_no_infinity() -> None:
+    """Five samples of torque near 1e-310 folded first (a `ready` poll), then ordinary ones: the
+    torque unit of the first fold is subnormal, and the rows were once multiplied by its
+    reciprocal, an infinity (NaN coefficients, and a failed eigendecomposition with "hac")."""
+    q, v = sweep(2000)
+    tau = sweep_torque(q, v) + np.random.default_rng(0).normal(0, 0.05, q.size)
+    tau[:5] *= 1e-310
+    for covariance in ("white", "hac"):
+        acc = SweepAccumulator(**OPTIONS, covariance=covariance, sample_rate=RATE)
+        acc.add(q[:5], velocity=v[:5], torque=tau[:5])
+        assert not acc.ready
+        acc.add(q[5:], velocity=v[5:], torque=tau[5:])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gravdir.GravdirWarning)
+            fit = acc.fit()
+        assert np.all(np.isfinite(fit.coefficients)) and np.all(np.isfinite(fit.covariance))
+        ref = fit_sweep(q, velocity=v, torque=tau, friction="coulomb-viscous")
+        np.testing.assert_allclose(fit.coefficients, ref.coefficients, rtol=1e-9)
+
+
 def test_a_sweep_at_one_speed_drops_the_viscous_column_from_the_sandwich() -> None:
     """friction="auto" at a single speed: the fit and its sandwich leave out the viscous column
     (its row of the state is kept but unused), as fit_sweep does."""

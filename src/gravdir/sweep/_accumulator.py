@@ -528,7 +528,7 @@ class SweepAccumulator:
         if unit is None:
             rows[..., col] = tb * w if self._sign > 0 else -(tb * w)
         else:
-            rows[..., col] = tb * w * (self._sign / unit[..., TORQUE, None])
+            rows[..., col] = tb * w / unit[..., TORQUE, None] * self._sign
         self._lag += np.swapaxes(rows[..., :-1, :], -1, -2) @ rows[..., 1:, :]
         self._lag += self._last[..., :, None] * rows[..., 0, None, :]
         self._last = rows[..., -1, :].copy()
@@ -700,8 +700,10 @@ class SweepAccumulator:
             rounding (coefficients and covariance to ~1e-12 relative on well-conditioned
             sweeps; the property test demands 1e-10), including ``fingerprint``. Under
             ``covariance="hac"`` the covariance is the streamed sandwich of the Notes above,
-            ``fit_sweep``'s where the residuals show no positive lag-1 correlation (to ~1e-10
-            of the product of the standard deviations or better).
+            ``fit_sweep``'s where the residuals show no positive lag-1 correlation, to
+            rounding that grows with the design's condition number (1e-12 to about 1e-7 of
+            the product of the standard deviations without harmonics, more with them:
+            docs/sweep.md).
 
         Raises
         ------

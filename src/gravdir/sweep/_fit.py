@@ -358,7 +358,7 @@ def fit_sweep(
     lags = _check_covariance(covariance, bandwidth, sample_rate, qq.shape[-1])
     keep = None
     if omit:
-        (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
+        (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa), lags is not None)
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
         fit = _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)

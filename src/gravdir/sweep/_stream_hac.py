@@ -146,11 +146,12 @@ def hac_windows(state: State) -> NDArray[np.float64]:
 def hac_merge(left: State, right: State, factor: NDArray[np.float64]) -> State:
     """The state of two series one after the other, `left`'s and `right`'s: the windows that
     run past `left`'s last sample close, no window holds samples of both, and the merged state
-    goes on with `right`'s last samples; measured from the centre of `factor`, the triangular
-    factor of both."""
-    center, tails, windows, fourth = hac_recenter(right, left[0])
-    merged = (center, tails, hac_windows(left) + windows, left[3] + fourth)
-    return hac_recenter(merged, hac_center(factor))
+    goes on with `right`'s last samples; both measured from the centre of `factor`, the
+    triangular factor of both, before they are summed."""
+    center = hac_center(factor)  # both moved to it at once: neither's may be fixed well
+    first = hac_recenter(left, center)
+    _, tails, windows, fourth = hac_recenter(right, center)
+    return center, tails, hac_windows(first) + windows, first[3] + fourth
 
 
 def window_sandwich(
