@@ -40,6 +40,23 @@ def _assert_close(cov: np.ndarray, want: np.ndarray, tol: float) -> None:
     assert np.abs(scaled).max() <= tol, np.abs(scaled).max()
 
 
+def _split(q, v, tau, cut, lags, rng, **options) -> tuple[SweepAccumulator, ...]:
+    """Accumulators of the samples before `cut` and from it, and one of all of them with `lags`
+    samples standing still (zero scores) between the two parts, so that no window of the
+    kernel holds samples of both."""
+    a = _streamed(q[:cut], v[:cut], tau[:cut], rng, **options)
+    b = _streamed(q[cut:], v[cut:], tau[cut:], rng, **options)
+    gap = np.zeros(lags)
+    joined = _streamed(
+        np.concatenate([q[:cut], np.full(lags, q[cut]), q[cut:]]),
+        np.concatenate([v[:cut], gap, v[cut:]]),
+        np.concatenate([tau[:cut], gap, tau[cut:]]),
+        rng,
+        **options,
+    )
+    return a, b, joined
+
+
 def _ma_noise(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     """Noise of lag-1 correlation about -0.4: residuals whose correlation fit_sweep's rescaling
     takes as zero."""
@@ -129,17 +146,7 @@ def test_a_merge_after_a_piece_of_six_samples_at_1_khz_is_the_joined_series() ->
     v = np.concatenate([np.full(half, 2.4 / (half / rate)), np.full(half, -2.4 / (half / rate))])
     v *= 1 + 0.3 * np.sin(np.arange(n) / 50.0)
     tau = sweep_torque(q, v) + _ma_noise(rng, (n,))
-    options = dict(min_speed=0.05, sample_rate=rate)
-    a = _streamed(q[:cut], v[:cut], tau[:cut], rng, **options)
-    b = _streamed(q[cut:], v[cut:], tau[cut:], rng, **options)
-    gap = np.zeros(lags)
-    joined = _streamed(
-        np.concatenate([q[:cut], np.full(lags, q[cut]), q[cut:]]),
-        np.concatenate([v[:cut], gap, v[cut:]]),
-        np.concatenate([tau[:cut], gap, tau[cut:]]),
-        rng,
-        **options,
-    )
+    a, b, joined = _split(q, v, tau, cut, lags, rng, min_speed=0.05, sample_rate=rate)
     _assert_close((a + b).fit().covariance, joined.fit().covariance, 1e-8)
 
 
@@ -155,11 +162,11 @@ def test_a_first_fold_of_subnormal_torques_leaves_no_infinity() -> None:
         acc.add(q[:5], velocity=v[:5], torque=tau[:5])
         assert not acc.ready
         acc.add(q[5:], velocity=v[5:], torque=tau[5:])
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # the five samples misfit: correlated residuals
             warnings.simplefilter("ignore", gravdir.GravdirWarning)
             fit = acc.fit()
+            ref = fit_sweep(q, velocity=v, torque=tau, friction="coulomb-viscous")
         assert np.all(np.isfinite(fit.coefficients)) and np.all(np.isfinite(fit.covariance))
-        ref = fit_sweep(q, velocity=v, torque=tau, friction="coulomb-viscous")
         np.testing.assert_allclose(fit.coefficients, ref.coefficients, rtol=1e-9)
 
 
@@ -187,17 +194,7 @@ def test_a_merge_joins_two_series_as_if_separated_by_a_kernel_of_nothing(cut: in
     q, v = sweep(1600)
     tau = sweep_torque(q, v) + ar1_noise(rng, (1, q.size), 0.7)[0]
     options = dict(min_speed=0.05, bandwidth=0.5)  # 50 samples: L = 49
-    lags = 49
-    a = _streamed(q[:cut], v[:cut], tau[:cut], rng, **options)
-    b = _streamed(q[cut:], v[cut:], tau[cut:], rng, **options)
-    gap = np.zeros(lags)
-    joined = _streamed(
-        np.concatenate([q[:cut], np.full(lags, q[cut]), q[cut:]]),
-        np.concatenate([v[:cut], gap, v[cut:]]),
-        np.concatenate([tau[:cut], gap, tau[cut:]]),
-        rng,
-        **options,
-    )
+    a, b, joined = _split(q, v, tau, cut, 49, rng, **options)
     want = joined.fit()
     for merged in (a + b, b + a):
         fit = merged.fit()
