@@ -10,11 +10,12 @@ import scipy.linalg
 RATE = 100.0
 
 
-def sweep(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """A forward and backward sweep over ±1.2 rad whose speed varies by ±30%."""
+def sweep(n: int, rate: float = RATE) -> tuple[np.ndarray, np.ndarray]:
+    """A forward and backward sweep over ±1.2 rad at `rate` samples a second (Hz) whose speed
+    varies by ±30%."""
     half = n // 2
     q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
-    speed = 2.4 / (half / RATE) * (1 + 0.3 * np.sin(np.arange(2 * half) / 50.0))
+    speed = 2.4 / (half / rate) * (1 + 0.3 * np.sin(np.arange(2 * half) / 50.0))
     return q, np.concatenate([speed[:half], -speed[half:]])
 
 

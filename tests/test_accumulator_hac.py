@@ -119,10 +119,7 @@ def test_a_long_sweep_after_a_first_flush_of_a_few_samples_is_fit_sweeps(
     standard deviations (measured: 3e-12 and 1.5e-10; with every direction in the centre,
     2e-5 and 19, with negative variances)."""
     rng = np.random.default_rng(n)
-    half = n // 2
-    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
-    speed = 2.4 / (half / rate) * (1 + 0.3 * np.sin(np.arange(n) / 50.0))
-    v = np.concatenate([speed[:half], -speed[half:]])
+    q, v = sweep(n, rate)
     tau = sweep_torque(q, v) + _ma_noise(rng, (n,))
     acc = SweepAccumulator(**OPTIONS, covariance="hac", sample_rate=rate)
     acc.add(q[:first], velocity=v[:first], torque=tau[:first])
@@ -141,10 +138,7 @@ def test_a_merge_after_a_piece_of_six_samples_at_1_khz_is_the_joined_series() ->
     9e-7 of the product of the standard deviations from the joined series)."""
     rng = np.random.default_rng(12)
     n, rate, cut, lags = 20000, 1000.0, 6, 999
-    half = n // 2
-    q = np.concatenate([np.linspace(-1.2, 1.2, half), np.linspace(1.2, -1.2, half)])
-    v = np.concatenate([np.full(half, 2.4 / (half / rate)), np.full(half, -2.4 / (half / rate))])
-    v *= 1 + 0.3 * np.sin(np.arange(n) / 50.0)
+    q, v = sweep(n, rate)
     tau = sweep_torque(q, v) + _ma_noise(rng, (n,))
     a, b, joined = _split(q, v, tau, cut, lags, rng, min_speed=0.05, sample_rate=rate)
     _assert_close((a + b).fit().covariance, joined.fit().covariance, 1e-8)

@@ -65,6 +65,12 @@ def hac_state(batch: tuple[int, ...], p: int, lags: int | None) -> State:
 _CENTER_RCOND = 1e-4
 
 
+def _vec_outer(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``vec(a b^T)`` of each row of `a` (..., m) and `b` (..., n), taken row by row:
+    (..., m n), the layout of the state's ``vec(B_W)``."""
+    return np.asarray((a[..., :, None] * b[..., None, :]).reshape(a.shape[:-1] + (-1,)))
+
+
 def hac_center(factor: NDArray[np.float64]) -> NDArray[np.float64]:
     """The centre from which the state measures the torque: least-squares coefficients (..., p)
     of the triangular factor `factor` (..., p + 1, p + 1) of ``[X | tau]``, on columns of unit
@@ -105,10 +111,8 @@ def hac_fold(state: State, factor: NDArray[np.float64], rows: NDArray[np.float64
     x = rows[..., :p]
     z = rows.copy()
     z[..., p] -= (x @ center[..., :, None])[..., 0]
-    lead = rows.shape[:-1]
-    products = (x[..., :, None] * z[..., None, :]).reshape(lead + (p * (p + 1),))
-    b, tails = extend_windows(tails, products)
-    squares = (x[..., :, None] * x[..., None, :]).reshape(lead + (p * p,))
+    b, tails = extend_windows(tails, _vec_outer(x, z))
+    squares = _vec_outer(x, x)
     windows = windows + np.swapaxes(b, -1, -2) @ b
     fourth = fourth + np.swapaxes(squares, -1, -2) @ squares
     return center, tails, windows, fourth
@@ -120,9 +124,7 @@ def hac_rescale(state: State, factor: NDArray[np.float64]) -> State:
     center, tails, windows, fourth = state
     p = factor.shape[-1] - 1
     fx = factor[..., :p]
-    lead = factor.shape[:-1]
-    fk = (fx[..., :, None] * factor[..., None, :]).reshape(lead + (p * (p + 1),))
-    f2 = (fx[..., :, None] * fx[..., None, :]).reshape(lead + (p * p,))
+    fk, f2 = _vec_outer(fx, factor), _vec_outer(fx, fx)
     with np.errstate(over="ignore"):
         ratio = factor[..., p:] / np.where(fx > 0, fx, 1.0)
     # A column whose unit grew past the float range held only values below 2^-1022 of it, and
