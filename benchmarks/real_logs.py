@@ -11,10 +11,12 @@ model, for the one with the quadratic friction term (``friction="coulomb-viscous
 and for that one with the covariance that allows for correlated residuals
 (``covariance="hac"``), and prints how far the term moves each estimate, how much of joint 1's
 residual a position-dependent torque of joint 1 would explain, and how far encoder zero offsets
-of joints 2 and 3 move the estimates. Nothing is tuned per log: q̈ is derived by the estimator
-from the logged time stamps (its derivative rule, ``derivative_window`` 0.2 s), every other
-setting is the estimator's default. The true mounting of the robot is known to no one to better
-than about a degree, so the figures are of agreement, not of error.
+of joints 2 and 3 move the estimates, and how much power the model error per trajectory that
+the logs show leaves to detect an offset of 0.3° between two trajectories. Nothing is tuned
+per log: q̈ is derived by the estimator from the logged time stamps (its derivative rule,
+``derivative_window`` 0.2 s), every other setting is the estimator's default. The true
+mounting of the robot is known to no one to better than about a degree, so the figures are of
+agreement, not of error.
 
 Run: ``python benchmarks/real_logs.py`` (about eight minutes).
 """
@@ -161,6 +163,33 @@ def zero_offsets(chain: gravdir.SerialChain, fits: dict[str, gravdir.MotionFit])
     print(f"largest move in units of the log's up_std_deg: {worst:.3f}")
 
 
+def offset_power(fits: dict[str, gravdir.MotionFit], offset_deg: float = 0.3) -> None:
+    """How well any estimate of one trajectory can tell an offset of `offset_deg` between two
+    trajectories, given the model error per trajectory that the development logs show: the
+    power of the chi-square test at 1 % of the difference of two estimates (2 degrees of
+    freedom, noncentrality ``offset² / (2 (tau² + s²))``) with ``tau`` the Paule--Mandel model
+    error of the five per direction and ``s`` the estimates' own standard deviation per
+    direction, down to ``s = 0`` (trajectories of any length); and the largest ``tau² + s²``
+    at which the power reaches 80 %. The known-covariance test is the most powerful of the
+    references: an estimated covariance only lowers the power."""
+    from scipy.optimize import brentq
+    from scipy.stats import chi2, ncx2
+
+    tau = np.degrees(gravdir.fuse_up(*(fits[n] for n in LONG_LOGS), model_error_std="estimate")
+                     .model_error_std)  # fmt: skip
+    critical = chi2.isf(0.01, 2)
+    powers = [
+        ncx2.sf(critical, 2, offset_deg**2 / (2.0 * (tau**2 + s**2))) for s in (0.0, 0.05, 0.1)
+    ]
+    needed = brentq(lambda lam: ncx2.sf(critical, 2, lam) - 0.8, 0.1, 100.0)
+    print(
+        f"\nan offset of {offset_deg}° between two trajectories, the development logs' model "
+        f"error {tau:.3f}° per direction: power at 1 % {np.round(powers, 3)} for own standard "
+        f"deviations 0, 0.05, 0.1° per direction; 80 % needs the model error and own standard "
+        f"deviation together at most {offset_deg / np.sqrt(2.0 * needed):.3f}° per direction"
+    )
+
+
 def _log_likelihood(fit: gravdir.MotionFit) -> float:
     return -float(np.sum(fit.n_used * np.log(fit.residual_rms)))
 
@@ -174,6 +203,7 @@ def main() -> None:
     position_dependent_j1(quadratic)
     honest = report(chain, "coulomb-viscous-quadratic", "hac")
     zero_offsets(chain, honest)
+    offset_power(honest)
 
 
 if __name__ == "__main__":
