@@ -11,7 +11,9 @@ model, for the one with the quadratic friction term (``friction="coulomb-viscous
 and for that one with the covariance that allows for correlated residuals
 (``covariance="hac"``), and prints how far the term moves each estimate, how much of joint 1's
 residual a position-dependent torque of joint 1 would explain, and how far encoder zero offsets
-of joints 2 and 3 move the estimates, and how much power the model error per trajectory that
+of joints 2 and 3 move the estimates, what the default model's load friction and torque
+ripple each do to the figures and what each of the estimator's settings does to them, and how
+much power the model error per trajectory that
 the logs show leaves to detect an offset of 0.3° between two trajectories. Nothing is tuned
 per log: q̈ is derived by the estimator from the logged time stamps (its derivative rule,
 ``derivative_window`` 0.2 s), every other setting is the estimator's default. The true
@@ -23,10 +25,12 @@ Run: ``python benchmarks/real_logs.py`` (about eight minutes).
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,9 +47,11 @@ def estimate(
     friction: Friction,
     covariance: CovarianceOption,
     zero_offset: tuple[int, float] | None = None,
+    **options: Any,
 ) -> tuple[gravdir.MotionFit, float, int]:
     """The estimate of one log by the documented path, its wall time and its warnings; with
-    `zero_offset` (joint index, rad) that offset added to the logged positions of the joint."""
+    `zero_offset` (joint index, rad) that offset added to the logged positions of the joint,
+    and the estimator's other `options` where given."""
     data = log(name)
     q = data.q.copy()
     if zero_offset is not None:
@@ -55,7 +61,7 @@ def estimate(
         warnings.simplefilter("always")
         fit = gravdir.estimate_up_from_motion(
             chain, data.time, q=q, velocity=data.velocity, torque=data.torque,
-            friction=friction, covariance=covariance,
+            friction=friction, covariance=covariance, **options,
         )  # fmt: skip
     return fit, time.perf_counter() - start, len(caught)
 
@@ -163,6 +169,57 @@ def zero_offsets(chain: gravdir.SerialChain, fits: dict[str, gravdir.MotionFit])
     print(f"largest move in units of the log's up_std_deg: {worst:.3f}")
 
 
+def variants(
+    chain: gravdir.SerialChain,
+    fits: dict[str, gravdir.MotionFit],
+    title: str,
+    cases: tuple[tuple[str, dict[str, Any]], ...],
+) -> None:
+    """Each of `cases` (a label and the estimator's options that differ from the defaults) on
+    the development logs (quadratic friction, HAC): how far it moves each estimate of `fits`
+    (in degrees and in the log's reported standard deviations) and what becomes of acceptance
+    1's figures (RMS angle to the fusion, the fusion's p-value with the model error estimated,
+    each log against the other four)."""
+    print(f"\n{title} (quadratic friction, HAC):")
+    for label, options in cases:
+        other = [
+            estimate(chain, name, "coulomb-viscous-quadratic", "hac", **options)[0]
+            for name in LONG_LOGS
+        ]
+        moved = [angle_deg(f.up, fits[n].up) for f, n in zip(other, LONG_LOGS, strict=True)]
+        sigmas = [m / fits[n].up_std_deg for m, n in zip(moved, LONG_LOGS, strict=True)]
+        fused = gravdir.fuse_up(*other, model_error_std="estimate")
+        rms = np.sqrt(np.mean([angle_deg(f.up, fused.up) ** 2 for f in other]))
+        dof = np.round([f.covariance_dof for f in other], 1)
+        print(
+            f"  {label}: `up` moves {np.round(moved, 3)}° ({np.round(sigmas, 2)} σ); RMS angle "
+            f"to the fusion {rms:.3f}°, fusion p = {fused.p_value:.2g}, each log against the "
+            f"other four {np.round(fused.nsigma, 2)} σ; covariance_dof {dof}"
+        )
+
+
+# The default model's terms beyond rigid-body dynamics and friction in the speed, each taken
+# out: the friction that grows with the load and the torque ripple.
+TERMS = (
+    ("without load friction", {"load_friction": "none"}),
+    ("without torque ripple", {"ripple_components": 0}),
+)
+# The estimator's fixed settings, each varied: none is tuned to these logs.
+DEFAULTS = inspect.signature(gravdir.estimate_up_from_motion).parameters
+DEFAULT_MIN_SPEED = DEFAULTS["min_speed"].default
+DEFAULT_SPEED_TAPER = DEFAULTS["speed_taper"].default
+SETTINGS = (
+    ("bandwidth 0.5 s", {"bandwidth": 0.5}),
+    ("bandwidth 2 s", {"bandwidth": 2.0}),
+    ("derivative_window 0.1 s", {"derivative_window": 0.1}),
+    ("derivative_window 0.3 s", {"derivative_window": 0.3}),
+    ("min_speed halved", {"min_speed": 0.5 * DEFAULT_MIN_SPEED}),
+    ("min_speed doubled", {"min_speed": 2.0 * DEFAULT_MIN_SPEED}),
+    ("speed_taper halved", {"speed_taper": 0.5 * DEFAULT_SPEED_TAPER}),
+    ("speed_taper doubled", {"speed_taper": 2.0 * DEFAULT_SPEED_TAPER}),
+)
+
+
 def offset_power(fits: dict[str, gravdir.MotionFit], offset_deg: float = 0.3) -> None:
     """How well any estimate of one trajectory can tell an offset of `offset_deg` between two
     trajectories, given the model error per trajectory that the development logs show: the
@@ -203,6 +260,8 @@ def main() -> None:
     position_dependent_j1(quadratic)
     honest = report(chain, "coulomb-viscous-quadratic", "hac")
     zero_offsets(chain, honest)
+    variants(chain, honest, "the default model's terms, each taken out", TERMS)
+    variants(chain, honest, "the estimator's settings, each varied", SETTINGS)
     offset_power(honest)
 
 
