@@ -51,6 +51,7 @@ __all__ = [
     "Fingerprinted",
     "Result",
     "UpResult",
+    "check_covariance_dof",
     "data_fingerprint",
     "warn_not_converged",
 ]
@@ -753,3 +754,20 @@ def _render_markdown(result: Result) -> str:
     if flags:
         lines += ["", "flags: " + ", ".join(f"`{n}` = {_md(v)}" for n, v in flags)]
     return "\n".join(lines) + "\n"
+
+
+def check_covariance_dof(result: Any, name: str) -> float:
+    """The degrees of freedom of the covariance of the result `result` (its `covariance_dof`;
+    infinite, an exact covariance, where it has none), checked: positive or infinite. A
+    `ValueError` names ``{name}.covariance_dof``."""
+    value = getattr(result, "covariance_dof", math.inf)
+    try:
+        dof = float(value)
+    except (TypeError, ValueError):
+        dof = math.nan
+    if not dof > 0.0:
+        raise ValueError(
+            f"Expected `{name}.covariance_dof` to be positive (infinite for an exact "
+            f"covariance), got {value!r}."
+        )
+    return dof

@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from gravdir._checks import check_array, check_same_shape, check_unit_vector
 
 __all__ = [
     "ABS_FLOOR",
@@ -23,6 +25,8 @@ __all__ = [
     "REL_FLOOR",
     "Linearisation",
     "Refined",
+    "INFORMATION_RTOL",
+    "checked_up_information",
     "cov_from_up_information",
     "fibonacci_directions",
     "informative",
@@ -40,6 +44,9 @@ REL_FLOOR = 1e-12
 # Information of `up` below this (a standard deviation beyond 1e100 rad) counts as none: its
 # inverse would overflow.
 ABS_FLOOR = 1e-200
+# An information's asymmetry, and its most negative tangent eigenvalue, that count as rounding:
+# this fraction of its largest entry (eigenvalue). A product ``Bᵀ F B`` rounds near 1e-16 of it.
+INFORMATION_RTOL = 1e-9
 # The golden angle, rad: successive points of a Fibonacci lattice turn by it about the z axis.
 _GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
 # The caller's state carried through :func:`refine_direction` (its linear parameters, ...).
@@ -125,6 +132,54 @@ def informative(values: NDArray[np.float64]) -> NDArray[np.bool_]:
     with np.errstate(under="ignore", invalid="ignore"):
         out: NDArray[np.bool_] = (top > 0) & (values > np.maximum(REL_FLOOR * top, ABS_FLOOR))
     return out
+
+
+def checked_up_information(
+    result: Any, name: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """`up` (..., 3) and `up_information` (..., 3, 3) of the gravity-direction result `result`,
+    checked: the one rule for every function that reads a result's direction and information.
+
+    `up` is a unit vector within 1e-6 (returned normalised); the information is finite, its
+    leading axes broadcast with `up`'s, symmetric and positive semidefinite in the tangent plane
+    of `up` (both within :data:`INFORMATION_RTOL` of its largest entry, eigenvalue), with
+    eigenvalues that do not overflow. It is returned symmetrised, broadcast to `up`'s leading
+    axes. A `ValueError` names ``{name}.up`` or ``{name}.up_information``.
+    """
+    up = check_unit_vector(result.up, f"{name}.up")
+    with np.errstate(under="ignore"):
+        up = up / np.linalg.norm(up, axis=-1, keepdims=True)
+    label = f"{name}.up_information"
+    info = check_array(result.up_information, label, tail=(3, 3))
+    batch = check_same_shape(**{f"{name}.up": up[..., 0], label: info[..., 0, 0]})
+    up = np.broadcast_to(up, (*batch, 3))
+    info = np.broadcast_to(info, (*batch, 3, 3))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        scale = np.max(np.abs(info), axis=(-2, -1), initial=0.0)
+        asymmetry = np.max(np.abs(info - np.swapaxes(info, -1, -2)), axis=(-2, -1), initial=0.0)
+        info = 0.5 * (info + np.swapaxes(info, -1, -2))
+        b = tangent_basis(up)
+        vals = np.linalg.eigvalsh(b @ info @ np.swapaxes(b, -1, -2)) if info.size else info
+    if np.any(asymmetry > INFORMATION_RTOL * scale):
+        worst = float(np.max(asymmetry / np.where(scale > 0, scale, 1.0)))
+        raise ValueError(
+            f"Expected `{label}` to be symmetric (within {INFORMATION_RTOL:g} of its largest "
+            f"entry), got an asymmetry of {worst:.3g} of it."
+        )
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(
+            f"Expected `{label}` to be representable: its eigenvalues overflow the float range."
+        )
+    if vals.size:
+        top = np.max(np.abs(vals), axis=-1)
+        low = np.min(vals, axis=-1)
+        if np.any(low < -INFORMATION_RTOL * top):
+            worst = float(np.min(low / np.where(top > 0, top, 1.0)))
+            raise ValueError(
+                f"Expected `{label}` to be positive semidefinite in the tangent plane of `up` "
+                f"(an information), got an eigenvalue of {worst:.3g} times its largest."
+            )
+    return np.array(up), np.array(info)
 
 
 def up_information_from_tangent(

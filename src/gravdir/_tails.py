@@ -40,15 +40,23 @@ def chi2_sf(x: float, dof: int) -> float:
     return float(chdtrc(dof, x))
 
 
+# Beyond these denominator degrees of freedom F(k, dfd) is chi-square(k) / k to double
+# precision (the tails differ by O(1 / dfd)); SciPy's ``fdtrc`` returns NaN near 1e300.
+_F_LIMIT_DFD = 1e15
+
+
 def f_sf(x: Any, dfn: Any, dfd: float) -> Any:
     """Probability that an F(`dfn`, `dfd`) variable exceeds `x`, elementwise (1 where `dfn` is
-    0); a float for scalar arguments."""
+    0); a float for scalar arguments. An infinite `dfd`, or one beyond 1e15, gives the
+    chi-square tail of ``dfn x``."""
     with IMPORT_LOCK:
-        from scipy.special import fdtrc
+        from scipy.special import chdtrc, fdtrc
 
     k = np.asarray(dfn)
     value = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
-    out = np.where(k >= 1, fdtrc(np.maximum(k, 1), dfd, value), 1.0)
+    kk = np.maximum(k, 1)
+    tail = chdtrc(kk, kk * value) if dfd > _F_LIMIT_DFD else fdtrc(kk, dfd, value)
+    out = np.where(k >= 1, tail, 1.0)
     return float(out) if out.ndim == 0 else out
 
 

@@ -15,7 +15,12 @@ from gravdir._checks import (
     nearest_rotation,
 )
 from gravdir._results import Result, UpResult
-from gravdir._sphere import informative, tangent_basis, up_information_from_tangent
+from gravdir._sphere import (
+    checked_up_information,
+    informative,
+    tangent_basis,
+    up_information_from_tangent,
+)
 
 # Tangent-plane eigenvalues at or below REL_FLOOR of the largest (and below ABS_FLOOR 1/rad², a
 # standard deviation beyond 1e100 rad) count as zero information: the one rule of
@@ -114,9 +119,7 @@ def up_and_information(
                 f"Expected `up_cov` only with a plain `{name}` vector: a gravity-direction "
                 "result carries its own information."
             )
-        up = np.array(result.up, dtype=np.float64)
-        info = np.array(result.up_information, dtype=np.float64)
-        return up, np.broadcast_to(info, (*up.shape[:-1], 3, 3)).copy()
+        return checked_up_information(result, name)
     if isinstance(result, Result):
         raise ValueError(
             f"Expected `{name}` to be a gravity-direction result or an array of `up` vectors, "

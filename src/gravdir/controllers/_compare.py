@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from gravdir._checks import check_same_shape
-from gravdir._results import Result, UpResult
+from gravdir._results import Result, UpResult, check_covariance_dof
 from gravdir._sphere import tangent_basis
 from gravdir._tails import f_sf
 from gravdir.controllers._common import ABS_FLOOR, REL_FLOOR, unit_up, up_and_information
@@ -125,7 +125,10 @@ def compare_setting(
     Raises
     ------
     ValueError
-        If `result`, `installed` or `up_cov` is invalid, or the leading axes do not broadcast.
+        If `result`, `installed` or `up_cov` is invalid (a result's `up` not unit within 1e-6,
+        its `up_information` not finite, symmetric and positive semidefinite in the tangent
+        plane within 1e-9, its `covariance_dof` not positive), or the leading axes do not
+        broadcast.
 
     Notes
     -----
@@ -158,7 +161,7 @@ def compare_setting(
     """
     up, info = up_and_information(result, up_cov)
     if isinstance(installed, UpResult):
-        w = np.array(installed.up, dtype=np.float64)
+        w = unit_up(installed.up, "installed.up")
     elif isinstance(installed, Result):
         raise ValueError(
             "Expected `installed` to be a gravity-direction result or an array of `up` vectors, "
@@ -177,7 +180,7 @@ def compare_setting(
         dof=dof[()] if dof.ndim == 0 else dof,
         up=u.copy(),
         installed_up=w.copy(),
-        covariance_dof=float(getattr(result, "covariance_dof", math.inf)),
+        covariance_dof=check_covariance_dof(result, "result"),
     )
 
 

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from gravdir._hac import satterthwaite_dof
 from gravdir._model_error import ModelError, paule_mandel
-from gravdir._results import warn_not_converged
+from gravdir._results import check_covariance_dof, warn_not_converged
 from gravdir._sphere import tangent_basis
 from gravdir._tails import chi2_sf, f_sf, hotelling_sf
 from gravdir.errors import DegenerateGeometryError, InsufficientDataError
@@ -80,17 +80,22 @@ def _shares(
     source's directions are projected (summed in 3-D, informations at slightly different `up`
     would have a small eigenvalue along the normal, whose inverse is no variance of `up`)."""
     basis = tangent_basis(at)
+    # Informations in units of the largest eigenvalue, variances in its inverse: the products
+    # below neither overflow nor underflow at any scale. The shares scale back at the end.
+    unit = max(float(np.max(s.values)) for s in sources)
     directions = [s.directions @ basis.T for s in sources]
-    inflated = [s.values / (1.0 + s.values * variance) for s in sources]
+    values = [s.values / unit for s in sources]
+    scaled = variance * unit
+    inflated = [v / (1.0 + v * scaled) for v in values]
     total = sum((d.T * w) @ d for d, w in zip(directions, inflated, strict=True))
     cov = np.linalg.pinv(total, rcond=1e-12, hermitian=True)
     own, model = [], 0.0
-    for s, d, w in zip(sources, directions, inflated, strict=True):
-        for_own = cov @ ((d.T * (w * w / s.values)) @ d) @ cov
-        for_model = cov @ ((d.T * (w * w * variance)) @ d) @ cov
-        own.append(float(np.trace(for_own)))
-        model += float(np.trace(for_model))
-    return float(np.trace(cov)), own, model
+    for v, d, w in zip(values, directions, inflated, strict=True):
+        for_own = cov @ ((d.T * (w * w / v)) @ d) @ cov
+        for_model = cov @ ((d.T * (w * w * scaled)) @ d) @ cov
+        own.append(float(np.trace(for_own)) / unit)
+        model += float(np.trace(for_model)) / unit
+    return float(np.trace(cov)) / unit, own, model
 
 
 def _fused_dof(
@@ -193,7 +198,7 @@ def fuse(
         )
     estimated = model_error_std == "estimate"
     # The degrees of freedom of each source's covariance (infinite where it is exact).
-    dofs = [float(getattr(e, "covariance_dof", math.inf)) for e in estimates]
+    dofs = [check_covariance_dof(e, f"estimates[{i}]") for i, e in enumerate(estimates)]
     if estimated and n < 3:
         raise InsufficientDataError(
             f"Expected at least 3 estimates with model_error_std='estimate' (each is judged "

@@ -17,6 +17,7 @@ from gravdir._sphere import (
     ABS_FLOOR,
     REL_FLOOR,
     Linearisation,
+    checked_up_information,
     informative,
     refine_direction,
     tangent_basis,
@@ -40,8 +41,6 @@ MAX_SOURCES = 64
 #: Largest iteration limit and step tolerance (0.01 rad, far above any useful accuracy).
 MAX_ITER = 1000
 MAX_XTOL = 0.01
-#: Unit vectors are accepted within this of unit norm, as everywhere in gravdir.
-UNIT_ATOL = 1e-6
 #: A direction of an information matrix counts as determined when its eigenvalue exceeds this
 #: fraction of the largest and 1e-200 1/rad²: the one floor of :func:`gravdir._sphere.informative`.
 RANK_RTOL = REL_FLOOR
@@ -50,11 +49,6 @@ MIN_INFORMATION = ABS_FLOOR
 #: smallest eigenvalue exceeds this fraction of its largest (correlations short of ±1 by more
 #: than rounding).
 CORRELATION_RTOL = 1e-12
-#: An information matrix is accepted as symmetric when ``|I - Iᵀ|`` is at most this fraction of
-#: its largest entry (as covariances and inertia tensors elsewhere in gravdir): the rounding of a
-#: product ``Bᵀ F B`` is near 1e-16 of it, while a matrix typed or transposed wrong is off by
-#: the order of its entries.
-SYMMETRY_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -80,25 +74,14 @@ def _check_source(estimate: Any, i: int) -> _Source:
             f"UpEstimate, PlaneFit or GravityDirection), got {type(estimate).__name__}; a plain "
             "vector with a covariance becomes one with `express_up(up, np.eye(3), up_cov=...)`."
         )
-    up = check_array(estimate.up, f"{name}.up")
-    info = check_array(estimate.up_information, f"{name}.up_information")
-    if up.shape != (3,) or info.shape != (3, 3):
+    shapes = np.shape(estimate.up), np.shape(estimate.up_information)
+    if shapes != ((3,), (3, 3)):
         raise ValueError(
             f"Expected `{name}` to hold one direction (`up` of shape (3,), `up_information` of "
-            f"shape (3, 3)), got shapes {up.shape} and {info.shape}; fuse the entries of a batch "
+            f"shape (3, 3)), got shapes {shapes[0]} and {shapes[1]}; fuse the entries of a batch "
             "one call at a time."
         )
-    length = float(np.linalg.norm(up))
-    if abs(length - 1.0) > UNIT_ATOL:
-        raise ValueError(f"Expected `{name}.up` to be a unit vector, got norm {length:.6g}.")
-    scale = float(np.max(np.abs(info)))
-    asymmetry = float(np.max(np.abs(info - info.T)))
-    if asymmetry > SYMMETRY_RTOL * scale:
-        raise ValueError(
-            f"Expected `{name}.up_information` to be symmetric (within {SYMMETRY_RTOL:g} of its "
-            f"largest entry), got an asymmetry of {asymmetry / scale:.3g} of it."
-        )
-    up = up / length
+    up, info = checked_up_information(estimate, name)
     b = tangent_basis(up)
     info2 = b @ info @ b.T
     vals, vecs = np.linalg.eigh(0.5 * (info2 + info2.T))
