@@ -271,6 +271,52 @@ def test_incremental_tracker_equals_one_call():
     assert whole.fingerprint >= fit.fingerprint
 
 
+def test_a_refused_chunk_leaves_the_tracker_as_it_was():
+    """A chunk whose torques overflow the model's squares is refused (ValueError) once its
+    windows are being solved; the tracker then goes on as if it had never been given it: the
+    same chunk, sound, gives the windows of one `track_up` call. Before, the refused chunk's
+    samples stayed in the buffer and its last stamp in the clock, and every later update was
+    refused."""
+    fit = _exact_fit()
+    rng = np.random.default_rng(43)
+    traj = ordinary(8.9, 200.0, rng)
+    tau = torques(traj, up_from_base_tilt(0.3, 2.0))
+    series = {"q": traj.q, "velocity": traj.velocity, "acceleration": traj.acceleration}
+    whole = track_up(fit, traj.time, **series, torque=tau, window=2.0, hop=0.5)
+    tracker = UpTracker(fit, window=2.0, hop=0.5)
+    cut, end = 500, 900
+
+    def update(lo, hi, scale=1.0):
+        part = {k: x[lo:hi] for k, x in series.items()}
+        return tracker.update(traj.time[lo:hi], **part, torque=scale * tau[lo:hi])
+
+    first = update(0, cut)
+    with pytest.raises(ValueError, match="overflow"):
+        update(cut, end, 1e200)
+    parts = [first, update(cut, end), update(end, traj.time.size)]
+    assert sum(p.n_windows for p in parts) == whole.n_windows
+    joined = np.concatenate([p.up for p in parts])
+    np.testing.assert_allclose(joined, whole.up, rtol=0, atol=1e-12)
+
+
+def test_a_cycle_without_samples_completes_no_window():
+    """A controller cycle may bring no new samples: `update` with none returns no window and
+    changes nothing (the next samples give the windows they would have given), while series
+    that are not empty alongside empty stamps are refused."""
+    fit = _exact_fit()
+    traj = ordinary(4.9, 200.0, np.random.default_rng(47))
+    tau = torques(traj, up_from_base_tilt(0.3, 2.0))
+    series = {"q": traj.q, "velocity": traj.velocity, "acceleration": traj.acceleration}
+    whole = track_up(fit, traj.time, **series, torque=tau, window=2.0, hop=0.5)
+    tracker = UpTracker(fit, window=2.0, hop=0.5)
+    empty = tracker.update(traj.time[:0], **{k: x[:0] for k, x in series.items()}, torque=tau[:0])
+    assert empty.n_windows == 0 and empty.up.shape == (0, 3)
+    with pytest.raises(ValueError, match="`q`"):
+        tracker.update(traj.time[:0], **series, torque=tau)
+    again = tracker.update(traj.time, **series, torque=tau)
+    np.testing.assert_allclose(again.up, whole.up, rtol=0, atol=1e-12)
+
+
 def test_accelerations_default_to_the_derivative_of_the_velocities():
     errors, tilt0, azimuth, fit = _identified()
     rng = np.random.default_rng(71)

@@ -460,7 +460,8 @@ covariance, bandwidth, model_error_std
         Parameters
         ----------
         time : array_like, shape (N,)
-            Sample times, s, strictly increasing and after every sample already given.
+            Sample times, s, strictly increasing and after every sample already given; none
+            (N = 0, a cycle that brought no samples) completes no window.
         q, velocity, acceleration, torque : array_like, shape (N, n)
             Joint positions (rad), velocities (rad/s), accelerations (rad/s²; computed by the
             caller, e.g. with :func:`gravdir.sweep.joint_acceleration` over a buffer) and
@@ -482,6 +483,12 @@ covariance, bandwidth, model_error_std
         """
         if acceleration is None:
             raise ValueError("Expected `acceleration` (N, n), got None.")
+        if np.shape(time) == (0,):  # a cycle that brought no samples completes no window
+            n = self._model.chain.n_joints
+            series = {"q": q, "velocity": velocity, "acceleration": acceleration, "torque": torque}
+            for name, x in series.items():
+                check_log(x, name, n, 0)
+            return _assemble([], self._settings, n, self._model.fingerprint)
         return self._ingest(time, q, velocity, torque, acceleration, base_acceleration, None)
 
     def _ingest(self, time: ArrayLike, *log: Any) -> UpTrack:
@@ -505,27 +512,27 @@ covariance, bandwidth, model_error_std
             ):
                 part = _samples(self._model, self._settings, self._hidden, t, *log, counts=counts)
             buf = self._buffer
-            if buf is None:
-                self._t0 = float(t[0])
-            else:
+            t0 = float(t[0]) if buf is None else self._t0
+            if buf is not None:
                 part = WindowSamples(
                     *(np.concatenate([x, y]) for x, y in zip(buf, part, strict=True))
                 )
-            self._buffer = part
-            self._last = float(t[-1])
-            return self._emit()
+            return self._emit(part, t0, float(t[-1]))
 
-    def _emit(self) -> list[_Row]:
-        s, buf = self._settings, self._buffer
-        assert buf is not None
+    def _emit(self, buf: WindowSamples, t0: float, last: float) -> list[_Row]:
+        """The windows of the samples `buf` (those kept and the new ones; the first at `t0`,
+        the last at `last`). The tracker's state changes only once every window is solved: a
+        chunk refused on the way leaves it as it was."""
+        s = self._settings
         bounds: list[tuple[float, float]] = []
+        after = self._next
         while True:
-            start = self._t0 + self._next * s.hop
+            start = t0 + after * s.hop
             end = start + s.window
-            if end > self._last:
+            if end > last:
                 break
             bounds.append((start, end))
-            self._next += 1
+            after += 1
             if len(bounds) > MAX_WINDOWS:
                 raise ValueError(
                     f"Expected `time` to span at most {MAX_WINDOWS} windows at once, got more."
@@ -544,8 +551,9 @@ covariance, bandwidth, model_error_std
             (win, a, b, self._detector.step(win, a, b))
             for win, (a, b) in zip(wins, bounds, strict=True)
         ]
-        keep = int(np.searchsorted(buf.time, self._t0 + self._next * s.hop))
+        keep = int(np.searchsorted(buf.time, t0 + after * s.hop))
         self._buffer = take(buf, keep, buf.time.size)
+        self._t0, self._next, self._last = t0, after, last
         self.n_windows += len(rows)
         self.n_alarms += sum(bool(r[3].alarm) for r in rows)
         return rows
