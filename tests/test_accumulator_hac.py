@@ -296,3 +296,49 @@ def test_bad_options_and_too_short_a_series_are_refused() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _streamed(q, v, tau, rng).fit()
+
+
+def test_a_state_beyond_the_cap_is_refused_and_leaves_the_accumulator_usable():
+    """The sandwich's state grows with the kernel's length and the columns; beyond 2**25
+    numbers (256 MiB) the first `add` is refused naming `bandwidth`, before anything is
+    allocated. Before, the accumulator kept its batch shape without its state: every later
+    call failed with an AttributeError. The same accumulator then takes its sweep when the
+    sweep's batch fits (a batch of one, here after a batch of 2500 was refused)."""
+    q, v = sweep(2000)
+    tau = sweep_torque(q, v)
+    options = {**OPTIONS, "covariance": "hac", "sample_rate": RATE, "bandwidth": 5.0}
+    acc = SweepAccumulator(**options)
+    many = np.broadcast_to
+    with pytest.raises(ValueError, match="`bandwidth`"):
+        acc.add(many(q, (2500, q.size)), velocity=many(v, (2500, q.size)),
+                torque=many(tau, (2500, q.size)))  # fmt: skip
+    assert acc.batch_shape is None
+    acc.add(q, velocity=v, torque=tau)
+    want = fit_sweep(q, velocity=v, torque=tau, **options)
+    np.testing.assert_allclose(acc.fit().coefficients, want.coefficients, rtol=1e-10)
+    with pytest.raises(ValueError, match="`bandwidth`"):
+        SweepAccumulator(covariance="hac", sample_rate=RATE, bandwidth=1e5, **OPTIONS).add(
+            q, velocity=v, torque=tau
+        )
+
+
+def test_the_lag_1_correlation_of_a_sweep_with_omitted_samples_is_one_figure():
+    """Under ``nan_policy="omit"`` the residuals' lag-1 correlation (which drives the warning
+    for correlated residuals) pairs only samples next to each other in the sweep: `fit_sweep`
+    white and HAC and the accumulator give one figure. Before, the white form of one sweep
+    closed the gaps and paired samples across them."""
+    q, v = sweep(1000)
+    tau = sweep_torque(q, v) + np.random.default_rng(5).normal(0.0, 0.1, q.size)
+    tau[[10, 100, 101, 300]] = np.nan
+    options = {"min_speed": 0.05, "nan_policy": "omit"}
+    white = fit_sweep(q, velocity=v, torque=tau, **options)
+    hac = fit_sweep(q, velocity=v, torque=tau, covariance="hac", sample_rate=RATE, **options)
+    acc = SweepAccumulator(**options)
+    acc.add(q, velocity=v, torque=tau)
+    streamed = acc.fit()
+    assert white.residual_lag1 == pytest.approx(hac.residual_lag1, abs=1e-12)
+    assert streamed.residual_lag1 == pytest.approx(hac.residual_lag1, abs=1e-10)
+    keep = ~np.isnan(tau)
+    closed = fit_sweep(q[keep], velocity=v[keep], torque=tau[keep], min_speed=0.05)
+    np.testing.assert_allclose(white.coefficients, closed.coefficients, rtol=1e-12, atol=1e-12)
+    assert abs(closed.residual_lag1 - white.residual_lag1) > 1e-5

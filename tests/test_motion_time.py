@@ -203,6 +203,15 @@ def test_time_that_does_not_increase_is_refused_naming_its_first_row(function: s
         assert what  # both non-finite kinds are named by row
 
 
+def test_time_in_milliseconds_is_refused_naming_derivative_window() -> None:
+    """Stamps in milliseconds put one sample in the derivative's 0.2 s window: the error names
+    the estimator's own argument, `derivative_window` (not the `window` of
+    `joint_acceleration`), and asks whether `time` is in seconds."""
+    chain, time, log = _small()
+    with pytest.raises(ValueError, match=r"`derivative_window` to span .* in seconds\?"):
+        estimate_up_from_motion(chain, 1000.0 * time, **log)
+
+
 def test_joint_angles_where_time_stands_are_refused_saying_q_is_keyword_only() -> None:
     """An old call (joint angles first, no `q=`) fails with TypeError naming the missing `q`;
     joint angles passed as `time` beside `q=` are refused saying `q` is keyword-only."""

@@ -1353,6 +1353,17 @@ def test_derivative_omit_keeps_nan_where_it_was_and_fits_the_rest_alone():
     np.testing.assert_allclose([f.amplitude, f.inertia], [4.0, 0.7], rtol=1e-9)
 
 
+def test_derivative_omit_refuses_a_sweep_left_with_no_sample():
+    """A sweep whose every sample holds a NaN (in `velocity` or in `time`) has fewer samples
+    than the window after the omission, like one left with six: refused, never an acceleration
+    of NaN alone."""
+    t = np.arange(200) * 0.01
+    v = np.stack([np.sin(t), np.full(200, np.nan)])
+    for args in ((t, v), (np.full(200, np.nan), np.sin(t)), (t, v[1])):
+        with pytest.raises(InsufficientDataError, match="`velocity`"):
+            joint_acceleration(args[0], velocity=args[1], nan_policy="omit")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [

@@ -49,9 +49,15 @@ class GridPlan(NamedTuple):
         return g
 
 
-def grid_plan(t: NDArray[np.float64], name: str, window: float, polyorder: int) -> GridPlan:
+def grid_plan(
+    t: NDArray[np.float64],
+    name: str,
+    window: float,
+    polyorder: int,
+    window_name: str = "window",
+) -> GridPlan:
     """The plan of the derivative of a record with increasing times `t` (1-D, finite), or the
-    error that refuses it."""
+    error that refuses it (naming the series `name` and the caller's `window_name`)."""
     n = t.size
     dt = np.diff(t)
     if n < 2:
@@ -73,9 +79,9 @@ def grid_plan(t: NDArray[np.float64], name: str, window: float, polyorder: int) 
     length = 2 * math.floor((per_window - 1) / 2 + 0.5) + 1
     if length <= polyorder:
         raise ValueError(
-            f"Expected `window` to span more than `polyorder` = {polyorder} samples, got "
-            f"{window:g} s = {length} sample(s) at the median sample interval {step:.6g} s: "
-            "lengthen `window` (is `time` in seconds?)."
+            f"Expected `{window_name}` to span more than the polynomial's order, {polyorder} "
+            f"samples, got {window:g} s = {length} sample(s) at the median sample interval "
+            f"{step:.6g} s: lengthen `{window_name}` (is `time` in seconds?)."
         )
     uniform = bool(np.all(np.abs(dt - step) <= UNIFORM_RTOL * step))
     if span > MAX_GRID_PER_SAMPLE * n:

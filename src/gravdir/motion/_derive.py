@@ -58,7 +58,7 @@ def segments(time: NDArray[np.float64], window: float) -> list[Segment]:
             plan = None
             if t[-1] - t[0] >= window:
                 try:
-                    plan = grid_plan(t, "velocity", window, DEFAULT_POLYORDER)
+                    plan = grid_plan(t, "velocity", window, DEFAULT_POLYORDER, "derivative_window")
                 except InsufficientDataError:  # fewer samples than its window holds
                     plan = None
             out.append(Segment(lo, hi, plan))

@@ -210,7 +210,8 @@ def check_identifiable(
             f"Expected every joint to move faster than `min_speed` in at least "
             f"{int(mask.sum()) + 1} samples, got joints {(idle + 1).tolist()} (1-based) that "
             "never move that fast: their friction and gain are not identified. Pass "
-            "`min_speed=0` to use the torques at rest (stiction then counts as noise)."
+            "`min_speed=0, speed_taper=0` to use the torques at rest (stiction then counts as "
+            "noise)."
         )
     if int(n_used.sum()) <= n_params:
         raise InsufficientDataError(

@@ -136,7 +136,7 @@ class SweepAccumulator:
     bandwidth, sample_rate : float, optional
         The kernel's bandwidth, s (default 1), and the samples per second, Hz, as in
         :func:`~gravdir.sweep.fit_sweep`; the bandwidth must be shorter than the samples at
-        :meth:`fit`.
+        :meth:`fit`. The state (Notes) may hold 2**25 numbers (256 MiB) over the sweeps.
 
     Attributes
     ----------
@@ -315,7 +315,7 @@ class SweepAccumulator:
 
     def _allocate(self, batch: tuple[int, ...]) -> None:
         p1 = len(self._names) + 1
-        self._batch = batch
+        self._set_hac(hac_state(batch, p1 - 1, self._lags))  # refused first if too large
         self._r = np.zeros(batch + (p1, p1))
         self._buf = np.empty(batch + (self._raw, _BLOCK))
         self._k = 0
@@ -339,7 +339,7 @@ class SweepAccumulator:
         # are zero rows), and the last row folded, which pairs with the next block's first.
         self._lag = np.zeros(batch + (p1, p1))
         self._last = np.zeros(batch + (p1,))
-        self._set_hac(hac_state(batch, p1 - 1, self._lags))
+        self._batch = batch  # allocated: set last, so that a refusal leaves none
 
     def _set_hac(self, state: tuple[NDArray[np.float64], ...]) -> None:
         self._hac_center, self._hac_tails, self._hac_windows, self._hac_fourth = state

@@ -268,9 +268,13 @@ def _derivative(
             if keep.all():
                 flat[i] = _differentiate(ti, xi, name, window, polyorder)
                 continue
+            if not keep.any():
+                raise InsufficientDataError(
+                    f"Expected samples of `{name}` free of NaN, got none in sweep {i} (a NaN at "
+                    "every sample of `time` or of it)."
+                )
             flat[i] = np.nan
-            if keep.any():
-                flat[i, keep] = _differentiate(kept["time"], kept[name], name, window, polyorder)
+            flat[i, keep] = _differentiate(kept["time"], kept[name], name, window, polyorder)
             continue
         flat[i] = _differentiate(ti, xi, name, window, polyorder)
     return out

@@ -84,20 +84,16 @@ def fast_path(
     torque_sign: int,
     omit: bool,
 ) -> SweepFit | None:
-    """:func:`fast_fit` after leaving out the NaN samples under ``nan_policy="omit"`` (as the
-    general path does for one sweep), :func:`fast_batch` for a batch (whose NaN samples go to
-    the general path), or None where the general path must decide; a floating-point error of a
-    strict ``np.errstate`` sends the call to the general path too."""
+    """:func:`fast_fit` of one sweep, :func:`fast_batch` for a batch, or None where the general
+    path must decide: NaN samples under ``nan_policy="omit"`` (left out in place there), or a
+    floating-point error of a strict ``np.errstate``."""
     if q.ndim != 1:
         try:
             return fast_batch(q, t, v, min_speed, friction, min_arc, single_speed_rtol, torque_sign)
         except FloatingPointError:
             return None
-    if omit:
-        nan = np.isnan(q) | np.isnan(t) | np.isnan(v)
-        if nan.any():
-            keep = ~nan
-            q, t, v = q[keep], t[keep], v[keep]
+    if omit and (np.isnan(q).any() or np.isnan(t).any() or np.isnan(v).any()):
+        return None  # the general path omits them in place (the residuals' lag-1 pairs)
     try:
         return fast_fit(q, t, v, min_speed, friction, min_arc, single_speed_rtol, torque_sign)
     except FloatingPointError:

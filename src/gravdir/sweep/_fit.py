@@ -172,7 +172,8 @@ def fit_sweep(
         ``"omit"`` leaves out every sample that holds a NaN in any of them, sweep by sweep: a
         sweep of a batch loses only its own NaN samples (they become zero rows of its batched
         solve), and the fit equals that of the remaining samples alone; ``n_used`` counts
-        them. Infinities are refused under both.
+        them. The residuals' `residual_lag1` pairs only samples next to each other in the
+        sweep, under either covariance. Infinities are refused under both.
     covariance : {"white", "hac"}, optional
         The coefficients' covariance. ``"white"`` (default): :math:`\\hat\\sigma^2 (X^\\top
         X)^{-1}`, exact for residuals independent from sample to sample. ``"hac"``: the
@@ -358,7 +359,7 @@ def fit_sweep(
     lags = _check_covariance(covariance, bandwidth, sample_rate, qq.shape[-1])
     keep = None
     if omit:
-        (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa), lags is not None)
+        (qq, tt, vv, aa), keep = omit_nan_samples((qq, tt, vv, aa))
     args = (qq, tt, vv, min_speed, friction, load_friction, orders, min_arc, single_speed_rtol)
     try:
         fit = _fit(*args, max_iter, rtol, aa, keep, fingerprint, lags)

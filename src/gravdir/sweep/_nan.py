@@ -28,30 +28,18 @@ def _named(arrays: Arrays) -> dict[str, NDArray[np.float64]]:
     return {name: a for name, a in zip(names, arrays, strict=True) if a is not None}
 
 
-def omit_nan_samples(
-    arrays: Arrays, in_place: bool = False
-) -> tuple[Arrays, NDArray[np.bool_] | None]:
+def omit_nan_samples(arrays: Arrays) -> tuple[Arrays, NDArray[np.bool_] | None]:
     """The sample arrays of a fit (one shape, already broadcast) with their NaN samples omitted.
 
-    One sweep (1-D) without `in_place`: the samples holding a NaN in any array are removed
-    (:func:`gravdir._checks.drop_nan_samples`), and the mask is None. With `in_place` (a
-    sandwich, whose lags are distances along the sample axis) one sweep is treated as a batch
-    is. A batch: each sweep loses
-    only its own NaN samples, so the arrays keep their shape; the omitted samples are replaced
-    by finite stand-ins (a kept angle of the sweep, zero torque, speed and acceleration) and the
-    returned mask (..., n), false there, takes them out of the fit as zero rows (weights of zero
-    are exact in least squares). None when no sample holds a NaN. Infinities are refused.
+    Each sweep loses only its own NaN samples, in place, so the arrays keep their shape: the
+    omitted samples are replaced by finite stand-ins (a kept angle of the sweep, zero torque,
+    speed and acceleration) and the returned mask (..., n), false there, takes them out of the
+    fit as zero rows (weights of zero are exact in least squares). In place, a lag along the
+    sample axis (the sandwich's, the residuals' lag-1 correlation) is a distance in samples, and
+    a pair across an omitted sample counts as none. None when no sample holds a NaN.
+    Infinities are refused.
     """
     q = arrays[0]
-    if q.ndim == 1 and not in_place:
-        kept, keep = drop_nan_samples(_named(arrays), "omit")
-        if not keep.any():
-            raise InsufficientDataError(
-                "Expected samples without NaN in `q`, `torque`, `velocity` and `acceleration`, "
-                "got none: every sample holds a NaN."
-            )
-        out = (kept["q"], kept["torque"], kept["velocity"], kept.get("acceleration"))
-        return out, None
     nan = np.zeros(q.shape, dtype=bool)
     for a in arrays:
         if a is not None:

@@ -40,13 +40,27 @@ __all__ = [
 State = tuple[NDArray[np.float64], ...]
 
 
+# The most numbers the state of the Bartlett sandwich may hold over all sweeps of an
+# accumulator (256 MiB): ``(L + 1) p (p + 1) + p² (p + 1)² + p⁴ + p`` per sweep.
+MAX_HAC_STATE = 1 << 25
+
+
 def hac_state(batch: tuple[int, ...], p: int, lags: int | None) -> State:
     """An empty state for sweeps of `batch` with `p` design columns; empty arrays for the
     white-noise form (`lags` None). The state is the centre the torque is measured from
     (..., p), the partial sums of ``vec(x_t z_t^T)`` over the last ``L + 1`` samples
     (:func:`gravdir._hac.extend_windows`' tails, (..., L + 1, K)), the windows' sum of outer
-    products (..., K, K) and the fourth moments of the rows (..., p², p²)."""
+    products (..., K, K) and the fourth moments of the rows (..., p², p²). Refused (naming
+    `bandwidth`) beyond :data:`MAX_HAC_STATE` numbers."""
     size, rows, moments = (0, 1, 0) if lags is None else (p * (p + 1), lags + 1, p * p)
+    numbers = math.prod(batch) * (rows * size + size * size + moments * moments + p)
+    if lags is not None and numbers > MAX_HAC_STATE:
+        raise ValueError(
+            f"Expected the Bartlett sandwich's state to hold at most {MAX_HAC_STATE} numbers, got "
+            f"{numbers} ({math.prod(batch)} sweeps of {p} columns, a kernel of {lags + 1} "
+            "samples): shorten `bandwidth`, fit fewer harmonics or fewer sweeps at once, or "
+            "use fit_sweep."
+        )
     return (
         np.zeros(batch + (0 if lags is None else p,)),
         np.zeros(batch + (rows, size)),
