@@ -20,7 +20,7 @@ per log: q̈ is derived by the estimator from the logged time stamps (its deriva
 mounting of the robot is known to no one to better than about a degree, so the figures are of
 agreement, not of error.
 
-Run: ``python benchmarks/real_logs.py`` (about eight minutes).
+Run: ``python benchmarks/real_logs.py`` (about twelve minutes).
 """
 
 from __future__ import annotations

@@ -389,8 +389,7 @@ def satterthwaite_dof(variances: Any, dofs: Any) -> float:
     nu = np.asarray(dofs, dtype=np.float64)
     top = float(np.max(np.abs(v), initial=0.0))
     if 0.0 < top < math.inf:
-        v = v / top  # the ratio is scale-free: in units of the largest, v² neither under- nor
-        # overflows
+        v = v / top  # the ratio is scale-free; in these units v² neither under- nor overflows
     exact = ~np.isfinite(nu)
     spread = float(np.sum(np.where(exact, 0.0, v * v / np.where(exact, 1.0, nu))))
     total = float(np.sum(v))

@@ -22,10 +22,10 @@ from gravdir._checks import check_array, check_same_shape, check_unit_vector
 __all__ = [
     "ABS_FLOOR",
     "DECREMENT",
+    "INFORMATION_RTOL",
     "REL_FLOOR",
     "Linearisation",
     "Refined",
-    "INFORMATION_RTOL",
     "checked_up_information",
     "cov_from_up_information",
     "fibonacci_directions",
