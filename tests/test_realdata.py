@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from functools import cache
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -45,29 +46,34 @@ def test_the_corrupted_log_is_refused_naming_q_and_its_first_bad_row():
 
 @cache
 def _estimate(
-    name: str, friction: Friction = "coulomb-viscous", covariance: CovarianceOption = "white"
+    name: str,
+    friction: Friction = "coulomb-viscous",
+    covariance: CovarianceOption = "white",
+    **options: object,
 ) -> gravdir.MotionFit:
     """One log by the documented path: q̈ derived by the estimator itself from the time stamps
     (its derivative rule), every other setting the estimator's (the HAC bandwidth counted at
-    the median interval of the stamps)."""
+    the median interval of the stamps) but the `options` given."""
     chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
     data = log(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gravdir.ConvergenceWarning)
         return gravdir.estimate_up_from_motion(
             chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque,
-            friction=friction, covariance=covariance,
+            friction=friction, covariance=covariance, **options,
         )  # fmt: skip
 
 
 def _development_estimates(
-    friction: Friction, covariance: CovarianceOption = "white"
+    friction: Friction, covariance: CovarianceOption = "white", **options: object
 ) -> list[gravdir.MotionFit]:
-    return [_estimate(name, friction, covariance) for name in LONG_LOGS]
+    return [_estimate(name, friction, covariance, **options) for name in LONG_LOGS]
 
 
-def _rms_to_fusion_deg(fits: list[gravdir.MotionFit]) -> float:
-    fused = gravdir.fuse_up(*fits).up
+def _rms_to_fusion_deg(
+    fits: list[gravdir.MotionFit], model_error_std: float | Literal["estimate"] = 0.0
+) -> float:
+    fused = gravdir.fuse_up(*fits, model_error_std=model_error_std).up
     angles = [np.arctan2(np.linalg.norm(np.cross(f.up, fused)), f.up @ fused) for f in fits]
     return float(np.degrees(np.sqrt(np.mean(np.square(angles)))))
 
@@ -316,27 +322,10 @@ def test_load_friction_holds_the_development_logs_together_and_ripple_barely_mat
     the RMS angle of the five estimates to their fusion (model error estimated) at least doubles
     (0.30° to 0.75° here); without the torque ripple no estimate moves by a quarter of its
     reported standard deviation (at most 0.16 here)."""
-    chain = gravdir.chain_from_urdf(urdf_text(), base_link="base_link", tip_link="tool0")
     fits = _development_estimates("coulomb-viscous-quadratic", "hac")
-
-    def refit(**options: object) -> list[gravdir.MotionFit]:
-        out = []
-        for name in LONG_LOGS:
-            data = log(name)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", gravdir.ConvergenceWarning)
-                out.append(
-                    gravdir.estimate_up_from_motion(
-                        chain, data.time, q=data.q, velocity=data.velocity, torque=data.torque,
-                        friction="coulomb-viscous-quadratic", covariance="hac", **options,
-                    )  # fmt: skip
-                )
-        return out
-
-    def rms(group: list[gravdir.MotionFit]) -> float:
-        fused = gravdir.fuse_up(*group, model_error_std="estimate").up
-        return float(np.sqrt(np.mean(_angle_deg(np.array([f.up for f in group]), fused) ** 2)))
-
-    assert rms(refit(load_friction="none")) >= 2.0 * rms(fits)
-    for fit, without in zip(fits, refit(ripple_components=0), strict=True):
+    without_load = _development_estimates("coulomb-viscous-quadratic", "hac", load_friction="none")
+    without_ripple = _development_estimates("coulomb-viscous-quadratic", "hac", ripple_components=0)
+    rms = _rms_to_fusion_deg(without_load, "estimate")
+    assert rms >= 2.0 * _rms_to_fusion_deg(fits, "estimate")
+    for fit, without in zip(fits, without_ripple, strict=True):
         assert _angle_deg(without.up, fit.up) < 0.25 * fit.up_std_deg
